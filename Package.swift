@@ -1,0 +1,46 @@
+// swift-tools-version:6.1
+import PackageDescription
+
+let package = Package(
+    name: "Faultline",
+    platforms: [.macOS(.v15)],
+    products: [
+        .library(name: "Faultline", targets: ["Faultline"]),
+        .executable(name: "faultline", targets: ["faultline"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+    ],
+    targets: [
+        .systemLibrary(
+            name: "CSQLite",
+            pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"])]
+        ),
+        .systemLibrary(
+            name: "CGraphviz",
+            pkgConfig: "libgvc",
+            providers: [.apt(["libgraphviz-dev"])]
+        ),
+        .target(
+            name: "Faultline",
+            dependencies: ["CSQLite"]
+        ),
+        .target(
+            name: "FaultlineData",
+            dependencies: ["Faultline"]
+        ),
+        .executableTarget(
+            name: "faultline",
+            dependencies: [
+                "Faultline",
+                "FaultlineData",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .testTarget(name: "FaultlineTests", dependencies: ["Faultline"]),
+        .testTarget(name: "FaultlineDataTests", dependencies: ["Faultline", "FaultlineData"]),
+        .testTarget(name: "faultlineTests", dependencies: ["faultline"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

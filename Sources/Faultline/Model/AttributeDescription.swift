@@ -1,0 +1,48 @@
+import Foundation
+
+/// An attribute: a named value of one of Core Data's attribute types.
+public final class AttributeDescription: PropertyDescription {
+    /// The attribute's type.
+    public var type: AttributeType
+    /// The value a new object starts with (a Swift value of the attribute's type), or nil.
+    public var defaultValue: (any Sendable)?
+    /// Whether SQLite keeps a single-column index on it.
+    public var isIndexed: Bool
+    /// For binary attributes: whether Core Data may keep large values outside the row (recorded; values are
+    /// stored in the row).
+    public var allowsExternalBinaryDataStorage: Bool
+    /// For transformable attributes: the registered transformer's name (nil = the default JSON transformer).
+    public var valueTransformerName: String?
+    /// Minimum value (numbers, dates as seconds since 2001) or length (strings), when set.
+    public var minValue: Double?
+    /// Maximum value (numbers, dates as seconds since 2001) or length (strings), when set.
+    public var maxValue: Double?
+    /// A regular expression strings must match, when set.
+    public var regularExpression: String?
+    /// For derived attributes in Xcode models: the derivation expression (recorded, not evaluated).
+    public var derivationExpression: String?
+
+    /// Creates an attribute.
+    public init(name: String, type: AttributeType, isOptional: Bool = true, isTransient: Bool = false,
+                defaultValue: (any Sendable)? = nil, isIndexed: Bool = false,
+                allowsExternalBinaryDataStorage: Bool = false, valueTransformerName: String? = nil,
+                minValue: Double? = nil, maxValue: Double? = nil, regularExpression: String? = nil,
+                userInfo: [String: String] = [:]) {
+        self.type = type
+        self.defaultValue = defaultValue
+        self.isIndexed = isIndexed
+        self.allowsExternalBinaryDataStorage = allowsExternalBinaryDataStorage
+        self.valueTransformerName = valueTransformerName
+        self.minValue = minValue
+        self.maxValue = maxValue
+        self.regularExpression = regularExpression
+        super.init(name: name, isOptional: isOptional, isTransient: isTransient, userInfo: userInfo)
+    }
+
+    /// The default value converted to its stored form (set when the model is built).
+    var defaultSlot: Slot = .null
+
+    override func hashInput() -> String {
+        "A|\(name)|\(type.rawValue)|\(isOptional)|\(isTransient)"
+    }
+}

@@ -1,0 +1,56 @@
+/// The type of an attribute, with Core Data's names (as in an Xcode model's `attributeType`).
+public enum AttributeType: String, Sendable, CaseIterable, Codable {
+    case integer16 = "Integer 16"
+    case integer32 = "Integer 32"
+    case integer64 = "Integer 64"
+    case double = "Double"
+    case float = "Float"
+    case decimal = "Decimal"
+    case string = "String"
+    case boolean = "Boolean"
+    case date = "Date"
+    case binary = "Binary"
+    case uuid = "UUID"
+    case uri = "URI"
+    case transformable = "Transformable"
+    /// Only for transient attributes, as in Core Data.
+    case undefined = "Undefined"
+    case objectID = "ObjectID"
+
+    /// Parses an Xcode name ("Integer 16") or a JSON model name ("integer16", case-insensitive).
+    public init?(name: String) {
+        if let exact = AttributeType(rawValue: name) { self = exact; return }
+        let folded = name.lowercased().replacingOccurrences(of: " ", with: "")
+        guard let match = AttributeType.allCases.first(where: {
+            $0.rawValue.lowercased().replacingOccurrences(of: " ", with: "") == folded || "\($0)".lowercased() == folded
+        }) else { return nil }
+        self = match
+    }
+
+    /// The name used in JSON model files.
+    public var jsonName: String { "\(self)" }
+
+    /// The declared SQL column type, as Core Data writes it.
+    var columnType: String {
+        switch self {
+        case .integer16, .integer32, .integer64, .boolean: return "INTEGER"
+        case .double, .float: return "FLOAT"
+        case .decimal: return "DECIMAL"
+        case .string, .uri: return "VARCHAR"
+        case .date: return "TIMESTAMP"
+        case .binary, .uuid, .transformable, .undefined, .objectID: return "BLOB"
+        }
+    }
+
+    var isInteger: Bool { self == .integer16 || self == .integer32 || self == .integer64 }
+
+    /// The range an integer attribute can hold.
+    var integerRange: ClosedRange<Int64>? {
+        switch self {
+        case .integer16: return Int64(Int16.min)...Int64(Int16.max)
+        case .integer32: return Int64(Int32.min)...Int64(Int32.max)
+        case .integer64: return Int64.min...Int64.max
+        default: return nil
+        }
+    }
+}

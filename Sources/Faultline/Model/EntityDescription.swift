@@ -1,0 +1,169 @@
+import Foundation
+
+/// An entity: a kind of managed object, with attributes and relationships, optionally inheriting from a parent.
+///
+/// Sub-entities share their inheritance root's table and are told apart by the `Z_ENT` column.
+public final class EntityDescription: @unchecked Sendable, CustomStringConvertible {
+    /// The entity's name.
+    public let name: String
+    /// Abstract entities have no instances of their own.
+    public var isAbstract: Bool
+    /// The parent entity's name, if any.
+    public let parentName: String?
+    /// The properties the entity declares itself (not inherited ones).
+    public let declaredProperties: [PropertyDescription]
+    /// Compound indexes: each an ordered list of property names.
+    public var compoundIndexes: [[String]]
+    /// Uniqueness constraints: each a list of property names whose values together must be unique.
+    public var uniquenessConstraints: [[String]]
+    /// Mixed into the version hash so that a model change without a structural change still counts.
+    public var versionHashModifier: String?
+    /// The class name given in the model file (informational).
+    public var representedClassName: String?
+    /// Free-form metadata from the model file.
+    public var userInfo: [String: String]
+
+    // MARK: Resolved when the model is built
+
+    /// The model the entity belongs to.
+    public internal(set) unowned(unsafe) var model: ManagedObjectModel!
+    /// The parent entity.
+    public internal(set) unowned(unsafe) var superentity: EntityDescription?
+    /// Direct sub-entities, sorted by name.
+    public internal(set) var subentities: [EntityDescription] = []
+    /// All properties, inherited ones first, each at its `index`.
+    public internal(set) var properties: [PropertyDescription] = []
+    /// Entity number, stored in `Z_ENT`. Numbers of a hierarchy are contiguous, the parent's first.
+    public internal(set) var entityNumber: Int = 0
+    /// The last entity number in this entity's sub-tree (itself when it has no sub-entities).
+    public internal(set) var lastDescendantNumber: Int = 0
+    /// The table shared by this entity's inheritance hierarchy.
+    public internal(set) var table: TableDescription!
+    /// SHA-256 of the entity's structure, as stored in the store's metadata.
+    public internal(set) var versionHash: Data = Data()
+
+    var propertyIndex: [String: Int] = [:]
+    /// Stored attribute and to-one slots, in table column order: (slot index, column position in the table).
+    var storedSlots: [(slot: Int, column: Int)] = []
+    /// Layout facts per slot, in slot order.
+    var slotKinds: [SlotKind] = []
+    /// The registered class for objects of this entity.
+    var managedClass: ManagedObject.Type = ManagedObject.self
+    /// Serial unique in this process, used by `PropertyKey` caches.
+    let serial: Int = EntityDescription.nextSerial()
+
+    /// Creates an entity description.
+    public init(name: String, parent: String? = nil, isAbstract: Bool = false,
+                properties: [PropertyDescription] = [], compoundIndexes: [[String]] = [],
+                uniquenessConstraints: [[String]] = [], versionHashModifier: String? = nil,
+                representedClassName: String? = nil, userInfo: [String: String] = [:]) {
+        self.name = name
+        self.parentName = parent
+        self.isAbstract = isAbstract
+        self.declaredProperties = properties
+        self.compoundIndexes = compoundIndexes
+        self.uniquenessConstraints = uniquenessConstraints
+        self.versionHashModifier = versionHashModifier
+        self.representedClassName = representedClassName
+        self.userInfo = userInfo
+    }
+
+    /// The root of the inheritance hierarchy (the entity itself when it has no parent).
+    public var root: EntityDescription {
+        var entity = self
+        while let parent = entity.superentity { entity = parent }
+        return entity
+    }
+
+    /// All attributes, inherited ones included.
+    public var attributes: [AttributeDescription] { properties.compactMap { $0 as? AttributeDescription } }
+    /// All relationships, inherited ones included.
+    public var relationships: [RelationshipDescription] { properties.compactMap { $0 as? RelationshipDescription } }
+
+    /// The property named `name`, inherited ones included.
+    public func property(named name: String) -> PropertyDescription? {
+        propertyIndex[name].map { properties[$0] }
+    }
+
+    /// The attribute named `name`, inherited ones included.
+    public func attribute(named name: String) -> AttributeDescription? {
+        property(named: name) as? AttributeDescription
+    }
+
+    /// The relationship named `name`, inherited ones included.
+    public func relationship(named name: String) -> RelationshipDescription? {
+        property(named: name) as? RelationshipDescription
+    }
+
+    /// True when `self` is `entity` or one of its descendants.
+    public func isKind(of entity: EntityDescription) -> Bool {
+        entityNumber >= entity.entityNumber && entityNumber <= entity.lastDescendantNumber && table === entity.table
+    }
+
+    /// This entity and all its descendants.
+    public var selfAndDescendants: [EntityDescription] {
+        [self] + subentities.flatMap(\.selfAndDescendants)
+    }
+
+    /// Registers the class used for this entity's objects (a typed `ManagedObject` subclass).
+    public func register(_ type: ManagedObject.Type) {
+        managedClass = type
+    }
+
+    public var description: String { "EntityDescription(\(name))" }
+
+    private static let serialCounter = SerialCounter()
+    private static func nextSerial() -> Int { serialCounter.next() }
+}
+
+/// What a slot of an object's value array holds.
+enum SlotKind: Sendable {
+    case attribute(AttributeType, stored: Bool)
+    case toOne(stored: Bool)
+    case toMany
+}
+
+/// A table: one per inheritance root.
+public final class TableDescription: @unchecked Sendable {
+    /// `Z<ROOTNAME>`.
+    public let name: String
+    /// Columns after `Z_PK, Z_ENT, Z_OPT`, in order.
+    public internal(set) var columns: [ColumnDescription] = []
+    /// The root entity.
+    public internal(set) unowned(unsafe) var root: EntityDescription!
+    /// Index definitions: (name, columns, unique).
+    public internal(set) var indexes: [IndexDescription] = []
+
+    init(name: String) { self.name = name }
+
+    /// The position of `column` among `columns`.
+    func position(of column: String) -> Int? { columns.firstIndex { $0.name == column } }
+}
+
+/// One column of a table.
+public struct ColumnDescription: Sendable {
+    /// Column name.
+    public let name: String
+    /// Declared SQL type.
+    public let type: String
+}
+
+/// One index of a table.
+public struct IndexDescription: Sendable {
+    /// Index name, as Core Data names it.
+    public let name: String
+    /// Indexed columns, in order.
+    public let columns: [String]
+    /// Partial-index condition, if any.
+    public let condition: String?
+}
+
+final class SerialCounter: @unchecked Sendable {
+    private var value = 0
+    private let lock = NSLock()
+    func next() -> Int {
+        lock.lock(); defer { lock.unlock() }
+        value += 1
+        return value
+    }
+}

@@ -1,0 +1,266 @@
+import Foundation
+
+extension ManagedObjectModel {
+    /// Builds a model from a JSON model file (format: docs/model-format.md).
+    public convenience init(jsonData: Data, source: String? = nil) throws {
+        let root: Any
+        do { root = try JSONSerialization.jsonObject(with: jsonData) } catch {
+            throw ModelError(source: source, problem: "not valid JSON: \(JSONReader.describe(error))")
+        }
+        let reader = JSONReader(source: source)
+        let top = try reader.object(root, at: "the top level")
+        try reader.allowOnly(["entities", "fetchRequests", "configurations"], in: top, at: "the top level")
+        let entityObjects = try reader.array(top["entities"], at: "'entities'")
+        var entities: [EntityDescription] = []
+        for (i, value) in entityObjects.enumerated() {
+            entities.append(try reader.entity(value, position: i))
+        }
+        var templates: [String: (entity: String, predicate: String?)] = [:]
+        if let requests = top["fetchRequests"] {
+            for (name, value) in try reader.object(requests, at: "'fetchRequests'") {
+                let request = try reader.object(value, at: "fetch request '\(name)'")
+                try reader.allowOnly(["entity", "predicate"], in: request, at: "fetch request '\(name)'")
+                templates[name] = (try reader.string(request["entity"], at: "fetch request '\(name)'.entity"),
+                                   try reader.optionalString(request["predicate"], at: "fetch request '\(name)'.predicate"))
+            }
+        }
+        var configurations: [String: [String]] = [:]
+        if let configs = top["configurations"] {
+            for (name, value) in try reader.object(configs, at: "'configurations'") {
+                configurations[name] = try reader.array(value, at: "configuration '\(name)'").map { try reader.string($0, at: "configuration '\(name)'") }
+            }
+        }
+        try self.init(entities: entities, fetchRequestTemplates: templates, configurations: configurations, source: source)
+    }
+}
+
+/// Strict, typed access to parsed JSON with errors that say where.
+struct JSONReader {
+    let source: String?
+
+    func fail(_ problem: String, entity: String? = nil, property: String? = nil) -> ModelError {
+        ModelError(source: source, entity: entity, property: property, problem: problem)
+    }
+
+    func object(_ value: Any?, at place: String) throws -> [String: Any] {
+        guard let object = value as? [String: Any] else { throw fail("\(place) must be a JSON object") }
+        return object
+    }
+
+    func array(_ value: Any?, at place: String) throws -> [Any] {
+        guard let array = value as? [Any] else { throw fail("\(place) must be a JSON array") }
+        return array
+    }
+
+    func string(_ value: Any?, at place: String, entity: String? = nil, property: String? = nil) throws -> String {
+        guard let string = value as? String else { throw fail("\(place) must be a string", entity: entity, property: property) }
+        return string
+    }
+
+    func optionalString(_ value: Any?, at place: String, entity: String? = nil, property: String? = nil) throws -> String? {
+        if value == nil || value is NSNull { return nil }
+        return try string(value, at: place, entity: entity, property: property)
+    }
+
+    func bool(_ value: Any?, default fallback: Bool, at place: String, entity: String?, property: String? = nil) throws -> Bool {
+        guard let value, !(value is NSNull) else { return fallback }
+        guard let number = value as? NSNumber, isJSONBoolean(number) else {
+            throw fail("'\(place)' must be true or false", entity: entity, property: property)
+        }
+        return number.boolValue
+    }
+
+    func number(_ value: Any?, at place: String, entity: String?, property: String?) throws -> Double? {
+        guard let value, !(value is NSNull) else { return nil }
+        guard let number = value as? NSNumber, !isJSONBoolean(number) else {
+            throw fail("'\(place)' must be a number", entity: entity, property: property)
+        }
+        return number.doubleValue
+    }
+
+    func allowOnly(_ keys: Set<String>, in object: [String: Any], at place: String, entity: String? = nil, property: String? = nil) throws {
+        if let unknown = object.keys.sorted().first(where: { !keys.contains($0) }) {
+            throw fail("unknown key '\(unknown)' in \(place) (allowed: \(keys.sorted().joined(separator: ", ")))", entity: entity, property: property)
+        }
+    }
+
+    func stringLists(_ value: Any?, at place: String, entity: String) throws -> [[String]] {
+        guard let value else { return [] }
+        guard let lists = value as? [[Any]] else { throw fail("'\(place)' must be an array of arrays of property names", entity: entity) }
+        return try lists.map { try $0.map { try string($0, at: "'\(place)'", entity: entity) } }
+    }
+
+    func entity(_ value: Any, position: Int) throws -> EntityDescription {
+        let object = try self.object(value, at: "entity #\(position + 1)")
+        let name = try string(object["name"], at: "entity #\(position + 1) 'name'")
+        try allowOnly(["name", "parent", "abstract", "attributes", "relationships", "indexes", "uniquenessConstraints",
+                       "versionHashModifier", "className", "userInfo"], in: object, at: "the entity", entity: name)
+        var properties: [PropertyDescription] = []
+        for value in (object["attributes"].map { try array($0, at: "'attributes' of entity '\(name)'") } ?? []) {
+            properties.append(try attribute(value, entity: name))
+        }
+        for value in (object["relationships"].map { try array($0, at: "'relationships' of entity '\(name)'") } ?? []) {
+            properties.append(try relationship(value, entity: name))
+        }
+        return EntityDescription(
+            name: name,
+            parent: try optionalString(object["parent"], at: "'parent'", entity: name),
+            isAbstract: try bool(object["abstract"], default: false, at: "abstract", entity: name),
+            properties: properties,
+            compoundIndexes: try stringLists(object["indexes"], at: "indexes", entity: name),
+            uniquenessConstraints: try stringLists(object["uniquenessConstraints"], at: "uniquenessConstraints", entity: name),
+            versionHashModifier: try optionalString(object["versionHashModifier"], at: "'versionHashModifier'", entity: name),
+            representedClassName: try optionalString(object["className"], at: "'className'", entity: name),
+            userInfo: (object["userInfo"] as? [String: String]) ?? [:])
+    }
+
+    func attribute(_ value: Any, entity: String) throws -> AttributeDescription {
+        let object = try self.object(value, at: "an attribute of entity '\(entity)'")
+        let name = try string(object["name"], at: "attribute 'name'", entity: entity)
+        try allowOnly(["name", "type", "optional", "transient", "default", "indexed", "allowsExternalStorage",
+                       "transformer", "min", "max", "regex", "userInfo"], in: object, at: "the attribute", entity: entity, property: name)
+        let typeName = try string(object["type"], at: "'type'", entity: entity, property: name)
+        guard let type = AttributeType(name: typeName) else {
+            throw fail("unknown attribute type '\(typeName)' (known: \(AttributeType.allCases.map(\.jsonName).joined(separator: ", ")))", entity: entity, property: name)
+        }
+        let attribute = AttributeDescription(
+            name: name, type: type,
+            isOptional: try bool(object["optional"], default: true, at: "optional", entity: entity, property: name),
+            isTransient: try bool(object["transient"], default: false, at: "transient", entity: entity, property: name),
+            isIndexed: try bool(object["indexed"], default: false, at: "indexed", entity: entity, property: name),
+            allowsExternalBinaryDataStorage: try bool(object["allowsExternalStorage"], default: false, at: "allowsExternalStorage", entity: entity, property: name),
+            valueTransformerName: try optionalString(object["transformer"], at: "'transformer'", entity: entity, property: name),
+            minValue: try number(object["min"], at: "min", entity: entity, property: name),
+            maxValue: try number(object["max"], at: "max", entity: entity, property: name),
+            regularExpression: try optionalString(object["regex"], at: "'regex'", entity: entity, property: name),
+            userInfo: (object["userInfo"] as? [String: String]) ?? [:])
+        if let json = object["default"], !(json is NSNull) {
+            do {
+                attribute.defaultValue = try JSONValueDecoding.value(fromJSON: json, type: type)
+            } catch let error as ValueError {
+                throw fail("default value: \(error.problem)", entity: entity, property: name)
+            }
+        }
+        return attribute
+    }
+
+    func relationship(_ value: Any, entity: String) throws -> RelationshipDescription {
+        let object = try self.object(value, at: "a relationship of entity '\(entity)'")
+        let name = try string(object["name"], at: "relationship 'name'", entity: entity)
+        try allowOnly(["name", "destination", "inverse", "toMany", "ordered", "deleteRule", "optional", "transient",
+                       "minCount", "maxCount", "userInfo"], in: object, at: "the relationship", entity: entity, property: name)
+        let ruleName = try optionalString(object["deleteRule"], at: "'deleteRule'", entity: entity, property: name) ?? "nullify"
+        guard let rule = DeleteRule(name: ruleName) else {
+            throw fail("unknown delete rule '\(ruleName)' (known: nullify, cascade, deny, noAction)", entity: entity, property: name)
+        }
+        let toMany = try bool(object["toMany"], default: false, at: "toMany", entity: entity, property: name)
+        let minCount = try number(object["minCount"], at: "minCount", entity: entity, property: name).map { Int($0) } ?? 0
+        let maxCount = try number(object["maxCount"], at: "maxCount", entity: entity, property: name).map { Int($0) }
+        return RelationshipDescription(
+            name: name,
+            destination: try string(object["destination"], at: "'destination'", entity: entity, property: name),
+            inverse: try optionalString(object["inverse"], at: "'inverse'", entity: entity, property: name),
+            isToMany: toMany,
+            isOrdered: try bool(object["ordered"], default: false, at: "ordered", entity: entity, property: name),
+            deleteRule: rule,
+            isOptional: try bool(object["optional"], default: true, at: "optional", entity: entity, property: name),
+            isTransient: try bool(object["transient"], default: false, at: "transient", entity: entity, property: name),
+            minCount: minCount, maxCount: maxCount,
+            userInfo: (object["userInfo"] as? [String: String]) ?? [:])
+    }
+
+    static func describe(_ error: Error) -> String {
+        let ns = error as NSError
+        return (ns.userInfo[NSDebugDescriptionErrorKey] as? String) ?? ns.localizedDescription
+    }
+}
+
+/// JSON values (from model defaults and data files) to Swift values of an attribute type.
+public enum JSONValueDecoding {
+    /// Converts a JSON value to the Swift value an attribute of `type` holds. Dates are ISO 8601 strings or
+    /// seconds since 1970; binary is base64; UUIDs are strings.
+    public static func value(fromJSON json: Any, type: AttributeType) throws -> Any {
+        func expected(_ what: String) -> ValueError {
+            ValueError(problem: "expected \(what) for a \(type.rawValue) attribute, got \(describe(json))")
+        }
+        let number = json as? NSNumber
+        let isBool = number.map(isJSONBoolean) ?? false
+        switch type {
+        case .integer16, .integer32, .integer64:
+            guard let number, !isBool, let n = Int64(exactly: number.doubleValue) else { throw expected("an integer") }
+            guard type.integerRange!.contains(n) else { throw ValueError(problem: "\(n) does not fit in \(type.rawValue)") }
+            return n
+        case .double, .float:
+            guard let number, !isBool else { throw expected("a number") }
+            return number.doubleValue
+        case .decimal:
+            if let s = json as? String, let d = Decimal(string: s) { return d }
+            guard let number, !isBool else { throw expected("a number or decimal string") }
+            return Decimal(string: number.stringValue) ?? number.decimalValue
+        case .boolean:
+            guard let number, isBool else { throw expected("true or false") }
+            return number.boolValue
+        case .string:
+            guard let s = json as? String else { throw expected("a string") }
+            return s
+        case .date:
+            if let s = json as? String {
+                if let d = ISO8601.parse(s) { return d }
+                throw ValueError(problem: "'\(s)' is not an ISO 8601 date")
+            }
+            guard let number, !isBool else { throw expected("an ISO 8601 date string") }
+            return Date(timeIntervalSince1970: number.doubleValue)
+        case .binary:
+            guard let s = json as? String else { throw expected("a base64 string") }
+            guard let d = Data(base64Encoded: s) else { throw ValueError(problem: "'\(s.prefix(40))' is not valid base64") }
+            return d
+        case .uuid:
+            guard let s = json as? String else { throw expected("a UUID string") }
+            guard let u = UUID(uuidString: s) else { throw ValueError(problem: "'\(s)' is not a UUID") }
+            return u
+        case .uri:
+            guard let s = json as? String else { throw expected("a URI string") }
+            guard let u = URL(string: s) else { throw ValueError(problem: "'\(s)' is not a URI") }
+            return u
+        case .transformable, .undefined, .objectID:
+            return json
+        }
+    }
+
+    static func describe(_ json: Any) -> String {
+        switch json {
+        case let n as NSNumber where isJSONBoolean(n): return n.boolValue ? "true" : "false"
+        case let n as NSNumber: return "the number \(n)"
+        case let s as String: return "the string \"\(s.prefix(40))\""
+        case is [Any]: return "an array"
+        case is [String: Any]: return "an object"
+        case is NSNull: return "null"
+        default: return "\(type(of: json))"
+        }
+    }
+}
+
+/// True when an NSNumber came from a JSON `true`/`false` (JSONSerialization gives booleans the `c` type).
+func isJSONBoolean(_ number: NSNumber) -> Bool {
+    String(cString: number.objCType) == "c"
+}
+
+/// ISO 8601 dates with or without fractional seconds.
+enum ISO8601 {
+    static func parse(_ string: String) -> Date? {
+        let plain = ISO8601DateFormatter()
+        if let d = plain.date(from: string) { return d }
+        let fractional = ISO8601DateFormatter()
+        fractional.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        if let d = fractional.date(from: string) { return d }
+        let dateOnly = ISO8601DateFormatter()
+        dateOnly.formatOptions = [.withFullDate]
+        return dateOnly.date(from: string)
+    }
+
+    static func format(_ date: Date) -> String {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        return formatter.string(from: date)
+    }
+}

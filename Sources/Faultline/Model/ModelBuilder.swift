@@ -1,0 +1,276 @@
+import Foundation
+
+/// Resolves and validates entity descriptions into a model: inheritance, properties, relationships, entity
+/// numbers, table layout, indexes and version hashes.
+struct ModelBuilder {
+    let input: [EntityDescription]
+
+    init(entities: [EntityDescription]) { self.input = entities }
+
+    struct Result {
+        var entities: [EntityDescription]
+        var tables: [TableDescription]
+        var joinTables: [JoinTable]
+    }
+
+    func build() throws -> Result {
+        var byName: [String: EntityDescription] = [:]
+        for entity in input {
+            guard !entity.name.isEmpty else { throw ModelError(problem: "an entity has an empty name") }
+            guard isIdentifier(entity.name) else {
+                throw ModelError(entity: entity.name, problem: "entity names must be letters, digits and underscores, starting with a letter")
+            }
+            guard byName[entity.name] == nil else { throw ModelError(entity: entity.name, problem: "duplicate entity name") }
+            byName[entity.name] = entity
+        }
+        // Inheritance.
+        for entity in input {
+            entity.subentities = []
+            entity.superentity = nil
+        }
+        for entity in input {
+            guard let parentName = entity.parentName else { continue }
+            guard let parent = byName[parentName] else {
+                throw ModelError(entity: entity.name, problem: "parent entity '\(parentName)' does not exist")
+            }
+            entity.superentity = parent
+            parent.subentities.append(entity)
+        }
+        for entity in input {
+            var seen: Set<String> = [entity.name]
+            var current = entity.superentity
+            while let c = current {
+                guard seen.insert(c.name).inserted else {
+                    throw ModelError(entity: entity.name, problem: "inheritance cycle through '\(c.name)'")
+                }
+                current = c.superentity
+            }
+            entity.subentities.sort { $0.name < $1.name }
+        }
+        // Entity numbers: depth-first from roots sorted by name, so a hierarchy's numbers are contiguous.
+        var ordered: [EntityDescription] = []
+        func visit(_ entity: EntityDescription) {
+            ordered.append(entity)
+            entity.entityNumber = ordered.count
+            entity.subentities.forEach(visit)
+            entity.lastDescendantNumber = ordered.count
+        }
+        input.filter { $0.superentity == nil }.sorted { $0.name < $1.name }.forEach(visit)
+
+        // Properties: inherited first, then declared attributes and relationships by name.
+        for entity in ordered {
+            var names: Set<String> = []
+            for property in entity.declaredProperties {
+                guard !property.name.isEmpty else { throw ModelError(entity: entity.name, problem: "a property has an empty name") }
+                guard isIdentifier(property.name) else {
+                    throw ModelError(entity: entity.name, property: property.name, problem: "property names must be letters, digits and underscores, starting with a letter")
+                }
+                guard names.insert(property.name).inserted else {
+                    throw ModelError(entity: entity.name, property: property.name, problem: "duplicate property name")
+                }
+                if let parent = entity.superentity, parent.propertyIndex[property.name] != nil {
+                    throw ModelError(entity: entity.name, property: property.name, problem: "property already declared by parent entity '\(parent.root.name == parent.name ? parent.name : parent.name)'")
+                }
+                if ["objectID", "entity", "self", "context"].contains(property.name) {
+                    throw ModelError(entity: entity.name, property: property.name, problem: "'\(property.name)' is a reserved name")
+                }
+            }
+            let own = entity.declaredProperties.sorted { lhs, rhs in
+                let l = lhs is AttributeDescription ? 0 : 1, r = rhs is AttributeDescription ? 0 : 1
+                return l != r ? l < r : lhs.name < rhs.name
+            }
+            entity.properties = (entity.superentity?.properties ?? []) + own
+            for property in own {
+                property.entity = entity
+            }
+            entity.propertyIndex = [:]
+            for (i, property) in entity.properties.enumerated() {
+                entity.propertyIndex[property.name] = i
+                if property.entity === entity { property.index = i }
+            }
+        }
+        // Attributes: types and defaults.
+        for entity in ordered {
+            for case let attribute as AttributeDescription in entity.declaredProperties {
+                if (attribute.type == .undefined || attribute.type == .objectID) && !attribute.isTransient {
+                    throw ModelError(entity: entity.name, property: attribute.name, problem: "type '\(attribute.type.rawValue)' is only allowed for transient attributes")
+                }
+                if let value = attribute.defaultValue {
+                    do {
+                        attribute.defaultSlot = try ValueCoding.slot(for: value, attribute: attribute)
+                    } catch let error as ValueError {
+                        throw ModelError(entity: entity.name, property: attribute.name, problem: "default value: \(error.problem)")
+                    }
+                }
+            }
+        }
+        // Relationships: destinations and inverses.
+        for entity in ordered {
+            for case let relationship as RelationshipDescription in entity.declaredProperties {
+                guard let destination = byName[relationship.destinationName] else {
+                    throw ModelError(entity: entity.name, property: relationship.name, problem: "destination entity '\(relationship.destinationName)' does not exist")
+                }
+                relationship.destination = destination
+                relationship.inverse = nil
+                if relationship.minCount < 0 || (relationship.maxCount != 0 && relationship.maxCount < relationship.minCount) {
+                    throw ModelError(entity: entity.name, property: relationship.name, problem: "invalid count range \(relationship.minCount)…\(relationship.maxCount)")
+                }
+            }
+        }
+        for entity in ordered {
+            for case let relationship as RelationshipDescription in entity.declaredProperties {
+                guard let inverseName = relationship.inverseName else { continue }
+                guard let inverse = relationship.destination.relationship(named: inverseName) else {
+                    throw ModelError(entity: entity.name, property: relationship.name, problem: "inverse '\(inverseName)' does not exist on '\(relationship.destination.name)'")
+                }
+                guard inverse.inverseName == relationship.name || inverse.inverseName == nil else {
+                    throw ModelError(entity: entity.name, property: relationship.name, problem: "inverse '\(relationship.destination.name).\(inverseName)' points back to '\(inverse.inverseName ?? "")', not to '\(relationship.name)'")
+                }
+                guard entity.isKind(of: inverse.destination) || inverse.destination.isKind(of: entity) else {
+                    throw ModelError(entity: entity.name, property: relationship.name, problem: "inverse '\(relationship.destination.name).\(inverseName)' has destination '\(inverse.destination.name)', not '\(entity.name)'")
+                }
+                if relationship.isTransient != inverse.isTransient {
+                    throw ModelError(entity: entity.name, property: relationship.name, problem: "a relationship and its inverse must both be transient or both stored")
+                }
+                relationship.inverse = inverse
+            }
+        }
+        // Layout, tables and columns.
+        var tables: [TableDescription] = []
+        var joinTables: [JoinTable] = []
+        for root in ordered where root.superentity == nil {
+            let table = TableDescription(name: "Z" + root.name.uppercased())
+            table.root = root
+            tables.append(table)
+            var used: Set<String> = ["Z_PK", "Z_ENT", "Z_OPT"]
+            func addColumn(_ base: String, type: String) -> String {
+                var name = base
+                var n = 1
+                while used.contains(name) { name = base + String(n); n += 1 }
+                used.insert(name)
+                table.columns.append(ColumnDescription(name: name, type: type))
+                return name
+            }
+            for entity in root.selfAndDescendants {
+                entity.table = table
+                for property in entity.properties where property.entity === entity {
+                    property.columnName = nil
+                    if property.isTransient { continue }
+                    if let attribute = property as? AttributeDescription {
+                        attribute.columnName = addColumn("Z" + attribute.name.uppercased(), type: attribute.type.columnType)
+                    } else if let relationship = property as? RelationshipDescription, !relationship.isToMany {
+                        relationship.columnName = addColumn("Z" + relationship.name.uppercased(), type: "INTEGER")
+                        if !relationship.destination.subentities.isEmpty {
+                            relationship.entityColumnName = addColumn("Z\(relationship.destination.entityNumber)" + relationship.name.uppercased(), type: "INTEGER")
+                        }
+                        if let inverse = relationship.inverse, inverse.isOrdered {
+                            relationship.orderColumnName = addColumn("Z_FOK_" + relationship.name.uppercased(), type: "INTEGER")
+                        }
+                    }
+                }
+            }
+        }
+        // Relationship storage.
+        for entity in ordered {
+            for case let relationship as RelationshipDescription in entity.declaredProperties {
+                if relationship.isTransient { relationship.storage = .transient; continue }
+                if !relationship.isToMany { relationship.storage = .toOneColumn; continue }
+                if let inverse = relationship.inverse, !inverse.isToMany {
+                    relationship.storage = .inverseColumn
+                    continue
+                }
+                relationship.storage = .joinTable
+                if relationship.joinTable != nil, relationship.inverse != nil { continue }
+                // The side with the lower (entity number, name) owns the table and names it.
+                let inverse = relationship.inverse
+                let ownerIsSelf = inverse.map { (entity.entityNumber, relationship.name) <= ($0.entity.entityNumber, $0.name) } ?? true
+                let owner = ownerIsSelf ? relationship : inverse!
+                let other = ownerIsSelf ? inverse : relationship
+                let ownerEntity = owner.entity!
+                let tableName = "Z_\(ownerEntity.entityNumber)\(owner.name.uppercased())"
+                // Column named after the relationship that points at the row it holds, as Core Data does.
+                let sourceColumn = "Z_\(ownerEntity.entityNumber)\((other?.name ?? "INV_" + owner.name).uppercased())"
+                var destinationColumn = "Z_\(owner.destination.entityNumber)\(owner.name.uppercased())"
+                if destinationColumn == sourceColumn { destinationColumn += "1" }
+                let orderColumn = owner.isOrdered || (other?.isOrdered ?? false) ? "Z_FOK_\(destinationColumn.dropFirst(2))" : nil
+                owner.joinTable = JoinTable(name: tableName, sourceColumn: sourceColumn, destinationColumn: destinationColumn, orderColumn: owner.isOrdered ? orderColumn : nil, isOwner: true)
+                if let other {
+                    other.joinTable = JoinTable(name: tableName, sourceColumn: destinationColumn, destinationColumn: sourceColumn,
+                                                orderColumn: other.isOrdered ? "Z_FOK_\(sourceColumn.dropFirst(2))" : nil, isOwner: false)
+                    other.storage = .joinTable
+                }
+                joinTables.append(owner.joinTable!)
+            }
+        }
+        // Slot layouts and the stored-column map.
+        for entity in ordered {
+            entity.slotKinds = entity.properties.map { property in
+                if let attribute = property as? AttributeDescription { return .attribute(attribute.type, stored: !attribute.isTransient) }
+                let relationship = property as! RelationshipDescription
+                return relationship.isToMany ? .toMany : .toOne(stored: !relationship.isTransient)
+            }
+            entity.storedSlots = entity.properties.enumerated().compactMap { i, property in
+                guard let column = property.columnName, let position = entity.table.position(of: column) else { return nil }
+                return (i, position)
+            }
+        }
+        // Indexes and constraints.
+        for entity in ordered {
+            let table = entity.table!
+            for case let attribute as AttributeDescription in entity.declaredProperties where attribute.isIndexed {
+                guard let column = attribute.columnName else {
+                    throw ModelError(entity: entity.name, property: attribute.name, problem: "a transient attribute cannot be indexed")
+                }
+                table.indexes.append(IndexDescription(name: "\(table.name)_\(column)_INDEX", columns: [column], condition: nil))
+            }
+            for case let relationship as RelationshipDescription in entity.declaredProperties {
+                if let column = relationship.columnName {
+                    table.indexes.append(IndexDescription(name: "\(table.name)_\(column)_INDEX", columns: [column], condition: nil))
+                }
+            }
+            for compound in entity.compoundIndexes {
+                var columns: [String] = []
+                for name in compound {
+                    guard let property = entity.property(named: name) else {
+                        throw ModelError(entity: entity.name, property: name, problem: "compound index names an unknown property")
+                    }
+                    guard let column = property.columnName else {
+                        throw ModelError(entity: entity.name, property: name, problem: "compound index names a property with no column (transient or to-many)")
+                    }
+                    columns.append(column)
+                }
+                guard !columns.isEmpty else { continue }
+                table.indexes.append(IndexDescription(name: ([table.name] + columns).joined(separator: "_"), columns: columns, condition: nil))
+            }
+            for constraint in entity.uniquenessConstraints {
+                for name in constraint {
+                    guard let property = entity.property(named: name) else {
+                        throw ModelError(entity: entity.name, property: name, problem: "uniqueness constraint names an unknown property")
+                    }
+                    guard property.columnName != nil else {
+                        throw ModelError(entity: entity.name, property: name, problem: "uniqueness constraint names a property with no column (transient or to-many)")
+                    }
+                }
+            }
+        }
+        for table in tables where !table.root.subentities.isEmpty {
+            table.indexes.append(IndexDescription(name: "\(table.name)_Z_ENT_INDEX", columns: ["Z_ENT"], condition: nil))
+        }
+        for table in tables {
+            var seen: Set<String> = []
+            table.indexes = table.indexes.filter { seen.insert($0.name).inserted }
+        }
+        // Version hashes.
+        for entity in ordered {
+            var text = "E|\(entity.name)|\(entity.superentity?.name ?? "")|\(entity.isAbstract)|\(entity.versionHashModifier ?? "")"
+            for property in entity.properties.sorted(by: { $0.name < $1.name }) { text += "\n" + property.hashInput() }
+            entity.versionHash = Data(SHA256.hash(Array(text.utf8)))
+        }
+        return Result(entities: ordered, tables: tables, joinTables: joinTables)
+    }
+
+    private func isIdentifier(_ name: String) -> Bool {
+        guard let first = name.unicodeScalars.first, first.properties.isAlphabetic || first == "_" else { return false }
+        return name.unicodeScalars.allSatisfy { $0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "_" }
+    }
+}

@@ -1,0 +1,127 @@
+import CSQLite
+import Foundation
+
+let SQLITE_TRANSIENT_DESTRUCTOR = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+
+/// A prepared SQLite statement. Values are only ever bound, never spliced into SQL text.
+///
+/// Not thread-safe: a statement belongs to its connection, which the coordinator serializes.
+final class Statement {
+    let handle: OpaquePointer
+    let sql: String
+    unowned let connection: SQLiteConnection
+
+    init(connection: SQLiteConnection, sql: String) throws {
+        var stmt: OpaquePointer?
+        let rc = sqlite3_prepare_v3(connection.handle, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &stmt, nil)
+        guard rc == SQLITE_OK, let stmt else {
+            throw SQLiteError(connection: connection.handle, code: rc, sql: sql)
+        }
+        self.handle = stmt
+        self.sql = sql
+        self.connection = connection
+    }
+
+    deinit { sqlite3_finalize(handle) }
+
+    // MARK: Binding (1-based indexes, as SQLite's)
+
+    @inline(__always) func bind(_ value: Int64, at index: Int32) {
+        sqlite3_bind_int64(handle, index, value)
+    }
+
+    @inline(__always) func bind(_ value: Double, at index: Int32) {
+        sqlite3_bind_double(handle, index, value)
+    }
+
+    @inline(__always) func bindNull(at index: Int32) {
+        sqlite3_bind_null(handle, index)
+    }
+
+    func bind(_ value: String, at index: Int32) {
+        var value = value
+        value.withUTF8 { buffer in
+            _ = sqlite3_bind_text(handle, index, buffer.baseAddress.map { UnsafeRawPointer($0).assumingMemoryBound(to: CChar.self) } ?? "",
+                                  Int32(buffer.count), SQLITE_TRANSIENT_DESTRUCTOR)
+        }
+    }
+
+    func bind(_ value: Data, at index: Int32) {
+        value.withUnsafeBytes { buffer in
+            if let base = buffer.baseAddress {
+                _ = sqlite3_bind_blob(handle, index, base, Int32(buffer.count), SQLITE_TRANSIENT_DESTRUCTOR)
+            } else {
+                _ = sqlite3_bind_zeroblob(handle, index, 0)
+            }
+        }
+    }
+
+    /// Binds a stored value.
+    @inline(__always) func bind(_ value: Slot, at index: Int32) {
+        switch value {
+        case .null: bindNull(at: index)
+        case .integer(let v): bind(v, at: index)
+        case .real(let v): bind(v, at: index)
+        case .text(let v): bind(v, at: index)
+        case .blob(let v): bind(v, at: index)
+        case .object(let o): o.primaryKeyForStorage.map { bind($0, at: index) } ?? bindNull(at: index)
+        case .many: bindNull(at: index)
+        }
+    }
+
+    // MARK: Stepping
+
+    /// Steps once; returns true when a row is available.
+    @inline(__always) func step() throws -> Bool {
+        let rc = sqlite3_step(handle)
+        if rc == SQLITE_ROW { return true }
+        if rc == SQLITE_DONE { return false }
+        throw SQLiteError(connection: connection.handle, code: rc, sql: sql)
+    }
+
+    /// Runs the statement to completion, discarding rows.
+    func execute() throws {
+        defer { reset() }
+        while try step() {}
+    }
+
+    @inline(__always) func reset() {
+        sqlite3_reset(handle)
+    }
+
+    func clearBindings() {
+        sqlite3_clear_bindings(handle)
+    }
+
+    // MARK: Columns (0-based)
+
+    @inline(__always) func int64(at column: Int32) -> Int64 { sqlite3_column_int64(handle, column) }
+    @inline(__always) func double(at column: Int32) -> Double { sqlite3_column_double(handle, column) }
+    @inline(__always) func columnType(at column: Int32) -> Int32 { sqlite3_column_type(handle, column) }
+    @inline(__always) func isNull(at column: Int32) -> Bool { sqlite3_column_type(handle, column) == SQLITE_NULL }
+
+    func text(at column: Int32) -> String {
+        guard let p = sqlite3_column_text(handle, column) else { return "" }
+        let n = Int(sqlite3_column_bytes(handle, column))
+        return String(decoding: UnsafeBufferPointer(start: p, count: n), as: UTF8.self)
+    }
+
+    func data(at column: Int32) -> Data {
+        let n = Int(sqlite3_column_bytes(handle, column))
+        guard n > 0, let p = sqlite3_column_blob(handle, column) else { return Data() }
+        return Data(bytes: p, count: n)
+    }
+
+    /// Reads a column as a slot, keeping SQLite's storage class.
+    @inline(__always) func slot(at column: Int32) -> Slot {
+        switch sqlite3_column_type(handle, column) {
+        case SQLITE_INTEGER: return .integer(sqlite3_column_int64(handle, column))
+        case SQLITE_FLOAT: return .real(sqlite3_column_double(handle, column))
+        case SQLITE_TEXT: return .text(text(at: column))
+        case SQLITE_BLOB: return .blob(data(at: column))
+        default: return .null
+        }
+    }
+
+    var columnCount: Int32 { sqlite3_column_count(handle) }
+}
