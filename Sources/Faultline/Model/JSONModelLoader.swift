@@ -96,10 +96,10 @@ struct JSONReader {
         try allowOnly(["name", "parent", "abstract", "attributes", "relationships", "indexes", "uniquenessConstraints",
                        "versionHashModifier", "className", "userInfo"], in: object, at: "the entity", entity: name)
         var properties: [PropertyDescription] = []
-        for value in (object["attributes"].map { try array($0, at: "'attributes' of entity '\(name)'") } ?? []) {
+        for value in try (object["attributes"].map { try array($0, at: "'attributes' of entity '\(name)'") } ?? []) {
             properties.append(try attribute(value, entity: name))
         }
-        for value in (object["relationships"].map { try array($0, at: "'relationships' of entity '\(name)'") } ?? []) {
+        for value in try (object["relationships"].map { try array($0, at: "'relationships' of entity '\(name)'") } ?? []) {
             properties.append(try relationship(value, entity: name))
         }
         return EntityDescription(
@@ -136,7 +136,7 @@ struct JSONReader {
             userInfo: (object["userInfo"] as? [String: String]) ?? [:])
         if let json = object["default"], !(json is NSNull) {
             do {
-                attribute.defaultValue = try JSONValueDecoding.value(fromJSON: json, type: type)
+                attribute.defaultValue = try JSONValueDecoding.sendable(try JSONValueDecoding.value(fromJSON: json, type: type))
             } catch let error as ValueError {
                 throw fail("default value: \(error.problem)", entity: entity, property: name)
             }
@@ -224,6 +224,22 @@ public enum JSONValueDecoding {
             return u
         case .transformable, .undefined, .objectID:
             return json
+        }
+    }
+
+    /// The decoded value as a Sendable default (every attribute type but transformable decodes to one).
+    static func sendable(_ value: Any) throws -> any Sendable {
+        switch value {
+        case let v as Int64: return v
+        case let v as Double: return v
+        case let v as Decimal: return v
+        case let v as Bool: return v
+        case let v as String: return v
+        case let v as Date: return v
+        case let v as Data: return v
+        case let v as UUID: return v
+        case let v as URL: return v
+        default: throw ValueError(problem: "transformable attributes take no default value in a JSON model")
         }
     }
 

@@ -8,6 +8,8 @@ final class SQLiteConnection {
     let handle: OpaquePointer
     let path: String
     private var statements: [String: Statement] = [:]
+    /// Statements run on this connection (each use of a prepared statement, and each `execute`).
+    private(set) var statementCount = 0
 
     /// Opens (or creates, when `create` is true) the database file at `path`.
     init(path: String, create: Bool, busyTimeout: Int32 = 5_000) throws {
@@ -33,6 +35,7 @@ final class SQLiteConnection {
 
     /// A cached prepared statement for `sql`, reset and with cleared bindings.
     func cachedStatement(_ sql: String) throws -> Statement {
+        statementCount += 1
         if let statement = statements[sql] {
             statement.reset()
             return statement
@@ -49,6 +52,7 @@ final class SQLiteConnection {
 
     /// Executes one or more SQL statements without parameters (DDL, pragmas, transactions).
     func execute(_ sql: String) throws {
+        statementCount += 1
         var errorMessage: UnsafeMutablePointer<CChar>?
         let rc = sqlite3_exec(handle, sql, nil, nil, &errorMessage)
         if rc != SQLITE_OK {

@@ -41,8 +41,9 @@ final class Statement {
     func bind(_ value: String, at index: Int32) {
         var value = value
         value.withUTF8 { buffer in
-            _ = sqlite3_bind_text(handle, index, buffer.baseAddress.map { UnsafeRawPointer($0).assumingMemoryBound(to: CChar.self) } ?? "",
-                                  Int32(buffer.count), SQLITE_TRANSIENT_DESTRUCTOR)
+            buffer.withMemoryRebound(to: CChar.self) { chars in
+                _ = sqlite3_bind_text(handle, index, chars.baseAddress, Int32(chars.count), SQLITE_TRANSIENT_DESTRUCTOR)
+            }
         }
     }
 

@@ -1,0 +1,260 @@
+import Foundation
+
+/// An object of the object graph, living in one context.
+///
+/// Use it directly with key-value access (`value(forKey:)`, `setValue(_:forKey:)`), or subclass it with typed
+/// properties built on `Attribute`, `ToOne` and `ToMany` keys. Objects are not Sendable: pass `objectID` across
+/// contexts instead.
+///
+/// An object fetched or reached through a relationship starts as a fault: reading any property fulfils it,
+/// loading all stored attributes at once from the row cache or with one SQL statement.
+open class ManagedObject: CustomStringConvertible {
+    /// The object's entity.
+    public let entity: EntityDescription
+    /// The context that owns the object; nil once the object is removed from it (reset, or deleted and saved).
+    public internal(set) weak var managedObjectContext: ManagedObjectContext?
+
+    var key: Int64 = 0
+    var version: Int64 = 0
+    var values: [Slot] = []
+    var committed: [Slot] = []
+    var flags: Flags = []
+    var changes = ChangeMask()
+    /// Transient values that have no stored form (transformable, undefined, object ID types), by slot.
+    var transientObjects: [Int: Any] = [:]
+    /// The permanent key a save is about to give an inserted object.
+    var pendingKey: Int64 = 0
+    /// The version (Z_OPT) the current save gives the row.
+    var pendingVersion: Int64 = 0
+
+    struct Flags: OptionSet {
+        let rawValue: UInt8
+        static let fault = Flags(rawValue: 1)
+        static let inserted = Flags(rawValue: 2)
+        static let deleted = Flags(rawValue: 4)
+        static let updated = Flags(rawValue: 8)
+        static let holdsSnapshot = Flags(rawValue: 16)
+        static let inaccessible = Flags(rawValue: 32)
+    }
+
+    /// Creates an object of `entity`, inserting it into `context` when one is given.
+    public required init(entity: EntityDescription, insertInto context: ManagedObjectContext?) {
+        self.entity = entity
+        if let context { context.insert(self) }
+    }
+
+    /// The name of the entity a typed subclass stands for; by default the class's own name.
+    open class var entityName: String { String(describing: self) }
+
+    /// Creates an object of the entity named `Self.entityName` in `context`'s model and inserts it.
+    ///
+    /// Traps when the model has no such entity, as Core Data does; use
+    /// `ManagedObjectContext.insertNewObject(forEntityName:)` to get an error instead.
+    public convenience init(context: ManagedObjectContext) {
+        guard let entity = context.model.entity(named: Self.entityName) else {
+            preconditionFailure("the model has no entity named '\(Self.entityName)' for \(Self.self)")
+        }
+        self.init(entity: entity, insertInto: context)
+    }
+
+    // MARK: State
+
+    /// The object's ID: temporary until its first save.
+    public var objectID: ManagedObjectID {
+        ManagedObjectID(entity: entity, key: key, storeIdentifier: key > 0 ? managedObjectContext?.coordinator.storeIdentifier : nil)
+    }
+
+    /// True until a property is read or written.
+    public var isFault: Bool { flags.contains(.fault) }
+    /// True for an object inserted since the last save.
+    public var isInserted: Bool { flags.contains(.inserted) }
+    /// True for an object deleted since the last save.
+    public var isDeleted: Bool { flags.contains(.deleted) }
+    /// True for a saved object with unsaved changes.
+    public var isUpdated: Bool { flags.contains(.updated) }
+    /// True when the object is inserted, updated or deleted.
+    public var hasChanges: Bool { !flags.isDisjoint(with: [.inserted, .updated, .deleted]) }
+
+    /// Called after the object is inserted into a context; override to set up initial values.
+    open func awakeFromInsert() {}
+    /// Called after a fault is fulfilled with data from the store.
+    open func awakeFromFetch() {}
+
+    public var description: String {
+        "<\(type(of: self)) \(entity.name) \(objectID.uriString)\(isFault ? " (fault)" : "")>"
+    }
+
+    // MARK: Slot access (hot path)
+
+    @inline(__always) final func willAccessValues() {
+        if flags.contains(.fault) { managedObjectContext?.fulfillFault(self) }
+    }
+
+    @inline(__always) final func slot(at index: Int) -> Slot {
+        willAccessValues()
+        return index < values.count ? values[index] : .null
+    }
+
+    final func setSlot(_ value: Slot, at index: Int) {
+        willAccessValues()
+        guard index < values.count else { return }
+        values[index] = value
+        markChanged(index)
+    }
+
+    final func markChanged(_ index: Int) {
+        changes.insert(index)
+        if !flags.contains(.inserted) && !flags.contains(.updated) {
+            flags.insert(.updated)
+            managedObjectContext?.objectDidChange(self)
+        }
+    }
+
+    var primaryKeyForStorage: Int64? {
+        if key > 0 { return key }
+        return pendingKey > 0 ? pendingKey : nil
+    }
+
+    // MARK: Key-value access
+
+    /// The value of the property `key`: an attribute's Swift value, a to-one's object, or a to-many's objects
+    /// (`[ManagedObject]`). Nil for nil values and for unknown keys.
+    public func value(forKey key: String) -> Any? {
+        guard let property = entity.property(named: key) else { return nil }
+        return value(for: property)
+    }
+
+    /// The value of `property` (see `value(forKey:)`).
+    public func value(for property: PropertyDescription) -> Any? {
+        if let attribute = property as? AttributeDescription {
+            if attribute.isTransient, let object = transientObjects[attribute.index] { return object }
+            return ValueCoding.value(of: slot(at: attribute.index), type: attribute.type, transformer: attribute.valueTransformerName)
+        }
+        let relationship = property as! RelationshipDescription
+        if relationship.isToMany { return objects(for: relationship) }
+        return destination(of: relationship)
+    }
+
+    /// Sets the property `key`. Attributes take a Swift value of their type (numbers convert when they fit);
+    /// to-one relationships take a `ManagedObject` or nil; to-many take an array of objects. Inverses are kept.
+    public func setValue(_ value: Any?, forKey key: String) throws {
+        guard let property = entity.property(named: key) else {
+            throw ManagedObjectError.unknownKey(entity: entity.name, key: key)
+        }
+        try setValue(value, for: property)
+    }
+
+    /// Sets `property` (see `setValue(_:forKey:)`).
+    public func setValue(_ value: Any?, for property: PropertyDescription) throws {
+        if let attribute = property as? AttributeDescription {
+            let slot: Slot
+            do { slot = try ValueCoding.slot(for: value, attribute: attribute) } catch let error as ValueError {
+                throw ManagedObjectError.invalidValue(entity: entity.name, key: attribute.name, problem: error.problem)
+            }
+            if attribute.isTransient {
+                if let value = ValueCoding.unwrap(value) { transientObjects[attribute.index] = value } else { transientObjects[attribute.index] = nil }
+            }
+            setSlot(slot, at: attribute.index)
+            return
+        }
+        let relationship = property as! RelationshipDescription
+        if relationship.isToMany {
+            let unwrapped = ValueCoding.unwrap(value)
+            guard unwrapped == nil || unwrapped is [ManagedObject] else {
+                throw ManagedObjectError.invalidValue(entity: entity.name, key: relationship.name, problem: "expected an array of objects, got \(type(of: unwrapped!))")
+            }
+            let objects = (unwrapped as? [ManagedObject]) ?? []
+            for object in objects { try checkDestination(object, of: relationship) }
+            replaceObjects(objects, in: relationship)
+        } else {
+            let unwrapped = ValueCoding.unwrap(value)
+            guard unwrapped == nil || unwrapped is ManagedObject else {
+                throw ManagedObjectError.invalidValue(entity: entity.name, key: relationship.name, problem: "expected an object, got \(type(of: unwrapped!))")
+            }
+            let object = unwrapped as? ManagedObject
+            if let object { try checkDestination(object, of: relationship) }
+            setDestination(object, of: relationship)
+        }
+    }
+
+    func checkDestination(_ object: ManagedObject, of relationship: RelationshipDescription) throws {
+        guard object.entity.isKind(of: relationship.destination) else {
+            throw ManagedObjectError.invalidValue(entity: entity.name, key: relationship.name, problem: "expected a \(relationship.destination.name), got a \(object.entity.name)")
+        }
+        guard object.managedObjectContext === managedObjectContext, managedObjectContext != nil else {
+            throw ManagedObjectError.invalidValue(entity: entity.name, key: relationship.name, problem: "the object belongs to another context")
+        }
+    }
+
+    /// Values changed since the last save, by key.
+    public func changedValues() -> [String: Any?] {
+        var result: [String: Any?] = [:]
+        for property in entity.properties where changes.contains(property.index) || isToManyChanged(property) {
+            result[property.name] = value(for: property)
+        }
+        return result
+    }
+
+    private func isToManyChanged(_ property: PropertyDescription) -> Bool {
+        guard property.index < values.count, case .many(let storage) = values[property.index] else { return false }
+        return storage.changed
+    }
+
+    /// The stored values as of the last save or fetch, by key (attributes only).
+    public func committedValues() -> [String: Any?] {
+        var result: [String: Any?] = [:]
+        for attribute in entity.attributes where !attribute.isTransient && attribute.index < committed.count {
+            result[attribute.name] = ValueCoding.value(of: committed[attribute.index], type: attribute.type, transformer: attribute.valueTransformerName)
+        }
+        return result
+    }
+
+    // MARK: Typed access
+
+    /// Reads an attribute through a typed key.
+    public subscript<Value>(attribute: Attribute<Value>) -> Value {
+        get {
+            let index = attribute.index(in: entity)
+            return Value.decode(StoredValue(slot(at: index)))
+        }
+        set {
+            let index = attribute.index(in: entity)
+            setSlot(newValue.encode(for: entity.properties[index] as! AttributeDescription).slot, at: index)
+        }
+    }
+
+    /// Reads or sets a to-one relationship through a typed key.
+    public subscript<Destination: ManagedObject>(relationship: ToOne<Destination>) -> Destination? {
+        get {
+            destination(of: relationship.relationship(in: entity)) as? Destination
+        }
+        set {
+            setDestination(newValue, of: relationship.relationship(in: entity))
+        }
+    }
+
+    /// Reads or replaces a to-many relationship through a typed key.
+    public subscript<Destination: ManagedObject>(relationship: ToMany<Destination>) -> [Destination] {
+        get {
+            objects(for: relationship.relationship(in: entity)).map { $0 as! Destination }
+        }
+        set {
+            replaceObjects(newValue, in: relationship.relationship(in: entity))
+        }
+    }
+}
+
+/// Misuse of an object's properties: unknown key or a value of the wrong type.
+public enum ManagedObjectError: Error, CustomStringConvertible, Sendable {
+    case unknownKey(entity: String, key: String)
+    case invalidValue(entity: String, key: String, problem: String)
+    case notARelationship(entity: String, key: String)
+
+    public var description: String {
+        switch self {
+        case .unknownKey(let entity, let key): return "entity '\(entity)' has no property '\(key)'"
+        case .invalidValue(let entity, let key, let problem): return "\(entity).\(key): \(problem)"
+        case .notARelationship(let entity, let key): return "\(entity).\(key) is not a relationship"
+        }
+    }
+}

@@ -1,0 +1,45 @@
+/// Fault fulfilment: from the row cache when the row is there (no SQL), else one SELECT by primary key.
+extension ManagedObjectContext {
+    /// Fires `object`'s fault. A row deleted elsewhere leaves the object inaccessible (nil values) and sets
+    /// `lastFaultError`.
+    func fulfillFault(_ object: ManagedObject) {
+        guard object.flags.contains(.fault) else { return }
+        do {
+            if let row = try coordinator.snapshotForFault(entity: object.entity, key: object.key, retain: !object.flags.contains(.holdsSnapshot)) {
+                fulfill(object, values: row.values, version: row.version)
+                object.awakeFromFetch()
+                return
+            }
+            lastFaultError = .objectNotFound(object.objectID)
+        } catch let error as StoreError {
+            lastFaultError = error
+        } catch {
+            lastFaultError = .objectNotFound(object.objectID)
+        }
+        object.flags.remove(.fault)
+        object.flags.insert(.inaccessible)
+        object.values = object.entity.properties.map { _ in .null }
+        object.committed = object.values
+    }
+
+    @inline(__always) func fulfill(_ object: ManagedObject, values: [Slot], version: Int64) {
+        object.values = values
+        object.committed = values
+        object.version = version
+        object.flags.remove(.fault)
+        object.flags.insert(.holdsSnapshot)
+    }
+
+    /// Loads a to-many relationship's members as (uniqued) faults. Objects deleted in this context are left out.
+    func fireRelationshipFault(_ relationship: RelationshipDescription, of object: ManagedObject) -> [ManagedObject] {
+        guard object.key > 0, !relationship.isTransient else { return [] }
+        guard let keys = try? coordinator.relationshipKeys(relationship, of: object.key) else { return [] }
+        var result: [ManagedObject] = []
+        result.reserveCapacity(keys.count)
+        for (entity, key) in keys {
+            let member = faultingObject(entity: entity, key: key)
+            if !member.isDeleted { result.append(member) }
+        }
+        return result
+    }
+}

@@ -1,0 +1,281 @@
+import Foundation
+import Synchronization
+
+/// A scratch pad of managed objects: an isolation domain with its own queue.
+///
+/// Objects belong to one context and are used only on its queue (`perform`, `performAndWait`). Within a context
+/// each object ID has exactly one object (uniquing). Changes stay in memory until `save()`.
+public final class ManagedObjectContext: @unchecked Sendable {
+    /// Which queue the context runs on.
+    public enum ConcurrencyType: Sendable {
+        /// The main queue.
+        case mainQueue
+        /// A private serial queue of the context's own.
+        case privateQueue
+    }
+
+    /// The context's queue type.
+    public let concurrencyType: ConcurrencyType
+    /// The coordinator the context reads from and saves to.
+    public let coordinator: PersistentStoreCoordinator
+    /// The model (the coordinator's).
+    public var model: ManagedObjectModel { coordinator.managedObjectModel }
+
+    private let queue: DispatchQueue
+    private let queueKey = DispatchSpecificKey<ObjectIdentifier>()
+
+    var registry: [ObjectKey: ManagedObject] = [:]
+    var insertedSet: [ObjectIdentifier: ManagedObject] = [:]
+    var updatedSet: [ObjectIdentifier: ManagedObject] = [:]
+    var deletedSet: [ObjectIdentifier: ManagedObject] = [:]
+
+    /// The last fault that could not be fulfilled (its row was deleted elsewhere), if any.
+    public internal(set) var lastFaultError: StoreError?
+
+    private static let temporaryKeys = Atomic<Int64>(0)
+
+    /// Creates a context of `type` on `coordinator`.
+    public init(_ type: ConcurrencyType, coordinator: PersistentStoreCoordinator) {
+        self.concurrencyType = type
+        self.coordinator = coordinator
+        switch type {
+        case .mainQueue: queue = DispatchQueue.main
+        case .privateQueue: queue = DispatchQueue(label: "faultline.context")
+        }
+        if type == .privateQueue { queue.setSpecific(key: queueKey, value: ObjectIdentifier(self)) }
+    }
+
+    deinit {
+        coordinator.releaseSnapshots(registry.values.compactMap { $0.flags.contains(.holdsSnapshot) ? $0.objectKeyForCache : nil })
+    }
+
+    // MARK: Queues
+
+    private var isOnQueue: Bool {
+        switch concurrencyType {
+        case .mainQueue: return Thread.isMainThread
+        case .privateQueue: return DispatchQueue.getSpecific(key: queueKey) == ObjectIdentifier(self)
+        }
+    }
+
+    /// Runs `block` asynchronously on the context's queue.
+    public func perform(_ block: @escaping @Sendable () -> Void) {
+        queue.async(execute: block)
+    }
+
+    /// Runs `body` on the context's queue and waits for it (runs it in place when already on the queue).
+    public func performAndWait<T>(_ body: () throws -> T) rethrows -> T {
+        if isOnQueue { return try body() }
+        return try withoutActuallyEscaping(body) { escapable in
+            try queue.sync { try escapable() }
+        }
+    }
+
+    // MARK: Registration
+
+    /// Objects registered in the context.
+    public var registeredObjects: [ManagedObject] { Array(registry.values) }
+    /// Objects inserted since the last save.
+    public var insertedObjects: [ManagedObject] { Array(insertedSet.values) }
+    /// Saved objects changed since the last save.
+    public var updatedObjects: [ManagedObject] { Array(updatedSet.values) }
+    /// Objects deleted since the last save.
+    public var deletedObjects: [ManagedObject] { Array(deletedSet.values) }
+    /// True when there are unsaved inserts, updates or deletes.
+    public var hasChanges: Bool { !insertedSet.isEmpty || !updatedSet.isEmpty || !deletedSet.isEmpty }
+
+    /// The object registered for `id`, or nil; never a fetch.
+    public func registeredObject(for id: ManagedObjectID) -> ManagedObject? {
+        registry[id.objectKey]
+    }
+
+    /// The object for `id`: the registered one, else a fault (no SQL). Check existence with `existingObject(with:)`.
+    public func object(with id: ManagedObjectID) -> ManagedObject {
+        if let object = registry[id.objectKey] { return object }
+        return faultingObject(entity: id.entity, key: id.key)
+    }
+
+    /// The object for `id`, fulfilled; throws `StoreError.objectNotFound` when no such row exists.
+    public func existingObject(with id: ManagedObjectID) throws -> ManagedObject {
+        if let object = registry[id.objectKey], !object.isFault { return object }
+        guard !id.isTemporaryID else { throw StoreError.objectNotFound(id) }
+        guard id.entity.model === model || model.entity(named: id.entity.name)?.versionHash == id.entity.versionHash else {
+            throw StoreError.foreignObjectID(id.uriString)
+        }
+        let entity = model.entity(named: id.entity.name)!
+        let object = faultingObject(entity: entity, key: id.key)
+        guard let row = try coordinator.snapshotForFault(entity: entity, key: id.key, retain: !object.flags.contains(.holdsSnapshot)) else {
+            throw StoreError.objectNotFound(id)
+        }
+        fulfill(object, values: row.values, version: row.version)
+        return object
+    }
+
+    /// The object ID for a URI (`x-coredata://…/Entity/p12`), or nil when it is malformed or foreign.
+    public func objectID(forURIRepresentation uri: URL) -> ManagedObjectID? {
+        objectID(forURIString: uri.absoluteString)
+    }
+
+    /// The object ID for a URI string, or nil when it is malformed or foreign.
+    public func objectID(forURIString text: String) -> ManagedObjectID? {
+        guard text.hasPrefix("x-coredata://") else { return nil }
+        let parts = text.dropFirst("x-coredata://".count).split(separator: "/", omittingEmptySubsequences: false)
+        guard parts.count == 3, parts[0] == Substring(coordinator.storeIdentifier ?? "-"),
+              let entity = model.entity(named: String(parts[1]).removingPercentEncoding ?? String(parts[1])),
+              parts[2].hasPrefix("p"), let key = Int64(parts[2].dropFirst()), key > 0 else { return nil }
+        return ManagedObjectID(entity: entity, key: key, storeIdentifier: coordinator.storeIdentifier)
+    }
+
+    /// The uniqued object for a stored row; a new fault when none is registered.
+    func faultingObject(entity: EntityDescription, key: Int64) -> ManagedObject {
+        let objectKey = ObjectKey(table: Int32(entity.root.entityNumber), key: key)
+        if let object = registry[objectKey] { return object }
+        let object = entity.managedClass.init(entity: entity, insertInto: nil)
+        object.managedObjectContext = self
+        object.key = key
+        object.flags = .fault
+        registry[objectKey] = object
+        return object
+    }
+
+    // MARK: Inserting and deleting
+
+    /// Registers a new object (called by `ManagedObject.init(entity:insertInto:)`).
+    func insert(_ object: ManagedObject) {
+        guard object.managedObjectContext == nil, object.key == 0 else { return }
+        let key = Self.temporaryKeys.wrappingAdd(1, ordering: .relaxed).newValue
+        object.managedObjectContext = self
+        object.key = -key
+        object.values = coordinator.withLock { () -> [Slot] in
+            (try? coordinator.requireStore().plan(for: object.entity).insertTemplate) ?? object.entity.properties.map { _ in .null }
+        }
+        for case let relationship as RelationshipDescription in object.entity.properties where relationship.isToMany {
+            object.values[relationship.index] = .many(ToManyStorage(objects: []))
+        }
+        for case let attribute as AttributeDescription in object.entity.properties where attribute.isTransient {
+            if let value = attribute.defaultValue { object.transientObjects[attribute.index] = value }
+        }
+        object.flags = .inserted
+        registry[object.objectKeyForCache] = object
+        insertedSet[ObjectIdentifier(object)] = object
+        object.awakeFromInsert()
+    }
+
+    /// Creates and inserts an object of the entity named `name`.
+    public func insertNewObject(forEntityName name: String) throws -> ManagedObject {
+        guard let entity = model.entity(named: name) else {
+            throw ModelError(source: model.source, entity: name, problem: "no such entity")
+        }
+        guard !entity.isAbstract else {
+            throw ModelError(source: model.source, entity: name, problem: "cannot insert an object of an abstract entity")
+        }
+        return entity.managedClass.init(entity: entity, insertInto: self)
+    }
+
+    /// Marks `object` deleted and applies delete rules: Nullify removes it from inverses now, Cascade deletes
+    /// destinations, Deny is checked when saving. Deleting a newly inserted object simply forgets it.
+    public func delete(_ object: ManagedObject) {
+        guard object.managedObjectContext === self, !object.isDeleted else { return }
+        object.willAccessValues()
+        object.flags.insert(.deleted)
+        if object.flags.contains(.inserted) {
+            insertedSet[ObjectIdentifier(object)] = nil
+        } else {
+            updatedSet[ObjectIdentifier(object)] = nil
+            deletedSet[ObjectIdentifier(object)] = object
+        }
+        propagateDelete(of: object)
+        if object.flags.contains(.inserted) {
+            unregister(object)
+        }
+    }
+
+    func objectDidChange(_ object: ManagedObject) {
+        guard !object.isInserted, !object.isDeleted else { return }
+        updatedSet[ObjectIdentifier(object)] = object
+    }
+
+    func unregister(_ object: ManagedObject) {
+        let key = object.objectKeyForCache
+        if registry[key] === object { registry[key] = nil }
+        if object.flags.contains(.holdsSnapshot) {
+            object.flags.remove(.holdsSnapshot)
+            coordinator.releaseSnapshots([key])
+        }
+        object.managedObjectContext = nil
+    }
+
+    // MARK: Resetting
+
+    /// Forgets every object: unsaved changes are lost and existing objects become unusable.
+    public func reset() {
+        let held = registry.values.compactMap { $0.flags.contains(.holdsSnapshot) ? $0.objectKeyForCache : nil }
+        for object in registry.values {
+            object.managedObjectContext = nil
+            object.flags.remove(.holdsSnapshot)
+            object.values = []
+        }
+        registry.removeAll()
+        insertedSet.removeAll()
+        updatedSet.removeAll()
+        deletedSet.removeAll()
+        coordinator.releaseSnapshots(held)
+    }
+
+    /// Discards unsaved changes: inserted objects are forgotten, deleted ones restored, updated ones reverted.
+    public func rollback() {
+        for object in insertedSet.values {
+            object.flags.remove(.inserted)
+            unregister(object)
+        }
+        let touched = Array(updatedSet.values) + Array(deletedSet.values)
+        for object in touched {
+            object.flags.subtract([.deleted, .updated])
+            object.values = object.committed
+            object.changes.removeAll()
+            object.transientObjects.removeAll()
+        }
+        for object in registry.values {
+            for case .many(let storage) in object.values where storage.changed { storage.revert() }
+        }
+        insertedSet.removeAll()
+        updatedSet.removeAll()
+        deletedSet.removeAll()
+    }
+
+    /// Refreshes `object` from the store. With `mergeChanges` false it turns back into a fault, dropping unsaved
+    /// changes; with true it takes the latest stored values and reapplies its unsaved changes on top.
+    public func refresh(_ object: ManagedObject, mergeChanges: Bool) {
+        guard object.managedObjectContext === self, !object.isInserted else { return }
+        if !mergeChanges || !object.hasChanges {
+            object.flags = object.flags.intersection([.holdsSnapshot])
+            object.flags.insert(.fault)
+            object.values = []
+            object.committed = []
+            object.changes.removeAll()
+            object.transientObjects.removeAll()
+            updatedSet[ObjectIdentifier(object)] = nil
+            deletedSet[ObjectIdentifier(object)] = nil
+            return
+        }
+        guard let row = try? coordinator.readRow(entity: object.entity, key: object.key) else { return }
+        var merged = row.values
+        for i in merged.indices where object.changes.contains(i) || isMany(object.values[i]) {
+            merged[i] = object.values[i]
+        }
+        object.values = merged
+        object.committed = row.values
+        object.version = row.version
+    }
+
+    private func isMany(_ slot: Slot) -> Bool { if case .many = slot { return true }; return false }
+
+    /// Refreshes every registered object, keeping unsaved changes.
+    public func refreshAllObjects() {
+        for object in Array(registry.values) where !object.isInserted { refresh(object, mergeChanges: true) }
+    }
+}
+
+extension ManagedObject {
+    var objectKeyForCache: ObjectKey { ObjectKey(table: Int32(entity.root.entityNumber), key: key) }
+}

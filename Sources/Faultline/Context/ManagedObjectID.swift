@@ -1,0 +1,57 @@
+import Foundation
+
+/// Identifies one object across contexts: an entity and a primary key in one store.
+///
+/// Temporary until the object's first save, then permanent (its `Z_PK`). Sendable: pass IDs between contexts,
+/// never objects.
+public struct ManagedObjectID: Hashable, Sendable, CustomStringConvertible {
+    /// The object's entity (the concrete sub-entity, not its table's root).
+    public let entity: EntityDescription
+    /// `Z_PK` when permanent; a negative number when temporary.
+    let key: Int64
+    /// The store's UUID (`Z_UUID`) for permanent IDs.
+    let storeIdentifier: String?
+
+    init(entity: EntityDescription, key: Int64, storeIdentifier: String?) {
+        self.entity = entity
+        self.key = key
+        self.storeIdentifier = storeIdentifier
+    }
+
+    /// True until the object's first successful save.
+    public var isTemporaryID: Bool { key < 0 }
+
+    /// The row's `Z_PK`, or nil for a temporary ID.
+    public var primaryKey: Int64? { key > 0 ? key : nil }
+
+    /// `x-coredata://<store-uuid>/<Entity>/p<Z_PK>`, or `x-coredata:///<Entity>/t<number>` for a temporary ID.
+    public func uriRepresentation() -> URL {
+        URL(string: uriString)!
+    }
+
+    /// The URI as a string.
+    public var uriString: String {
+        let name = entity.name.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? entity.name
+        if key > 0 { return "x-coredata://\(storeIdentifier ?? "")/\(name)/p\(key)" }
+        return "x-coredata:///\(name)/t\(-key)"
+    }
+
+    public var description: String { "<\(uriString)>" }
+
+    public static func == (lhs: ManagedObjectID, rhs: ManagedObjectID) -> Bool {
+        lhs.key == rhs.key && lhs.entity.entityNumber == rhs.entity.entityNumber && lhs.storeIdentifier == rhs.storeIdentifier
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(key)
+        hasher.combine(entity.entityNumber)
+    }
+
+    var objectKey: ObjectKey { ObjectKey(table: Int32(entity.root.entityNumber), key: key) }
+}
+
+/// A context's and the row cache's key for an object: its table (the root's entity number) and key.
+struct ObjectKey: Hashable, Sendable {
+    let table: Int32
+    let key: Int64
+}

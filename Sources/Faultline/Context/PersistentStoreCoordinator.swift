@@ -1,0 +1,203 @@
+import Foundation
+
+/// Connects contexts to a store: serializes access to SQLite and keeps the row cache the contexts share.
+///
+/// Thread-safe: any context on any queue may call it.
+public final class PersistentStoreCoordinator: @unchecked Sendable {
+    /// The model every context of this coordinator uses.
+    public let managedObjectModel: ManagedObjectModel
+    private let lock = NSRecursiveLock()
+    private var store: SQLiteStore?
+    private var rowCache = RowCache()
+
+    /// Creates a coordinator for `model`; add a store before using contexts.
+    public init(managedObjectModel: ManagedObjectModel) {
+        self.managedObjectModel = managedObjectModel
+    }
+
+    /// Opens the SQLite store at `url`, creating it when absent. Fails with a `StoreError` when the file is
+    /// not a store, is damaged, or was made for another model.
+    public func addPersistentStore(at url: URL) throws {
+        let opened = try SQLiteStore(path: url.path, model: managedObjectModel)
+        withLock { store = opened }
+    }
+
+    /// The store's UUID, or nil before a store is added.
+    public var storeIdentifier: String? { withLock { store?.identifier } }
+
+    /// The store file's path, or nil before a store is added.
+    public var storePath: String? { withLock { store?.path } }
+
+    /// Counters since the coordinator was created: exact, for tests and reports.
+    public var statistics: Statistics {
+        withLock {
+            Statistics(statementsExecuted: store?.connection.statementCount ?? 0,
+                       rowCacheHits: rowCache.hits, rowCacheMisses: rowCache.misses, rowCacheCount: rowCache.count)
+        }
+    }
+
+    /// Exact counters of a coordinator's work.
+    public struct Statistics: Sendable, Equatable {
+        /// SQL statements run (each execution of a prepared statement, transactions included).
+        public var statementsExecuted: Int
+        /// Faults fulfilled from the row cache.
+        public var rowCacheHits: Int
+        /// Faults that had to read SQLite.
+        public var rowCacheMisses: Int
+        /// Snapshots in the row cache now.
+        public var rowCacheCount: Int
+    }
+
+    @inline(__always) func withLock<T>(_ body: () throws -> T) rethrows -> T {
+        lock.lock()
+        defer { lock.unlock() }
+        return try body()
+    }
+
+    func requireStore() throws -> SQLiteStore {
+        guard let store else { throw StoreError.noStore }
+        return store
+    }
+
+    // MARK: Reading
+
+    /// A row handed to a context: its entity number, key, version and values (nil when the row stays a fault).
+    typealias RowHandler = (_ entity: EntityDescription, _ key: Int64, _ version: Int64, _ values: [Slot]) -> Bool
+
+    /// Runs a full-row fetch of `entity` and calls `handler` per row, under the lock. Each row goes into the row
+    /// cache; when `handler` returns true the caller's object now holds that snapshot.
+    func fetchRows(entity: EntityDescription, includesSubentities: Bool, keys: [Int64]?, limit: Int, offset: Int,
+                   handler: RowHandler) throws {
+        try withLock {
+            let store = try requireStore()
+            let tablePlan = store.tablePlan(for: entity)
+            let plan = store.plan(for: entity)
+            var conditions: [String] = []
+            var bounds: [Int64] = []
+            if let filter = includesSubentities ? plan.filterWithSubentities : plan.filterWithoutSubentities {
+                conditions.append(filter.sql)
+                bounds.append(filter.low)
+                if filter.low != filter.high { bounds.append(filter.high) }
+            }
+            let chunks: [[Int64]?] = keys.map { keys in stride(from: 0, to: keys.count, by: 500).map { Array(keys[$0..<min($0 + 500, keys.count)]) } } ?? [nil]
+            let root = Int32(entity.root.entityNumber)
+            let model = entity.model!
+            for chunk in chunks {
+                var sql = tablePlan.selectSQL
+                var where_ = conditions
+                if let chunk { where_.append("t0.Z_PK IN (\(Array(repeating: "?", count: chunk.count).joined(separator: ", ")))") }
+                if !where_.isEmpty { sql += " WHERE " + where_.joined(separator: " AND ") }
+                if limit > 0 { sql += " LIMIT \(limit)" }
+                if offset > 0 { sql += (limit > 0 ? "" : " LIMIT -1") + " OFFSET \(offset)" }
+                let statement = try store.statement(sql)
+                defer { statement.reset() }
+                var index: Int32 = 1
+                for bound in bounds { statement.bind(bound, at: index); index += 1 }
+                for key in chunk ?? [] { statement.bind(key, at: index); index += 1 }
+                while try statement.step() {
+                    let number = tablePlan.isSingleEntity ? entity.root.entityNumber : Int(statement.int64(at: TablePlan.entityColumn))
+                    guard let rowEntity = model.entity(number: number) else { continue }
+                    let key = statement.int64(at: TablePlan.keyColumn)
+                    let version = statement.int64(at: TablePlan.versionColumn)
+                    let objectKey = ObjectKey(table: root, key: key)
+                    let values: [Slot]
+                    if let cached = rowCache.entry(for: objectKey), cached.version == version {
+                        values = cached.values
+                    } else {
+                        values = store.plan(for: rowEntity).decode(statement)
+                        rowCache.store(objectKey, values: values, version: version, entityNumber: Int32(number))
+                    }
+                    if handler(rowEntity, key, version, values) { _ = rowCache.retain(objectKey) }
+                }
+            }
+        }
+    }
+
+    /// The snapshot of one row for fault fulfilment: from the row cache when present (no SQL), else one SELECT.
+    /// The caller's object holds the snapshot afterwards.
+    func snapshotForFault(entity: EntityDescription, key: Int64, retain: Bool) throws -> (values: [Slot], version: Int64, entity: EntityDescription)? {
+        try withLock {
+            let objectKey = ObjectKey(table: Int32(entity.root.entityNumber), key: key)
+            if let cached = rowCache.entry(for: objectKey), let cachedEntity = entity.model.entity(number: Int(cached.entityNumber)) {
+                rowCache.hits += 1
+                if retain { _ = rowCache.retain(objectKey) }
+                return (cached.values, cached.version, cachedEntity)
+            }
+            rowCache.misses += 1
+            guard let row = try readRow(entity: entity, key: key) else { return nil }
+            if retain { _ = rowCache.retain(objectKey) }
+            return row
+        }
+    }
+
+    /// Reads one row from SQLite, bypassing the row cache (and refreshing it).
+    func readRow(entity: EntityDescription, key: Int64) throws -> (values: [Slot], version: Int64, entity: EntityDescription)? {
+        try withLock {
+            let store = try requireStore()
+            let tablePlan = store.tablePlan(for: entity)
+            let statement = try store.statement(tablePlan.selectByKeySQL)
+            defer { statement.reset() }
+            statement.bind(key, at: 1)
+            guard try statement.step() else { return nil }
+            let number = tablePlan.isSingleEntity ? entity.root.entityNumber : Int(statement.int64(at: TablePlan.entityColumn))
+            guard let rowEntity = entity.model.entity(number: number) else { return nil }
+            let values = store.plan(for: rowEntity).decode(statement)
+            let version = statement.int64(at: TablePlan.versionColumn)
+            rowCache.store(ObjectKey(table: Int32(entity.root.entityNumber), key: key), values: values, version: version, entityNumber: Int32(number))
+            return (values, version, rowEntity)
+        }
+    }
+
+    /// The destination rows of a to-many relationship of the object `key`: (entity, key) pairs, in order for
+    /// ordered relationships.
+    func relationshipKeys(_ relationship: RelationshipDescription, of key: Int64) throws -> [(EntityDescription, Int64)] {
+        try withLock {
+            let store = try requireStore()
+            let destination = relationship.destination!
+            let single = destination.root.subentities.isEmpty
+            let sql = RelationshipSQL.select(relationship, singleEntity: single)
+            let statement = try store.statement(sql)
+            defer { statement.reset() }
+            statement.bind(key, at: 1)
+            var result: [(EntityDescription, Int64)] = []
+            let model = destination.model!
+            while try statement.step() {
+                let entity = single ? destination : (model.entity(number: Int(statement.int64(at: 0))) ?? destination)
+                result.append((entity, statement.int64(at: 1)))
+            }
+            return result
+        }
+    }
+
+    /// Marks snapshots as no longer held by one object each.
+    func releaseSnapshots(_ keys: [ObjectKey]) {
+        guard !keys.isEmpty else { return }
+        withLock { for key in keys { rowCache.release(key) } }
+    }
+
+    /// Drops snapshots that no object holds (rows fetched as part of a result but never registered).
+    public func purgeRowCache() {
+        withLock { rowCache.purgeUnheld() }
+    }
+
+    // MARK: Writing
+
+    /// Writes a context's changes in one transaction (after allocating keys in one of its own) and updates the
+    /// row cache. Nothing is written when it throws.
+    func save(_ changes: SaveChanges) throws {
+        try withLock {
+            let store = try requireStore()
+            try store.write(changes)
+            for (key, snapshot) in changes.newSnapshots() {
+                rowCache.store(key, values: snapshot.values, version: snapshot.version, entityNumber: snapshot.entityNumber)
+            }
+            for object in changes.deleted {
+                rowCache.remove(ObjectKey(table: Int32(object.entity.root.entityNumber), key: object.key))
+            }
+        }
+    }
+
+    func retainSnapshot(_ key: ObjectKey) -> Bool {
+        withLock { rowCache.retain(key) }
+    }
+}

@@ -1,0 +1,202 @@
+import Foundation
+import Synchronization
+
+/// Resolves a property name to its slot index in an entity, caching the last entity's answer so that typed
+/// property access costs one atomic load instead of a string lookup.
+final class PropertyIndexCache: Sendable {
+    let name: String
+    /// (entity serial << 24) | (index + 1); 0 = empty.
+    private let cached = Atomic<Int>(0)
+
+    init(name: String) { self.name = name }
+
+    @inline(__always) func index(in entity: EntityDescription) -> Int? {
+        let value = cached.load(ordering: .relaxed)
+        if value >> 24 == entity.serial { return (value & 0xFF_FFFF) - 1 }
+        guard let index = entity.propertyIndex[name] else { return nil }
+        cached.store(entity.serial << 24 | (index + 1), ordering: .relaxed)
+        return index
+    }
+}
+
+/// A typed attribute key for subclasses: `static let name = Attribute<String?>("name")`, then
+/// `var name: String? { get { self[Self.name] } set { self[Self.name] = newValue } }`.
+public final class Attribute<Value: AttributeValueConvertible>: Sendable {
+    let cache: PropertyIndexCache
+
+    /// A key for the attribute named `name`.
+    public init(_ name: String) { cache = PropertyIndexCache(name: name) }
+
+    /// The attribute's name.
+    public var name: String { cache.name }
+
+    @inline(__always) func index(in entity: EntityDescription) -> Int {
+        guard let index = cache.index(in: entity), entity.properties[index] is AttributeDescription else {
+            preconditionFailure("entity '\(entity.name)' has no attribute '\(cache.name)'")
+        }
+        return index
+    }
+}
+
+/// A typed to-one relationship key for subclasses.
+public final class ToOne<Destination: ManagedObject>: Sendable {
+    let cache: PropertyIndexCache
+
+    /// A key for the to-one relationship named `name`.
+    public init(_ name: String) { cache = PropertyIndexCache(name: name) }
+
+    func relationship(in entity: EntityDescription) -> RelationshipDescription {
+        guard let index = cache.index(in: entity), let relationship = entity.properties[index] as? RelationshipDescription, !relationship.isToMany else {
+            preconditionFailure("entity '\(entity.name)' has no to-one relationship '\(cache.name)'")
+        }
+        return relationship
+    }
+}
+
+/// A typed to-many relationship key for subclasses.
+public final class ToMany<Destination: ManagedObject>: Sendable {
+    let cache: PropertyIndexCache
+
+    /// A key for the to-many relationship named `name`.
+    public init(_ name: String) { cache = PropertyIndexCache(name: name) }
+
+    func relationship(in entity: EntityDescription) -> RelationshipDescription {
+        guard let index = cache.index(in: entity), let relationship = entity.properties[index] as? RelationshipDescription, relationship.isToMany else {
+            preconditionFailure("entity '\(entity.name)' has no to-many relationship '\(cache.name)'")
+        }
+        return relationship
+    }
+}
+
+extension ManagedObject {
+    /// Adds `object` to a typed to-many relationship (at `index` for ordered ones), keeping the inverse.
+    public final func add<Destination>(_ object: Destination, to key: ToMany<Destination>, at index: Int? = nil) {
+        addObject(object, to: key.relationship(in: entity), at: index)
+    }
+
+    /// Removes `object` from a typed to-many relationship, keeping the inverse.
+    public final func remove<Destination>(_ object: Destination, from key: ToMany<Destination>) {
+        removeObject(object, from: key.relationship(in: entity))
+    }
+
+    /// The number of members of a typed to-many relationship (member faults stay faults).
+    public final func count<Destination>(of key: ToMany<Destination>) -> Int {
+        toManyStorage(for: key.relationship(in: entity))?.count ?? 0
+    }
+}
+
+/// An attribute value in its stored form; opaque outside the engine.
+public struct StoredValue {
+    let slot: Slot
+    init(_ slot: Slot) { self.slot = slot }
+}
+
+/// Swift types that typed attribute keys can hold.
+public protocol AttributeValueConvertible {
+    /// Decodes a stored value (nil and mismatched values give the type's zero or nil).
+    static func decode(_ value: StoredValue) -> Self
+    /// Encodes for an attribute.
+    func encode(for attribute: AttributeDescription) -> StoredValue
+}
+
+extension Optional: AttributeValueConvertible where Wrapped: AttributeValueConvertible {
+    public static func decode(_ value: StoredValue) -> Self {
+        if case .null = value.slot { return nil }
+        return Wrapped.decode(value)
+    }
+    public func encode(for attribute: AttributeDescription) -> StoredValue {
+        self.map { $0.encode(for: attribute) } ?? StoredValue(.null)
+    }
+}
+
+extension Int64: AttributeValueConvertible {
+    @inline(__always) public static func decode(_ value: StoredValue) -> Int64 {
+        switch value.slot {
+        case .integer(let n): return n
+        case .real(let d): return Int64(d)
+        default: return 0
+        }
+    }
+    public func encode(for attribute: AttributeDescription) -> StoredValue { StoredValue(.integer(self)) }
+}
+
+extension Int: AttributeValueConvertible {
+    @inline(__always) public static func decode(_ value: StoredValue) -> Int { Int(Int64.decode(value)) }
+    public func encode(for attribute: AttributeDescription) -> StoredValue { StoredValue(.integer(Int64(self))) }
+}
+
+extension Int32: AttributeValueConvertible {
+    @inline(__always) public static func decode(_ value: StoredValue) -> Int32 { Int32(truncatingIfNeeded: Int64.decode(value)) }
+    public func encode(for attribute: AttributeDescription) -> StoredValue { StoredValue(.integer(Int64(self))) }
+}
+
+extension Int16: AttributeValueConvertible {
+    @inline(__always) public static func decode(_ value: StoredValue) -> Int16 { Int16(truncatingIfNeeded: Int64.decode(value)) }
+    public func encode(for attribute: AttributeDescription) -> StoredValue { StoredValue(.integer(Int64(self))) }
+}
+
+extension Bool: AttributeValueConvertible {
+    @inline(__always) public static func decode(_ value: StoredValue) -> Bool { Int64.decode(value) != 0 }
+    public func encode(for attribute: AttributeDescription) -> StoredValue { StoredValue(.integer(self ? 1 : 0)) }
+}
+
+extension Double: AttributeValueConvertible {
+    @inline(__always) public static func decode(_ value: StoredValue) -> Double {
+        switch value.slot {
+        case .real(let d): return d
+        case .integer(let n): return Double(n)
+        default: return 0
+        }
+    }
+    public func encode(for attribute: AttributeDescription) -> StoredValue { StoredValue(.real(self)) }
+}
+
+extension Float: AttributeValueConvertible {
+    public static func decode(_ value: StoredValue) -> Float { Float(Double.decode(value)) }
+    public func encode(for attribute: AttributeDescription) -> StoredValue { StoredValue(.real(Double(self))) }
+}
+
+extension String: AttributeValueConvertible {
+    public static func decode(_ value: StoredValue) -> String {
+        if case .text(let s) = value.slot { return s }
+        return ""
+    }
+    public func encode(for attribute: AttributeDescription) -> StoredValue { StoredValue(.text(self)) }
+}
+
+extension Date: AttributeValueConvertible {
+    public static func decode(_ value: StoredValue) -> Date { Date(timeIntervalSinceReferenceDate: Double.decode(value)) }
+    public func encode(for attribute: AttributeDescription) -> StoredValue { StoredValue(.real(timeIntervalSinceReferenceDate)) }
+}
+
+extension Data: AttributeValueConvertible {
+    public static func decode(_ value: StoredValue) -> Data {
+        if case .blob(let d) = value.slot { return d }
+        return Data()
+    }
+    public func encode(for attribute: AttributeDescription) -> StoredValue { StoredValue(.blob(self)) }
+}
+
+extension UUID: AttributeValueConvertible {
+    public static func decode(_ value: StoredValue) -> UUID {
+        (ValueCoding.value(of: value.slot, type: .uuid, transformer: nil) as? UUID) ?? UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))
+    }
+    public func encode(for attribute: AttributeDescription) -> StoredValue {
+        StoredValue(withUnsafeBytes(of: uuid) { .blob(Data($0)) })
+    }
+}
+
+extension URL: AttributeValueConvertible {
+    public static func decode(_ value: StoredValue) -> URL {
+        if case .text(let s) = value.slot, let url = URL(string: s) { return url }
+        return URL(string: "about:blank")!
+    }
+    public func encode(for attribute: AttributeDescription) -> StoredValue { StoredValue(.text(absoluteString)) }
+}
+
+extension Decimal: AttributeValueConvertible {
+    public static func decode(_ value: StoredValue) -> Decimal {
+        (ValueCoding.value(of: value.slot, type: .decimal, transformer: nil) as? Decimal) ?? 0
+    }
+    public func encode(for attribute: AttributeDescription) -> StoredValue { StoredValue(.text(description)) }
+}

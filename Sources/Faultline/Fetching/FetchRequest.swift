@@ -1,0 +1,48 @@
+/// A description of objects to fetch: an entity (with or without its sub-entities), optionally narrowed to
+/// object IDs, with a limit and offset. Predicates and sorting come with the predicate language.
+public struct FetchRequest<Result: ManagedObject>: Sendable {
+    /// The entity to fetch.
+    public var entityName: String
+    /// Whether objects of sub-entities are included (default true).
+    public var includesSubentities = true
+    /// Whether objects come back as faults whose data waits in the row cache (default true, as Core Data).
+    public var returnsObjectsAsFaults = true
+    /// Whether unsaved inserts are included and unsaved deletes left out (default true).
+    public var includesPendingChanges = true
+    /// At most this many objects from the store (0 = no limit).
+    public var fetchLimit = 0
+    /// Skip this many rows of the store's result.
+    public var fetchOffset = 0
+    /// Only these objects, when set.
+    public var objectIDs: [ManagedObjectID]?
+
+    /// A request for objects of the entity named `entityName`.
+    public init(entityName: String) {
+        self.entityName = entityName
+    }
+}
+
+extension FetchRequest where Result: ManagedObject {
+    /// A request for a typed subclass's entity (`Result.entityName`).
+    public init() {
+        self.init(entityName: Result.entityName)
+    }
+}
+
+/// Why a fetch could not run.
+public enum FetchError: Error, CustomStringConvertible, Sendable {
+    /// The model has no such entity.
+    case unknownEntity(String)
+    /// Objects of the entity are not of the requested class.
+    case resultTypeMismatch(entity: String, expected: String)
+    /// The store failed.
+    case store(StoreError)
+
+    public var description: String {
+        switch self {
+        case .unknownEntity(let name): return "fetch request: the model has no entity named '\(name)'"
+        case .resultTypeMismatch(let entity, let expected): return "fetch request: objects of '\(entity)' are not \(expected)"
+        case .store(let error): return error.description
+        }
+    }
+}

@@ -1,0 +1,33 @@
+/// The objects one save writes. Built and used on the saving context's queue while the coordinator holds its
+/// lock, so the (non-Sendable) objects never cross threads.
+struct SaveChanges {
+    var inserted: [ManagedObject]
+    var updated: [ManagedObject]
+    var deleted: [ManagedObject]
+
+    /// Snapshots for the row cache after a successful write, with the versions the write gave each row.
+    func newSnapshots() -> [(ObjectKey, (values: [Slot], version: Int64, entityNumber: Int32))] {
+        (inserted + updated).map { object in
+            let key = ObjectKey(table: Int32(object.entity.root.entityNumber), key: object.primaryKeyForStorage ?? object.key)
+            return (key, (Self.storedForm(of: object), object.pendingVersion, Int32(object.entity.entityNumber)))
+        }
+    }
+
+    /// An object's values as a row-cache snapshot holds them: to-ones as stored keys, to-many and transient
+    /// slots empty (transient attributes at their defaults).
+    static func storedForm(of object: ManagedObject) -> [Slot] {
+        var values = object.values
+        for (i, property) in object.entity.properties.enumerated() {
+            if let relationship = property as? RelationshipDescription {
+                if relationship.isToMany || relationship.isTransient { values[i] = .null; continue }
+                if case .object(let destination) = values[i] {
+                    let key = destination.primaryKeyForStorage ?? 0
+                    values[i] = .integer(ToOneReference.pack(key: key, entityNumber: relationship.entityColumnName == nil ? nil : Int64(destination.entity.entityNumber)))
+                }
+            } else if let attribute = property as? AttributeDescription, attribute.isTransient {
+                values[i] = attribute.defaultSlot
+            }
+        }
+        return values
+    }
+}

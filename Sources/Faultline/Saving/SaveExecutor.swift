@@ -1,0 +1,266 @@
+import Foundation
+
+/// Writes a save's changes in Core Data's statement shapes: keys from Z_PRIMARYKEY in their own transaction,
+/// then one exclusive transaction of INSERTs, version-checked UPDATEs and DELETEs, join-table rows and order
+/// keys. Any conflict or error rolls the whole transaction back.
+extension SQLiteStore {
+    func write(_ changes: SaveChanges) throws {
+        try allocateKeys(for: changes.inserted)
+        do {
+            try inTransaction {
+                var conflicts: [(ManagedObject, Int64)] = []
+                let positions = orderPositions(changes)
+                for object in changes.inserted { try insert(object, positions: positions) }
+                for object in changes.updated {
+                    if !(try update(object)) { conflicts.append((object, object.version)) }
+                }
+                for object in changes.deleted {
+                    if !(try delete(object)) { conflicts.append((object, object.version)) }
+                }
+                try writeOrderKeys(positions)
+                for object in changes.inserted + changes.updated { try writeJoinRows(of: object) }
+                if !conflicts.isEmpty {
+                    throw SaveError.conflicts(try conflicts.map { object, expected in
+                        OptimisticLockingConflict(object: object.objectID, expectedVersion: expected, persistedVersion: try currentVersion(of: object))
+                    })
+                }
+                let violations = try uniquenessViolations(changes)
+                if !violations.isEmpty { throw SaveError.uniquenessViolation(violations) }
+            }
+        } catch {
+            for object in changes.inserted { object.pendingKey = 0 }
+            throw error
+        }
+    }
+
+    private func allocateKeys(for inserted: [ManagedObject]) throws {
+        var byRoot: [Int: [ManagedObject]] = [:]
+        for object in inserted { byRoot[object.entity.root.entityNumber, default: []].append(object) }
+        for (_, objects) in byRoot.sorted(by: { $0.key < $1.key }) {
+            let range = try allocatePrimaryKeys(root: objects[0].entity.root, count: objects.count)
+            for (object, key) in zip(objects, range) {
+                object.pendingKey = key
+                object.pendingVersion = 1
+            }
+        }
+    }
+
+    // MARK: Rows
+
+    private func insert(_ object: ManagedObject, positions: [OrderSlot: OrderKey]) throws {
+        let plan = plan(for: object.entity)
+        let statement = try statement(plan.insertSQL)
+        statement.bind(object.pendingKey, at: 1)
+        statement.bind(Int64(object.entity.entityNumber), at: 2)
+        statement.bind(Int64(1), at: 3)
+        var index: Int32 = 4
+        for value in plan.insertValues {
+            switch value {
+            case .slot(let slot): bindStored(object.values[slot], property: object.entity.properties[slot], to: statement, at: index)
+            case .destinationEntity(let slot): bindDestinationEntity(object.values[slot], to: statement, at: index)
+            case .orderKey(let slot):
+                let column = (object.entity.properties[slot] as! RelationshipDescription).orderColumnName!
+                if let order = positions[OrderSlot(member: ObjectIdentifier(object), column: column)] { statement.bind(order.position, at: index) } else { statement.bindNull(at: index) }
+            }
+            index += 1
+        }
+        try execute(statement)
+    }
+
+    /// Returns false on an optimistic-locking conflict.
+    private func update(_ object: ManagedObject) throws -> Bool {
+        let entity = object.entity
+        var columns: [(String, Int, Bool)] = [] // column, slot, is destination entity column
+        for property in entity.properties where object.changes.contains(property.index) {
+            guard let column = property.columnName else { continue }
+            columns.append((column, property.index, false))
+            if let relationship = property as? RelationshipDescription, let entityColumn = relationship.entityColumnName {
+                columns.append((entityColumn, property.index, true))
+            }
+        }
+        object.pendingVersion = object.version
+        guard !columns.isEmpty else { return true }
+        let table = entity.table.name
+        let sql = "UPDATE \(table) SET \(columns.map { "\($0.0) = ?" }.joined(separator: ", ")), Z_OPT = ? WHERE Z_PK = ? AND Z_OPT = ?"
+        let statement = try statement(sql)
+        var index: Int32 = 1
+        for (_, slot, isEntity) in columns {
+            if isEntity { bindDestinationEntity(object.values[slot], to: statement, at: index) }
+            else { bindStored(object.values[slot], property: entity.properties[slot], to: statement, at: index) }
+            index += 1
+        }
+        statement.bind(object.version + 1, at: index)
+        statement.bind(object.key, at: index + 1)
+        statement.bind(object.version, at: index + 2)
+        try execute(statement)
+        guard connection.changes == 1 else { return false }
+        object.pendingVersion = object.version + 1
+        return true
+    }
+
+    /// Returns false on an optimistic-locking conflict.
+    private func delete(_ object: ManagedObject) throws -> Bool {
+        let statement = try statement("DELETE FROM \(object.entity.table.name) WHERE Z_PK = ? AND Z_OPT = ?")
+        statement.bind(object.key, at: 1)
+        statement.bind(object.version, at: 2)
+        try execute(statement)
+        let deleted = connection.changes == 1
+        for relationship in object.entity.relationships {
+            guard let join = relationship.joinTable else { continue }
+            let clear = try self.statement("DELETE FROM \(join.name) WHERE \(join.sourceColumn) = ?")
+            clear.bind(object.key, at: 1)
+            try execute(clear)
+        }
+        return deleted
+    }
+
+    private func currentVersion(of object: ManagedObject) throws -> Int64? {
+        let statement = try statement("SELECT Z_OPT FROM \(object.entity.table.name) WHERE Z_PK = ?")
+        defer { statement.reset() }
+        statement.bind(object.key, at: 1)
+        return try statement.step() ? statement.int64(at: 0) : nil
+    }
+
+    // MARK: Relationships
+
+    struct OrderSlot: Hashable {
+        let member: ObjectIdentifier
+        let column: String
+    }
+
+    struct OrderKey {
+        let member: ManagedObject
+        let column: String
+        let position: Int64
+    }
+
+    /// Order keys (1-based positions) of members of changed ordered one-to-many relationships, by member.
+    private func orderPositions(_ changes: SaveChanges) -> [OrderSlot: OrderKey] {
+        var positions: [OrderSlot: OrderKey] = [:]
+        for object in changes.inserted + changes.updated {
+            for relationship in object.entity.relationships where relationship.isOrdered && relationship.joinTable == nil {
+                guard case .many(let storage) = object.values[relationship.index], storage.changed,
+                      let column = relationship.inverse?.orderColumnName else { continue }
+                for (i, member) in storage.objects.enumerated() {
+                    positions[OrderSlot(member: ObjectIdentifier(member), column: column)] = OrderKey(member: member, column: column, position: Int64(i + 1))
+                }
+            }
+        }
+        return positions
+    }
+
+    /// Members saved before this save get their order key updated in place (inserted ones got it in the INSERT).
+    private func writeOrderKeys(_ positions: [OrderSlot: OrderKey]) throws {
+        for order in positions.values where order.member.key > 0 && !order.member.isDeleted {
+            let statement = try statement("UPDATE \(order.member.entity.table.name) SET \(order.column) = ? WHERE Z_PK = ?")
+            statement.bind(order.position, at: 1)
+            statement.bind(order.member.key, at: 2)
+            try execute(statement)
+        }
+    }
+
+    /// Join-table rows of the relationships this object owns: removed members' rows deleted, added members'
+    /// rows inserted; an ordered relationship whose order changed is rewritten whole.
+    private func writeJoinRows(of object: ManagedObject) throws {
+        guard let sourceKey = object.primaryKeyForStorage else { return }
+        for relationship in object.entity.relationships {
+            guard let join = relationship.joinTable, join.isOwner,
+                  case .many(let storage) = object.values[relationship.index], storage.changed || object.isInserted else { continue }
+            let current = storage.objects.filter { !$0.isDeleted }
+            var removed = storage.original.filter { old in !storage.contains(old) }.compactMap(\.primaryKeyForStorage)
+            var added = current.filter { member in !storage.original.contains { $0 === member } || object.isInserted }
+            if join.orderColumn != nil {
+                removed = storage.original.compactMap(\.primaryKeyForStorage)
+                added = current
+            }
+            let deleteRow = try statement("DELETE FROM \(join.name) WHERE \(join.sourceColumn) = ? AND \(join.destinationColumn) = ?")
+            for key in removed where !object.isInserted {
+                deleteRow.reset()
+                deleteRow.bind(sourceKey, at: 1)
+                deleteRow.bind(key, at: 2)
+                try execute(deleteRow)
+            }
+            let columns = [join.sourceColumn, join.destinationColumn] + (join.orderColumn.map { [$0] } ?? [])
+            let insertRow = try statement("INSERT OR REPLACE INTO \(join.name)(\(columns.joined(separator: ", "))) VALUES(\(columns.map { _ in "?" }.joined(separator: ", ")))")
+            for member in added {
+                guard let memberKey = member.primaryKeyForStorage else { continue }
+                insertRow.reset()
+                insertRow.bind(sourceKey, at: 1)
+                insertRow.bind(memberKey, at: 2)
+                if join.orderColumn != nil {
+                    insertRow.bind(Int64((current.firstIndex { $0 === member } ?? 0) + 1), at: 3)
+                }
+                try execute(insertRow)
+            }
+        }
+    }
+
+    // MARK: Uniqueness
+
+    /// Rows that collide with another row on a uniqueness constraint, checked after this save's writes.
+    private func uniquenessViolations(_ changes: SaveChanges) throws -> [UniquenessViolation] {
+        var violations: [UniquenessViolation] = []
+        for object in changes.inserted + changes.updated {
+            var entity: EntityDescription? = object.entity
+            while let current = entity {
+                for constraint in current.uniquenessConstraints {
+                    let properties = constraint.compactMap { current.property(named: $0) }
+                    if object.isUpdated && !properties.contains(where: { object.changes.contains($0.index) }) { continue }
+                    let values = properties.map { object.values[$0.index] }
+                    if values.contains(where: \.isNull) { continue }
+                    var sql = "SELECT Z_PK FROM \(current.table.name) WHERE " + properties.map { "\($0.columnName!) = ?" }.joined(separator: " AND ")
+                    sql += " AND Z_ENT >= ? AND Z_ENT <= ? AND Z_PK != ? LIMIT 1"
+                    let statement = try statement(sql)
+                    defer { statement.reset() }
+                    var index: Int32 = 1
+                    for (property, value) in zip(properties, values) {
+                        bindStored(value, property: property, to: statement, at: index)
+                        index += 1
+                    }
+                    statement.bind(Int64(current.entityNumber), at: index)
+                    statement.bind(Int64(current.lastDescendantNumber), at: index + 1)
+                    statement.bind(object.primaryKeyForStorage ?? 0, at: index + 2)
+                    if try statement.step() {
+                        violations.append(UniquenessViolation(object: object.objectID, constraint: constraint, conflictingPrimaryKey: statement.int64(at: 0)))
+                    }
+                }
+                entity = current.superentity
+            }
+        }
+        return violations
+    }
+
+    // MARK: Binding
+
+    @inline(__always) private func bindStored(_ slot: Slot, property: PropertyDescription, to statement: Statement, at index: Int32) {
+        if let relationship = property as? RelationshipDescription {
+            switch slot {
+            case .object(let destination):
+                if let key = destination.primaryKeyForStorage, !destination.isDeleted { statement.bind(key, at: index) } else { statement.bindNull(at: index) }
+            case .integer(let packed):
+                statement.bind(ToOneReference.unpack(packed, relationship: relationship).key, at: index)
+            default:
+                statement.bindNull(at: index)
+            }
+            return
+        }
+        statement.bind(slot, at: index)
+    }
+
+    @inline(__always) private func bindDestinationEntity(_ slot: Slot, to statement: Statement, at index: Int32) {
+        switch slot {
+        case .object(let destination): statement.bind(Int64(destination.entity.entityNumber), at: index)
+        case .integer(let packed): statement.bind(packed >> ToOneReference.entityShift, at: index)
+        default: statement.bindNull(at: index)
+        }
+    }
+
+    @inline(__always) private func execute(_ statement: Statement) throws {
+        defer { statement.reset() }
+        do {
+            while try statement.step() {}
+        } catch let error as SQLiteError {
+            throw StoreError.sqlite(path: path, error: error)
+        }
+    }
+}

@@ -1,0 +1,70 @@
+import Foundation
+
+/// Property validation at save: required values, numeric and length bounds, patterns, relationship counts.
+extension ManagedObjectContext {
+    func validateForSave() throws {
+        var failures: [ValidationFailure] = []
+        let objects = insertedSet.values.sorted { $0.key > $1.key } + updatedSet.values.sorted { $0.key < $1.key }
+        for object in objects {
+            failures += validate(object)
+        }
+        if !failures.isEmpty { throw SaveError.validation(failures) }
+    }
+
+    func validate(_ object: ManagedObject) -> [ValidationFailure] {
+        var failures: [ValidationFailure] = []
+        let id = object.objectID
+        func fail(_ key: String, _ value: String, _ rule: String) {
+            failures.append(ValidationFailure(object: id, key: key, value: value, rule: rule))
+        }
+        for property in object.entity.properties {
+            if let attribute = property as? AttributeDescription {
+                let slot = object.values[attribute.index]
+                let isNil = slot.isNull && (!attribute.isTransient || object.transientObjects[attribute.index] == nil)
+                if isNil {
+                    if !attribute.isOptional { fail(attribute.name, "nil", "required (not optional)") }
+                    continue
+                }
+                switch slot {
+                case .integer(let n) where attribute.type.isInteger || attribute.type == .double || attribute.type == .float:
+                    check(Double(n), attribute, fail)
+                case .real(let d) where attribute.type != .date || attribute.minValue != nil || attribute.maxValue != nil:
+                    check(d, attribute, fail)
+                case .text(let s) where attribute.type == .string:
+                    let length = Double(s.count)
+                    if let min = attribute.minValue, length < min { fail(attribute.name, quoted(s), "shorter than \(Int(min)) characters") }
+                    if let max = attribute.maxValue, length > max { fail(attribute.name, quoted(s), "longer than \(Int(max)) characters") }
+                    if let pattern = attribute.regularExpression, !matches(s, pattern) {
+                        fail(attribute.name, quoted(s), "does not match /\(pattern)/")
+                    }
+                default:
+                    break
+                }
+            } else if let relationship = property as? RelationshipDescription {
+                if relationship.isToMany {
+                    guard case .many(let storage) = object.values[relationship.index] else { continue }
+                    let count = storage.objects.filter { !$0.isDeleted }.count
+                    if count == 0 && !relationship.isOptional { fail(relationship.name, "0 objects", "required (not optional)") }
+                    else if count > 0 && count < relationship.minCount { fail(relationship.name, "\(count) objects", "fewer than \(relationship.minCount)") }
+                    if relationship.maxCount > 0 && count > relationship.maxCount { fail(relationship.name, "\(count) objects", "more than \(relationship.maxCount)") }
+                } else if !relationship.isOptional && object.values[relationship.index].isNull {
+                    fail(relationship.name, "nil", "required (not optional)")
+                }
+            }
+        }
+        return failures
+    }
+
+    private func check(_ value: Double, _ attribute: AttributeDescription, _ fail: (String, String, String) -> Void) {
+        let shown = value == value.rounded() && abs(value) < 1e15 ? String(Int64(value)) : String(value)
+        if let min = attribute.minValue, value < min { fail(attribute.name, shown, "less than the minimum \(min)") }
+        if let max = attribute.maxValue, value > max { fail(attribute.name, shown, "greater than the maximum \(max)") }
+    }
+
+    private func quoted(_ s: String) -> String { "\"\(s.prefix(60))\"" }
+
+    private func matches(_ string: String, _ pattern: String) -> Bool {
+        guard let regex = try? NSRegularExpression(pattern: "^(?:\(pattern))$") else { return true }
+        return regex.firstMatch(in: string, range: NSRange(string.startIndex..., in: string)) != nil
+    }
+}

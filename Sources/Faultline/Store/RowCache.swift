@@ -1,0 +1,53 @@
+/// The coordinator's cache of row snapshots, shared by its contexts.
+///
+/// Each snapshot counts the registered objects that hold it; when the last one lets go, the snapshot is dropped.
+/// Not thread-safe by itself: the coordinator's lock guards it.
+struct RowCache {
+    struct Entry {
+        var values: [Slot]
+        var version: Int64
+        var entityNumber: Int32
+        var holders: Int32
+    }
+
+    private(set) var entries: [ObjectKey: Entry] = [:]
+    /// Lookups answered from the cache, and lookups that had to go to SQLite.
+    var hits = 0
+    var misses = 0
+
+    var count: Int { entries.count }
+
+    @inline(__always) func entry(for key: ObjectKey) -> Entry? { entries[key] }
+
+    /// Stores a row read from SQLite, keeping the holder count of an existing entry.
+    @inline(__always) mutating func store(_ key: ObjectKey, values: [Slot], version: Int64, entityNumber: Int32) {
+        Self.overwrite(&entries[key, default: Entry(values: [], version: 0, entityNumber: entityNumber, holders: 0)],
+                       values: values, version: version, entityNumber: entityNumber)
+    }
+
+    @inline(__always) private static func overwrite(_ entry: inout Entry, values: [Slot], version: Int64, entityNumber: Int32) {
+        entry.values = values
+        entry.version = version
+        entry.entityNumber = entityNumber
+    }
+
+    @inline(__always) mutating func retain(_ key: ObjectKey) -> Bool {
+        guard entries[key] != nil else { return false }
+        entries[key]!.holders += 1
+        return true
+    }
+
+    mutating func release(_ key: ObjectKey) {
+        guard let holders = entries[key]?.holders else { return }
+        if holders <= 1 { entries[key] = nil } else { entries[key]!.holders = holders - 1 }
+    }
+
+    mutating func remove(_ key: ObjectKey) { entries[key] = nil }
+
+    mutating func removeAll() { entries.removeAll() }
+
+    /// Drops snapshots nobody holds (rows fetched but never registered).
+    mutating func purgeUnheld() {
+        entries = entries.filter { $0.value.holders > 0 }
+    }
+}

@@ -1,0 +1,180 @@
+import CSQLite
+import Foundation
+
+/// A persistent store in Core Data's SQLite layout: one file, one connection, statements prepared once.
+///
+/// Not thread-safe by itself: the coordinator serializes every call.
+final class SQLiteStore {
+    let model: ManagedObjectModel
+    let path: String
+    let connection: SQLiteConnection
+    /// `Z_UUID` of the store; part of every permanent object ID's URI.
+    private(set) var identifier: String = ""
+    let plans: [EntityPlan]
+    let tablePlans: [TablePlan]
+
+    /// Opens the store at `path`, creating it (schema and metadata) when the file is absent or empty.
+    init(path: String, model: ManagedObjectModel) throws {
+        self.model = model
+        self.path = path
+        let attributes = try? FileManager.default.attributesOfItem(atPath: path)
+        let isNew = attributes == nil || (attributes?[.size] as? NSNumber)?.intValue == 0
+        do {
+            connection = try SQLiteConnection(path: path, create: isNew)
+        } catch let error as SQLiteError {
+            throw StoreError.sqlite(path: path, error: error)
+        }
+        tablePlans = model.tables.map(TablePlan.init)
+        plans = model.entities.map { EntityPlan(entity: $0) }
+        do {
+            try connection.execute("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;")
+        } catch let error as SQLiteError where error.primaryCode == SQLITE_NOTADB || error.primaryCode == SQLITE_CORRUPT {
+            throw StoreError.notADatabase(path: path, detail: error.message)
+        } catch let error as SQLiteError {
+            throw StoreError.sqlite(path: path, error: error)
+        }
+        if isNew {
+            try createSchema()
+        } else {
+            try validate()
+        }
+    }
+
+    private func wrap<T>(_ body: () throws -> T) throws -> T {
+        do { return try body() } catch let error as SQLiteError {
+            if error.primaryCode == SQLITE_NOTADB || error.primaryCode == SQLITE_CORRUPT {
+                throw StoreError.notADatabase(path: path, detail: error.message)
+            }
+            throw StoreError.sqlite(path: path, error: error)
+        }
+    }
+
+    private func createSchema() throws {
+        try wrap {
+            try connection.execute("BEGIN EXCLUSIVE")
+            do {
+                for statement in SchemaGenerator.statements(for: model) { try connection.execute(statement) }
+                let insertKey = try connection.prepare("INSERT INTO Z_PRIMARYKEY(Z_ENT, Z_NAME, Z_SUPER, Z_MAX) VALUES(?, ?, ?, 0)")
+                for entity in model.entities {
+                    insertKey.reset()
+                    insertKey.bind(Int64(entity.entityNumber), at: 1)
+                    insertKey.bind(entity.name, at: 2)
+                    insertKey.bind(Int64(entity.superentity?.entityNumber ?? 0), at: 3)
+                    try insertKey.execute()
+                }
+                identifier = UUID().uuidString
+                let metadata = try connection.prepare("INSERT INTO Z_METADATA(Z_VERSION, Z_UUID, Z_PLIST) VALUES(1, ?, ?)")
+                metadata.bind(identifier, at: 1)
+                metadata.bind(try StoreMetadata(identifier: identifier, versionHashes: model.versionHashes).encoded(), at: 2)
+                try metadata.execute()
+                try connection.execute("COMMIT")
+            } catch {
+                try? connection.execute("ROLLBACK")
+                throw error
+            }
+        }
+    }
+
+    private func validate() throws {
+        let hasMetadata = try wrap { () -> Bool in
+            let statement = try connection.prepare("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name IN ('Z_METADATA', 'Z_PRIMARYKEY')")
+            _ = try statement.step()
+            return statement.int64(at: 0) == 2
+        }
+        guard hasMetadata else {
+            throw StoreError.notAStore(path: path, detail: "it has no Z_METADATA and Z_PRIMARYKEY tables")
+        }
+        let (uuid, plist) = try wrap { () -> (String, Data) in
+            let statement = try connection.prepare("SELECT Z_UUID, Z_PLIST FROM Z_METADATA ORDER BY Z_VERSION LIMIT 1")
+            guard try statement.step() else { return ("", Data()) }
+            return (statement.text(at: 0), statement.data(at: 1))
+        }
+        guard !uuid.isEmpty, let metadata = StoreMetadata(data: plist) else {
+            throw StoreError.notAStore(path: path, detail: "its Z_METADATA row is missing or unreadable")
+        }
+        identifier = uuid
+        let differences = metadata.differences(from: model.versionHashes)
+        if !differences.isEmpty { throw StoreError.modelMismatch(path: path, differences: differences) }
+    }
+
+    // MARK: Statements
+
+    func statement(_ sql: String) throws -> Statement {
+        try wrap { try connection.cachedStatement(sql) }
+    }
+
+    func plan(for entity: EntityDescription) -> EntityPlan { plans[entity.entityNumber - 1] }
+
+    func tablePlan(for entity: EntityDescription) -> TablePlan { tablePlans.first { $0.table === entity.table }! }
+
+    /// Runs `body` in a `BEGIN EXCLUSIVE … COMMIT` transaction, rolling back on error.
+    func inTransaction<T>(_ body: () throws -> T) throws -> T {
+        try wrap { try connection.execute("BEGIN EXCLUSIVE") }
+        do {
+            let result = try body()
+            try wrap { try connection.execute("COMMIT") }
+            return result
+        } catch {
+            try? connection.execute("ROLLBACK")
+            throw error
+        }
+    }
+
+    // MARK: Primary keys
+
+    /// Reserves `count` new primary keys for `root`'s table, in a transaction of its own (as Core Data).
+    func allocatePrimaryKeys(root: EntityDescription, count: Int) throws -> ClosedRange<Int64> {
+        try inTransaction {
+            let select = try statement("SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT = ?")
+            select.bind(Int64(root.entityNumber), at: 1)
+            guard try select.step() else {
+                select.reset()
+                throw StoreError.notAStore(path: path, detail: "Z_PRIMARYKEY has no row for entity \(root.name)")
+            }
+            let current = select.int64(at: 0)
+            select.reset()
+            let update = try statement("UPDATE Z_PRIMARYKEY SET Z_MAX = ? WHERE Z_ENT = ? AND Z_MAX = ?")
+            update.bind(current + Int64(count), at: 1)
+            update.bind(Int64(root.entityNumber), at: 2)
+            update.bind(current, at: 3)
+            try wrap { try update.execute() }
+            return (current + 1)...(current + Int64(count))
+        }
+    }
+}
+
+/// The JSON kept in `Z_METADATA.Z_PLIST`.
+struct StoreMetadata: Codable {
+    var NSStoreType = "SQLite"
+    var NSStoreUUID: String
+    var NSStoreModelVersionHashes: [String: String]
+    var FaultlineStoreFormat = 1
+
+    init(identifier: String, versionHashes: [String: String]) {
+        NSStoreUUID = identifier
+        NSStoreModelVersionHashes = versionHashes
+    }
+
+    init?(data: Data) {
+        guard let decoded = try? JSONDecoder().decode(StoreMetadata.self, from: data) else { return nil }
+        self = decoded
+    }
+
+    func encoded() throws -> Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        return try encoder.encode(self)
+    }
+
+    func differences(from current: [String: String]) -> [String] {
+        var result: [String] = []
+        for (name, hash) in current.sorted(by: { $0.key < $1.key }) {
+            guard let stored = NSStoreModelVersionHashes[name] else { result.append("entity '\(name)' is not in the store"); continue }
+            if stored != hash { result.append("entity '\(name)' changed") }
+        }
+        for name in NSStoreModelVersionHashes.keys.sorted() where current[name] == nil {
+            result.append("entity '\(name)' is in the store but not in the model")
+        }
+        return result
+    }
+}

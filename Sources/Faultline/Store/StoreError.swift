@@ -1,0 +1,36 @@
+/// Why a store could not be opened, read or written.
+public enum StoreError: Error, CustomStringConvertible, Sendable {
+    /// The file is not an SQLite database (or is damaged).
+    case notADatabase(path: String, detail: String)
+    /// The file is an SQLite database without Faultline's (Core Data's) tables.
+    case notAStore(path: String, detail: String)
+    /// The store was made for another model version; migration is needed.
+    case modelMismatch(path: String, differences: [String])
+    /// An SQLite error while working with the store.
+    case sqlite(path: String, error: SQLiteError)
+    /// An object's row is gone from the store (deleted elsewhere).
+    case objectNotFound(ManagedObjectID)
+    /// An object ID from another store or model.
+    case foreignObjectID(String)
+    /// The coordinator has no store yet.
+    case noStore
+
+    public var description: String {
+        switch self {
+        case .notADatabase(let path, let detail):
+            return "'\(path)' is not a Faultline store: not an SQLite database (\(detail))"
+        case .notAStore(let path, let detail):
+            return "'\(path)' is not a Faultline store: \(detail)"
+        case .modelMismatch(let path, let differences):
+            return "the store '\(path)' was made with a different model (migration needed): " + differences.joined(separator: "; ")
+        case .sqlite(let path, let error):
+            return "store '\(path)': \(error)"
+        case .objectNotFound(let id):
+            return "object \(id.uriString) no longer exists in the store"
+        case .foreignObjectID(let text):
+            return "object ID \(text) does not belong to this store or model"
+        case .noStore:
+            return "the coordinator has no persistent store"
+        }
+    }
+}

@@ -1,0 +1,113 @@
+/// Precomputed SQL for one table (an inheritance hierarchy): the full-row SELECT every fetch and fault uses.
+final class TablePlan {
+    let table: TableDescription
+    /// `SELECT t0.Z_ENT, t0.Z_PK, t0.Z_OPT, <columns> FROM <table> t0` (`SELECT 0, …` for a single-entity table).
+    let selectSQL: String
+    /// `selectSQL` restricted to one primary key.
+    let selectByKeySQL: String
+    /// True when the table holds one entity only (Z_ENT is not read).
+    let isSingleEntity: Bool
+
+    /// Position of `Z_ENT`, `Z_PK`, `Z_OPT` and the first table column in the SELECT list.
+    static let entityColumn: Int32 = 0, keyColumn: Int32 = 1, versionColumn: Int32 = 2, firstColumn: Int32 = 3
+
+    init(table: TableDescription) {
+        self.table = table
+        isSingleEntity = table.root.subentities.isEmpty
+        let columns = [isSingleEntity ? "0" : "t0.Z_ENT", "t0.Z_PK", "t0.Z_OPT"] + table.columns.map { "t0.\($0.name)" }
+        selectSQL = "SELECT \(columns.joined(separator: ", ")) FROM \(table.name) t0"
+        selectByKeySQL = selectSQL + " WHERE t0.Z_PK = ?"
+    }
+}
+
+/// Precomputed facts for one entity: how a row decodes into slots and how an object is inserted.
+final class EntityPlan {
+    unowned let entity: EntityDescription
+
+    struct DecodeStep {
+        let slot: Int
+        let column: Int32
+        /// Column of the destination's Z_ENT for polymorphic to-ones, or -1.
+        let entityColumn: Int32
+    }
+
+    enum InsertValue {
+        case slot(Int)
+        case destinationEntity(slot: Int)
+        case orderKey(slot: Int)
+    }
+
+    /// Steps to decode a full row into slots, in column order.
+    let decodeSteps: [DecodeStep]
+    /// Slot values before decoding: defaults for transient attributes, null elsewhere.
+    let template: [Slot]
+    /// Values of a new object: attribute defaults, empty to-many relationships are set by the context.
+    let insertTemplate: [Slot]
+    /// `INSERT INTO <table>(Z_PK, Z_ENT, Z_OPT, …) VALUES(?, …)`.
+    let insertSQL: String
+    /// What each bound value after Z_PK, Z_ENT, Z_OPT comes from.
+    let insertValues: [InsertValue]
+    /// Entity restriction for fetches: (SQL, bounds) or nil when the whole table qualifies.
+    let filterWithSubentities: (sql: String, low: Int64, high: Int64)?
+    let filterWithoutSubentities: (sql: String, low: Int64, high: Int64)?
+
+    init(entity: EntityDescription) {
+        self.entity = entity
+        let table = entity.table!
+        var steps: [DecodeStep] = []
+        var insertColumns = ["Z_PK", "Z_ENT", "Z_OPT"]
+        var insertValues: [InsertValue] = []
+        for property in entity.properties {
+            guard let column = property.columnName, let position = table.position(of: column) else { continue }
+            var entityColumn: Int32 = -1
+            insertColumns.append(column)
+            insertValues.append(.slot(property.index))
+            if let relationship = property as? RelationshipDescription {
+                if let name = relationship.entityColumnName, let p = table.position(of: name) {
+                    entityColumn = Int32(p) + TablePlan.firstColumn
+                    insertColumns.append(name)
+                    insertValues.append(.destinationEntity(slot: property.index))
+                }
+                if let name = relationship.orderColumnName {
+                    insertColumns.append(name)
+                    insertValues.append(.orderKey(slot: property.index))
+                }
+            }
+            steps.append(DecodeStep(slot: property.index, column: Int32(position) + TablePlan.firstColumn, entityColumn: entityColumn))
+        }
+        decodeSteps = steps
+        self.insertValues = insertValues
+        insertSQL = "INSERT INTO \(table.name)(\(insertColumns.joined(separator: ", "))) VALUES(\(Array(repeating: "?", count: insertColumns.count).joined(separator: ", ")))"
+        template = entity.properties.map { property in
+            if let attribute = property as? AttributeDescription, attribute.isTransient { return attribute.defaultSlot }
+            return .null
+        }
+        insertTemplate = entity.properties.map { property in
+            (property as? AttributeDescription)?.defaultSlot ?? .null
+        }
+        let single = table.root.subentities.isEmpty
+        func filter(low: Int, high: Int) -> (String, Int64, Int64)? {
+            if single { return nil }
+            if low == table.root.entityNumber && high == table.root.lastDescendantNumber { return nil }
+            if low == high { return ("t0.Z_ENT = ?", Int64(low), Int64(high)) }
+            return ("t0.Z_ENT >= ? AND t0.Z_ENT <= ?", Int64(low), Int64(high))
+        }
+        filterWithSubentities = filter(low: entity.entityNumber, high: entity.lastDescendantNumber)
+        filterWithoutSubentities = filter(low: entity.entityNumber, high: entity.entityNumber)
+    }
+
+    /// Decodes the current row of `statement` (a `TablePlan.selectSQL` row) into slots.
+    @inline(__always) func decode(_ statement: Statement) -> [Slot] {
+        var values = template
+        values.withUnsafeMutableBufferPointer { buffer in
+            for step in decodeSteps {
+                var slot = statement.slot(at: step.column)
+                if step.entityColumn >= 0, case .integer(let key) = slot {
+                    slot = .integer(ToOneReference.pack(key: key, entityNumber: statement.int64(at: step.entityColumn)))
+                }
+                buffer[step.slot] = slot
+            }
+        }
+        return values
+    }
+}

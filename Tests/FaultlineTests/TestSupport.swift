@@ -1,0 +1,74 @@
+import Foundation
+import XCTest
+@testable import Faultline
+
+/// A temporary folder removed when the test ends.
+final class TemporaryDirectory {
+    let url: URL
+
+    init() {
+        url = FileManager.default.temporaryDirectory.appendingPathComponent("faultline-tests-\(UUID().uuidString)")
+        try! FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    }
+
+    deinit { try? FileManager.default.removeItem(at: url) }
+
+    func file(_ name: String) -> URL { url.appendingPathComponent(name) }
+}
+
+/// The shared fixtures folder (`../shared/fixtures` beside the project), or nil when absent.
+func fixturesDirectory() -> URL? {
+    var url = URL(fileURLWithPath: #filePath)
+    for _ in 0..<3 { url.deleteLastPathComponent() }
+    let fixtures = url.deletingLastPathComponent().appendingPathComponent("shared/fixtures")
+    return FileManager.default.fileExists(atPath: fixtures.path) ? fixtures : nil
+}
+
+/// A small model exercising every relationship shape: DogWalk (seed 002) plus people, tags and a hierarchy.
+func makeTestModel() throws -> ManagedObjectModel {
+    try ManagedObjectModel(entities: [
+        EntityDescription(name: "Dog", properties: [
+            AttributeDescription(name: "name", type: .string, isIndexed: true),
+            RelationshipDescription(name: "walks", destination: "Walk", inverse: "dog", isToMany: true, isOrdered: true, deleteRule: .cascade),
+            RelationshipDescription(name: "owner", destination: "Person", inverse: "dogs", deleteRule: .nullify),
+            RelationshipDescription(name: "tags", destination: "Tag", inverse: "dogs", isToMany: true),
+            RelationshipDescription(name: "collar", destination: "Collar", inverse: "dog", deleteRule: .cascade),
+        ]),
+        EntityDescription(name: "Walk", properties: [
+            AttributeDescription(name: "date", type: .date),
+            AttributeDescription(name: "distance", type: .double, defaultValue: 1.5),
+            RelationshipDescription(name: "dog", destination: "Dog", inverse: "walks"),
+        ]),
+        EntityDescription(name: "Person", properties: [
+            AttributeDescription(name: "name", type: .string, isOptional: false),
+            AttributeDescription(name: "age", type: .integer16, defaultValue: Int64(0)),
+            RelationshipDescription(name: "dogs", destination: "Dog", inverse: "owner", isToMany: true, deleteRule: .deny),
+        ], uniquenessConstraints: [["name"]]),
+        EntityDescription(name: "Tag", properties: [
+            AttributeDescription(name: "label", type: .string),
+            RelationshipDescription(name: "dogs", destination: "Dog", inverse: "tags", isToMany: true),
+        ]),
+        EntityDescription(name: "Collar", properties: [
+            AttributeDescription(name: "color", type: .string),
+            RelationshipDescription(name: "dog", destination: "Dog", inverse: "collar"),
+        ]),
+        EntityDescription(name: "Region", isAbstract: true, properties: [
+            AttributeDescription(name: "code", type: .integer32),
+            AttributeDescription(name: "updatedAt", type: .date),
+        ]),
+        EntityDescription(name: "Country", parent: "Region", properties: [
+            RelationshipDescription(name: "continent", destination: "Continent", inverse: "countries"),
+        ]),
+        EntityDescription(name: "Continent", parent: "Region", properties: [
+            AttributeDescription(name: "numberOfCountries", type: .integer64),
+            RelationshipDescription(name: "countries", destination: "Country", inverse: "continent", isToMany: true),
+        ]),
+    ])
+}
+
+/// A coordinator with a fresh store file in `directory`.
+func makeStack(_ model: ManagedObjectModel, in directory: TemporaryDirectory, name: String = "store.sqlite") throws -> (PersistentStoreCoordinator, ManagedObjectContext) {
+    let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
+    try coordinator.addPersistentStore(at: directory.file(name))
+    return (coordinator, ManagedObjectContext(.privateQueue, coordinator: coordinator))
+}
