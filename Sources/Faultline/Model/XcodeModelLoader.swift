@@ -16,6 +16,9 @@ extension ManagedObjectModel {
             let message = parser.parserError.map { ($0 as NSError).localizedDescription } ?? "unknown error"
             throw ModelError(source: source, problem: "malformed XML at line \(parser.lineNumber), column \(parser.columnNumber): \(message)")
         }
+        if let open = reader.openElements.last {
+            throw ModelError(source: source, problem: "malformed XML: the document ends inside <\(open)> (line \(parser.lineNumber))")
+        }
         guard reader.sawModel else {
             throw ModelError(source: source, problem: "not an Xcode data model: no <model> element")
         }
@@ -45,6 +48,8 @@ final class XcodeModelReader: NSObject, XMLParserDelegate {
     private var currentList: [String]?
     private var currentConfiguration: String?
     private var depthInFetchedProperty = 0
+    /// Elements opened and not yet closed, outermost first.
+    private(set) var openElements: [String] = []
 
     init(source: String?) { self.source = source }
 
@@ -56,6 +61,7 @@ final class XcodeModelReader: NSObject, XMLParserDelegate {
 
     func parser(_ parser: XMLParser, didStartElement element: String, namespaceURI: String?, qualifiedName: String?, attributes: [String: String] = [:]) {
         guard error == nil else { return }
+        openElements.append(element)
         if depthInFetchedProperty > 0 { depthInFetchedProperty += 1; return }
         switch element {
         case "model":
@@ -113,6 +119,7 @@ final class XcodeModelReader: NSObject, XMLParserDelegate {
 
     func parser(_ parser: XMLParser, didEndElement element: String, namespaceURI: String?, qualifiedName: String?) {
         guard error == nil else { return }
+        openElements.removeLast()
         if depthInFetchedProperty > 0 { depthInFetchedProperty -= 1; return }
         switch element {
         case "attribute", "relationship":
@@ -183,6 +190,12 @@ final class XcodeModelReader: NSObject, XMLParserDelegate {
         switch type {
         case .integer16, .integer32, .integer64:
             if let n = Int64(text) { return n }
+            // Xcode accepts boolean words here (NSNumber parsing); real models use them.
+            switch text.uppercased() {
+            case "YES", "TRUE": return Int64(1)
+            case "NO", "FALSE": return Int64(0)
+            default: break
+            }
             if let d = Double(text), let n = Int64(exactly: d) { return n }
             throw bad()
         case .double, .float:

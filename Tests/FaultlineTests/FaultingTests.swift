@@ -1,0 +1,237 @@
+import Foundation
+import XCTest
+@testable import Faultline
+
+/// Typed subclass used by the tests: natural Swift properties over typed keys.
+final class Dog: ManagedObject {
+    static let nameKey = Attribute<String?>("name")
+    static let walksKey = ToMany<Walk>("walks")
+    static let ownerKey = ToOne<ManagedObject>("owner")
+
+    var name: String? {
+        get { self[Dog.nameKey] }
+        set { self[Dog.nameKey] = newValue }
+    }
+    var walks: [Walk] {
+        get { self[Dog.walksKey] }
+        set { self[Dog.walksKey] = newValue }
+    }
+}
+
+final class Walk: ManagedObject {
+    static let dateKey = Attribute<Date?>("date")
+    static let distanceKey = Attribute<Double>("distance")
+    static let dogKey = ToOne<Dog>("dog")
+
+    var date: Date? {
+        get { self[Walk.dateKey] }
+        set { self[Walk.dateKey] = newValue }
+    }
+    var distance: Double {
+        get { self[Walk.distanceKey] }
+        set { self[Walk.distanceKey] = newValue }
+    }
+    var dog: Dog? {
+        get { self[Walk.dogKey] }
+        set { self[Walk.dogKey] = newValue }
+    }
+}
+
+final class FaultingTests: XCTestCase {
+    func model() throws -> ManagedObjectModel {
+        let model = try makeTestModel()
+        try model.register(Dog.self, forEntityName: "Dog")
+        try model.register(Walk.self, forEntityName: "Walk")
+        return model
+    }
+
+    /// Saves one dog with `walks` walks through a first context; returns the dog's ID.
+    func seed(_ coordinator: PersistentStoreCoordinator, walks: Int) throws -> ManagedObjectID {
+        let context = ManagedObjectContext(.privateQueue, coordinator: coordinator)
+        return try context.performAndWait {
+            let dog = Dog(context: context)
+            dog.name = "Fido"
+            for i in 0..<walks {
+                let walk = Walk(context: context)
+                walk.date = Date(timeIntervalSinceReferenceDate: Double(i * 60))
+                walk.distance = Double(i)
+                walk.dog = dog
+            }
+            try context.save()
+            return dog.objectID
+        }
+    }
+
+    func testObjectIDsAreTemporaryUntilSavedThenCarryTheStoreURI() throws {
+        let dir = TemporaryDirectory()
+        let (coordinator, context) = try makeStack(try model(), in: dir)
+        try context.performAndWait {
+            let dog = Dog(context: context)
+            XCTAssertTrue(dog.objectID.isTemporaryID)
+            XCTAssertTrue(dog.objectID.uriString.hasPrefix("x-coredata:///Dog/t"))
+            XCTAssertTrue(dog.isInserted)
+            try context.save()
+            XCTAssertFalse(dog.objectID.isTemporaryID)
+            XCTAssertEqual(dog.objectID.uriString, "x-coredata://\(coordinator.storeIdentifier!)/Dog/p1")
+            XCTAssertEqual(context.objectID(forURIString: dog.objectID.uriString), dog.objectID)
+            XCTAssertFalse(dog.isInserted)
+            let second = Dog(context: context)
+            try context.save()
+            XCTAssertEqual(second.objectID.primaryKey, 2, "keys come from Z_PRIMARYKEY.Z_MAX + 1")
+        }
+    }
+
+    func testUniquingGivesOneInstancePerIDPerContext() throws {
+        let dir = TemporaryDirectory()
+        let (coordinator, _) = try makeStack(try model(), in: dir)
+        let id = try seed(coordinator, walks: 3)
+        let context = ManagedObjectContext(.privateQueue, coordinator: coordinator)
+        try context.performAndWait {
+            let a = context.object(with: id)
+            let fetched = try context.fetch(FetchRequest<Dog>())
+            XCTAssertTrue(fetched[0] === a)
+            XCTAssertTrue(try context.existingObject(with: id) === a)
+            XCTAssertTrue(context.registeredObject(for: id) === a)
+            let walks = fetched[0].walks
+            XCTAssertTrue(walks.allSatisfy { $0.dog === a }, "navigating back gives the same instance")
+            let walksAgain = try context.fetch(FetchRequest<Walk>())
+            XCTAssertEqual(Set(walksAgain.map(ObjectIdentifier.init)), Set(walks.map(ObjectIdentifier.init)))
+        }
+        let other = ManagedObjectContext(.privateQueue, coordinator: coordinator)
+        other.performAndWait {
+            XCTAssertEqual(other.object(with: id).objectID, id)
+        }
+    }
+
+    func testFaultFiresOnceAndLoadsAllAttributesWithOneStatement() throws {
+        let dir = TemporaryDirectory()
+        let (coordinator, _) = try makeStack(try model(), in: dir)
+        _ = try seed(coordinator, walks: 3)
+        // A fresh coordinator has an empty row cache: the fault must go to SQLite.
+        let cold = PersistentStoreCoordinator(managedObjectModel: try model())
+        try cold.addPersistentStore(at: dir.file("store.sqlite"))
+        let context = ManagedObjectContext(.privateQueue, coordinator: cold)
+        let walkID = ManagedObjectID(entity: cold.managedObjectModel.entity(named: "Walk")!, key: 2, storeIdentifier: cold.storeIdentifier)
+        context.performAndWait {
+            let walk = context.object(with: walkID) as! Walk
+            XCTAssertTrue(walk.isFault)
+            let before = cold.statistics
+            XCTAssertEqual(walk.distance, 1)
+            XCTAssertFalse(walk.isFault)
+            let after = cold.statistics
+            XCTAssertEqual(after.statementsExecuted - before.statementsExecuted, 1, "one SELECT fulfils the fault")
+            XCTAssertEqual(after.rowCacheMisses - before.rowCacheMisses, 1)
+            // Every stored attribute came with it: no more SQL for the others, nor for reading again.
+            XCTAssertEqual(walk.date, Date(timeIntervalSinceReferenceDate: 60))
+            XCTAssertNotNil(walk.dog)
+            XCTAssertEqual(walk.distance, 1)
+            XCTAssertEqual(cold.statistics.statementsExecuted, after.statementsExecuted)
+        }
+    }
+
+    func testRowCacheHitFulfilsAFaultWithoutSQL() throws {
+        let dir = TemporaryDirectory()
+        let (coordinator, _) = try makeStack(try model(), in: dir)
+        _ = try seed(coordinator, walks: 5)
+        let context = ManagedObjectContext(.privateQueue, coordinator: coordinator)
+        try context.performAndWait {
+            // The fetch puts the rows in the row cache; objects come back as faults.
+            let walks = try context.fetch(FetchRequest<Walk>())
+            XCTAssertEqual(walks.count, 5)
+            XCTAssertTrue(walks.allSatisfy(\.isFault))
+            let before = coordinator.statistics
+            XCTAssertEqual(walks.map(\.distance), [0, 1, 2, 3, 4])
+            let after = coordinator.statistics
+            XCTAssertEqual(after.statementsExecuted, before.statementsExecuted, "row-cache hits issue no SQL")
+            XCTAssertEqual(after.rowCacheHits - before.rowCacheHits, 5)
+            XCTAssertEqual(after.rowCacheMisses, before.rowCacheMisses)
+        }
+        // Another context on the same coordinator shares the row cache.
+        let second = ManagedObjectContext(.privateQueue, coordinator: coordinator)
+        second.performAndWait {
+            let walk = second.object(with: ManagedObjectID(entity: coordinator.managedObjectModel.entity(named: "Walk")!, key: 3, storeIdentifier: coordinator.storeIdentifier)) as! Walk
+            let before = coordinator.statistics.statementsExecuted
+            XCTAssertEqual(walk.distance, 2)
+            XCTAssertEqual(coordinator.statistics.statementsExecuted, before)
+        }
+    }
+
+    func testToOneFaultResolvesWithoutSQLAndToManyFiresOnce() throws {
+        let dir = TemporaryDirectory()
+        let (coordinator, _) = try makeStack(try model(), in: dir)
+        _ = try seed(coordinator, walks: 4)
+        let context = ManagedObjectContext(.privateQueue, coordinator: coordinator)
+        try context.performAndWait {
+            let walks = try context.fetch(FetchRequest<Walk>())
+            _ = walks[0].distance
+            var before = coordinator.statistics.statementsExecuted
+            let dog = try XCTUnwrap(walks[0].dog)
+            XCTAssertEqual(coordinator.statistics.statementsExecuted, before, "a to-one gives a fault, no SQL")
+            XCTAssertTrue(dog.isFault)
+            _ = dog.name
+            before = coordinator.statistics.statementsExecuted
+            XCTAssertEqual(dog.count(of: Dog.walksKey), 4)
+            XCTAssertEqual(coordinator.statistics.statementsExecuted - before, 1, "the to-many fault fires with one SELECT")
+            XCTAssertEqual(dog.walks.count, 4)
+            XCTAssertEqual(dog.walks.map(\.distance), [0, 1, 2, 3])
+            XCTAssertEqual(coordinator.statistics.statementsExecuted - before, 1, "and only once")
+        }
+    }
+
+    func testRowCacheReleasesRowsNobodyHolds() throws {
+        let dir = TemporaryDirectory()
+        let (coordinator, _) = try makeStack(try model(), in: dir)
+        _ = try seed(coordinator, walks: 10)
+        var context: ManagedObjectContext? = ManagedObjectContext(.privateQueue, coordinator: coordinator)
+        try context!.performAndWait {
+            _ = try context!.fetch(FetchRequest<Walk>())
+        }
+        let held = coordinator.statistics.rowCacheCount
+        XCTAssertGreaterThanOrEqual(held, 10)
+        let second = ManagedObjectContext(.privateQueue, coordinator: coordinator)
+        try second.performAndWait { _ = try second.fetch(FetchRequest<Walk>()) }
+        context = nil
+        XCTAssertEqual(coordinator.statistics.rowCacheCount, held, "the second context still holds the walks")
+        second.reset()
+        XCTAssertEqual(coordinator.statistics.rowCacheCount, held - 10, "the walks are released when no context holds them")
+    }
+
+    func testExistingObjectForAMissingRowThrows() throws {
+        let dir = TemporaryDirectory()
+        let (coordinator, context) = try makeStack(try model(), in: dir)
+        let id = ManagedObjectID(entity: coordinator.managedObjectModel.entity(named: "Dog")!, key: 99, storeIdentifier: coordinator.storeIdentifier)
+        try context.performAndWait {
+            XCTAssertThrowsError(try context.existingObject(with: id)) { error in
+                XCTAssertEqual("\(error)", "object \(id.uriString) no longer exists in the store")
+            }
+            let fault = context.object(with: id) as! Dog
+            XCTAssertNil(fault.name)
+            XCTAssertNotNil(context.lastFaultError)
+        }
+    }
+
+    func testSubentitiesShareTheRootTableAndFetchPolymorphically() throws {
+        let dir = TemporaryDirectory()
+        let (_, context) = try makeStack(try makeTestModel(), in: dir)
+        try context.performAndWait {
+            let europe = try context.insertNewObject(forEntityName: "Continent")
+            try europe.setValue(150, forKey: "code")
+            let france = try context.insertNewObject(forEntityName: "Country")
+            try france.setValue(250, forKey: "code")
+            try france.setValue(europe, forKey: "continent")
+            XCTAssertThrowsError(try context.insertNewObject(forEntityName: "Region"))
+            try context.save()
+            context.reset()
+            let regions = try context.fetch(FetchRequest<ManagedObject>(entityName: "Region"))
+            XCTAssertEqual(Set(regions.map(\.entity.name)), ["Continent", "Country"])
+            var onlyCountries = FetchRequest<ManagedObject>(entityName: "Country")
+            onlyCountries.includesSubentities = false
+            let countries = try context.fetch(onlyCountries)
+            XCTAssertEqual(countries.count, 1)
+            let continent = try XCTUnwrap(countries[0].value(forKey: "continent") as? ManagedObject)
+            XCTAssertEqual(continent.entity.name, "Continent")
+            XCTAssertEqual(continent.value(forKey: "code") as? Int32, 150)
+            XCTAssertEqual(continent.objects(forRelationship: "countries").first.map(ObjectIdentifier.init), ObjectIdentifier(countries[0]))
+        }
+    }
+}

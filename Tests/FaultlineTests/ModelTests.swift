@@ -1,0 +1,180 @@
+import Foundation
+import XCTest
+@testable import Faultline
+
+final class ModelTests: XCTestCase {
+    func testEveryFixtureModelLoadsAndItsStoreIsCreated() throws {
+        guard let fixtures = fixturesDirectory() else {
+            throw XCTSkip("../shared/fixtures is absent; fixture models not checked")
+        }
+        let folder = fixtures.appendingPathComponent("xcdatamodels")
+        let files = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".xml") }.sorted()
+        XCTAssertGreaterThanOrEqual(files.count, 20)
+        let dir = TemporaryDirectory()
+        for file in files {
+            let model: ManagedObjectModel
+            do {
+                model = try ManagedObjectModel(contentsOf: folder.appendingPathComponent(file))
+            } catch {
+                XCTFail("\(file): \(error)")
+                continue
+            }
+            let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
+            XCTAssertNoThrow(try coordinator.addPersistentStore(at: dir.file(file + ".sqlite")), file)
+            // Reopening checks the stored version hashes against the model.
+            let again = PersistentStoreCoordinator(managedObjectModel: try ManagedObjectModel(contentsOf: folder.appendingPathComponent(file)))
+            XCTAssertNoThrow(try again.addPersistentStore(at: dir.file(file + ".sqlite")), file)
+            // Every table the DDL names exists.
+            let tables = try sqliteTables(dir.file(file + ".sqlite"))
+            for table in model.tables { XCTAssertTrue(tables.contains(table.name), "\(file): \(table.name)") }
+            for join in model.joinTables { XCTAssertTrue(tables.contains(join.name), "\(file): \(join.name)") }
+        }
+    }
+
+    func testFixtureFeaturesAreRead() throws {
+        guard let fixtures = fixturesDirectory() else { throw XCTSkip("../shared/fixtures is absent") }
+        let folder = fixtures.appendingPathComponent("xcdatamodels")
+        let momc = try ManagedObjectModel(contentsOf: folder.appendingPathComponent("36_atomicbird__momcom__momcTests_2.xml"))
+        let entity = try XCTUnwrap(momc.entity(named: "Entity"))
+        XCTAssertEqual(entity.superentity?.name, "AbstractEntity")
+        XCTAssertTrue(try XCTUnwrap(momc.entity(named: "AbstractEntity")).isAbstract)
+        XCTAssertEqual(entity.versionHashModifier, "myVersionHashModifier")
+        XCTAssertEqual(entity.compoundIndexes, [["booleanAttribute", "dateAttribute"], ["decimalAttribute", "doubleAttribute"]])
+        let date = try XCTUnwrap(entity.attribute(named: "dateAttribute"))
+        XCTAssertEqual(date.minValue, 284000400)
+        XCTAssertEqual((date.defaultValue as? Date)?.timeIntervalSinceReferenceDate, 388411200)
+        XCTAssertTrue(try XCTUnwrap(entity.attribute(named: "binaryAttribute")).isTransient)
+        XCTAssertEqual(try XCTUnwrap(entity.attribute(named: "transformableAttribute")).valueTransformerName, "myValueTransformer")
+        let others = try XCTUnwrap(entity.relationship(named: "otherEntities"))
+        XCTAssertTrue(others.isToMany)
+        XCTAssertEqual(others.minCount, 1)
+        XCTAssertEqual(others.maxCount, 9)
+        XCTAssertEqual(others.inverse?.name, "mainEntity")
+        XCTAssertEqual(momc.fetchRequestTemplates["FetchRequestObjects"]?.predicate, "booleanAttribute == 1 AND floatAttribute > 5")
+        XCTAssertEqual(momc.configurations["UnrelatedConfiguration"], ["UnrelatedEntity"])
+        XCTAssertTrue(entity.table.indexes.contains { $0.name == "ZABSTRACTENTITY_ZBOOLEANATTRIBUTE_ZDATEATTRIBUTE" })
+
+        let pedido = try ManagedObjectModel(contentsOf: folder.appendingPathComponent("44_colemancda__Pedido__Model.xml"))
+        let images = try XCTUnwrap(pedido.entity(named: "MenuItem")?.relationship(named: "images"))
+        XCTAssertTrue(images.isOrdered)
+        XCTAssertEqual(images.deleteRule, .cascade)
+        XCTAssertEqual(images.inverse?.orderColumnName, "Z_FOK_MENUITEM")
+        let establishments = try XCTUnwrap(pedido.entity(named: "MenuItem")?.relationship(named: "establishments"))
+        XCTAssertNotNil(establishments.joinTable, "many-to-many uses a join table")
+        XCTAssertEqual(try XCTUnwrap(pedido.entity(named: "LocalizedText")?.relationship(named: "menuItemLocalizedDescription")).deleteRule, .noAction)
+        XCTAssertTrue(try XCTUnwrap(pedido.entity(named: "Image")?.attribute(named: "data")).allowsExternalBinaryDataStorage)
+    }
+
+    func testXcodeBundleUsesCurrentVersion() throws {
+        let dir = TemporaryDirectory()
+        let bundle = dir.file("Zoo.xcdatamodeld")
+        for (version, attribute) in [("Zoo.xcdatamodel", "name"), ("Zoo 2.xcdatamodel", "nickname")] {
+            let folder = bundle.appendingPathComponent(version)
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            let xml = """
+            <?xml version="1.0" encoding="UTF-8" standalone="yes"?>
+            <model type="com.apple.IDECoreDataModeler.DataModel" documentVersion="1.0">
+                <entity name="Animal" representedClassName="Animal" syncable="YES">
+                    <attribute name="\(attribute)" optional="YES" attributeType="String"/>
+                </entity>
+            </model>
+            """
+            try Data(xml.utf8).write(to: folder.appendingPathComponent("contents"))
+        }
+        let plist = """
+        <?xml version="1.0" encoding="UTF-8"?>
+        <!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" "http://www.apple.com/DTDs/PropertyList-1.0.dtd">
+        <plist version="1.0"><dict><key>_XCCurrentVersionName</key><string>Zoo 2.xcdatamodel</string></dict></plist>
+        """
+        try Data(plist.utf8).write(to: bundle.appendingPathComponent(".xccurrentversion"))
+        let model = try ManagedObjectModel(contentsOf: bundle)
+        XCTAssertNotNil(model.entity(named: "Animal")?.attribute(named: "nickname"))
+        let folderModel = try ManagedObjectModel(contentsOf: bundle.appendingPathComponent("Zoo.xcdatamodel"))
+        XCTAssertNotNil(folderModel.entity(named: "Animal")?.attribute(named: "name"))
+    }
+
+    func testJSONModel() throws {
+        let json = """
+        {"entities": [
+          {"name": "Dog", "attributes": [{"name": "name", "type": "string", "optional": false, "default": "Rex"},
+                                         {"name": "born", "type": "date", "default": "2020-01-02T03:04:05Z"}],
+           "relationships": [{"name": "walks", "destination": "Walk", "inverse": "dog", "toMany": true, "ordered": true, "deleteRule": "cascade"}],
+           "uniquenessConstraints": [["name"]]},
+          {"name": "Walk", "attributes": [{"name": "date", "type": "Date"}],
+           "relationships": [{"name": "dog", "destination": "Dog", "inverse": "walks"}]}
+        ]}
+        """
+        let model = try ManagedObjectModel(jsonData: Data(json.utf8))
+        let dog = try XCTUnwrap(model.entity(named: "Dog"))
+        XCTAssertEqual(dog.attribute(named: "name")?.defaultValue as? String, "Rex")
+        XCTAssertEqual((dog.attribute(named: "born")?.defaultValue as? Date)?.timeIntervalSince1970, 1577934245)
+        XCTAssertEqual(dog.relationship(named: "walks")?.deleteRule, .cascade)
+        XCTAssertEqual(dog.uniquenessConstraints, [["name"]])
+    }
+
+    func testMalformedModelsAreRejectedWithWhereAndWhat() {
+        func error(_ json: String) -> String {
+            do {
+                _ = try ManagedObjectModel(jsonData: Data(json.utf8), source: "m.json")
+                return "no error"
+            } catch { return "\(error)" }
+        }
+        XCTAssertEqual(error(#"{"entities": [{"name": "A", "attributes": [{"name": "x", "type": "Strng"}]}]}"#).hasPrefix("model 'm.json', entity 'A', property 'x': unknown attribute type 'Strng'"), true)
+        XCTAssertEqual(error(#"{"entities": [{"name": "A", "relationships": [{"name": "b", "destination": "B"}]}]}"#),
+                       "model 'm.json', entity 'A', property 'b': destination entity 'B' does not exist")
+        XCTAssertEqual(error(#"{"entities": [{"name": "A", "relationships": [{"name": "b", "destination": "B", "inverse": "a"}]}, {"name": "B", "relationships": [{"name": "a", "destination": "A", "inverse": "other"}, {"name": "other", "destination": "A"}]}]}"#),
+                       "model 'm.json', entity 'A', property 'b': inverse 'B.a' points back to 'other', not to 'b'")
+        XCTAssertEqual(error(#"{"entities": [{"name": "A"}, {"name": "A"}]}"#), "model 'm.json', entity 'A': duplicate entity name")
+        XCTAssertEqual(error(#"{"entities": [{"name": "A", "attributes": [{"name": "x", "type": "string"}, {"name": "x", "type": "string"}]}]}"#),
+                       "model 'm.json', entity 'A', property 'x': duplicate property name")
+        XCTAssertEqual(error(#"{"entities": [{"name": "A", "parent": "Nope"}]}"#), "model 'm.json', entity 'A': parent entity 'Nope' does not exist")
+        XCTAssertEqual(error(#"{"entities": [{"name": "A", "attributes": [{"name": "x", "type": "integer16", "default": 70000}]}]}"#),
+                       "model 'm.json', entity 'A', property 'x': default value: 70000 does not fit in Integer 16")
+        XCTAssertTrue(error("{not json").hasPrefix("model 'm.json': not valid JSON"))
+        XCTAssertEqual(error(#"{"entities": [{"name": "A", "colour": 1}]}"#).contains("unknown key 'colour'"), true)
+    }
+
+    func testMalformedXMLIsRejected() {
+        XCTAssertThrowsError(try ManagedObjectModel(xcodeContents: Data("<model><entity name=\"A\">".utf8), source: "x")) { error in
+            XCTAssertTrue("\(error)".hasPrefix("model 'x': malformed XML"), "\(error)")
+        }
+        let badType = #"<model><entity name="A"><attribute name="x" attributeType="Array"/></entity></model>"#
+        XCTAssertThrowsError(try ManagedObjectModel(xcodeContents: Data(badType.utf8), source: "x")) { error in
+            XCTAssertEqual("\(error)", "model 'x', entity 'A', property 'x': unknown attribute type 'Array'")
+        }
+        XCTAssertThrowsError(try ManagedObjectModel(contentsOf: URL(fileURLWithPath: "/nonexistent/model.json"))) { error in
+            XCTAssertEqual("\(error)", "model '/nonexistent/model.json': no such file or folder")
+        }
+    }
+
+    func testLayoutFollowsCoreData() throws {
+        let model = try makeTestModel()
+        let region = try XCTUnwrap(model.entity(named: "Region"))
+        let country = try XCTUnwrap(model.entity(named: "Country"))
+        let continent = try XCTUnwrap(model.entity(named: "Continent"))
+        XCTAssertTrue(country.table === region.table && continent.table === region.table)
+        XCTAssertEqual(region.table.name, "ZREGION")
+        XCTAssertEqual(continent.entityNumber, region.entityNumber + 1, "a hierarchy's numbers are contiguous")
+        XCTAssertEqual(region.lastDescendantNumber, region.entityNumber + 2)
+        XCTAssertEqual(model.entity(named: "Walk")?.relationship(named: "dog")?.columnName, "ZDOG")
+        XCTAssertEqual(model.entity(named: "Walk")?.relationship(named: "dog")?.orderColumnName, "Z_FOK_DOG")
+        XCTAssertEqual(model.entity(named: "Dog")?.relationship(named: "tags")?.joinTable?.name, "Z_\(model.entity(named: "Dog")!.entityNumber)TAGS")
+        let ddl = SchemaGenerator.script(for: model)
+        XCTAssertTrue(ddl.contains("CREATE TABLE ZDOG ( Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZNAME VARCHAR, ZCOLLAR INTEGER, ZOWNER INTEGER )"), ddl)
+        XCTAssertTrue(ddl.contains("CREATE INDEX ZDOG_ZNAME_INDEX ON ZDOG (ZNAME)"))
+        XCTAssertTrue(ddl.contains("CREATE INDEX ZWALK_ZDOG_INDEX ON ZWALK (ZDOG)"))
+        XCTAssertTrue(ddl.contains("CREATE INDEX ZREGION_Z_ENT_INDEX ON ZREGION (Z_ENT)"))
+        XCTAssertTrue(ddl.contains("CREATE TABLE Z_PRIMARYKEY (Z_ENT INTEGER PRIMARY KEY, Z_NAME VARCHAR, Z_SUPER INTEGER, Z_MAX INTEGER)"))
+        XCTAssertTrue(ddl.contains("CREATE TABLE Z_METADATA (Z_VERSION INTEGER PRIMARY KEY, Z_UUID VARCHAR(255), Z_PLIST BLOB)"))
+        XCTAssertNotEqual(region.versionHash, country.versionHash)
+        XCTAssertEqual(region.versionHash.count, 32)
+    }
+
+    private func sqliteTables(_ url: URL) throws -> Set<String> {
+        let connection = try SQLiteConnection(path: url.path, create: false)
+        let statement = try connection.prepare("SELECT name FROM sqlite_master WHERE type = 'table'")
+        var names: Set<String> = []
+        while try statement.step() { names.insert(statement.text(at: 0)) }
+        return names
+    }
+}

@@ -1,0 +1,236 @@
+import Foundation
+import XCTest
+@testable import Faultline
+
+final class RelationshipTests: XCTestCase {
+    var dir: TemporaryDirectory!
+    var coordinator: PersistentStoreCoordinator!
+    var context: ManagedObjectContext!
+
+    override func setUpWithError() throws {
+        dir = TemporaryDirectory()
+        (coordinator, context) = try makeStack(try makeTestModel(), in: dir)
+    }
+
+    func insert(_ entity: String, _ values: [String: Any] = [:]) throws -> ManagedObject {
+        let object = try context.insertNewObject(forEntityName: entity)
+        for (key, value) in values { try object.setValue(value, forKey: key) }
+        return object
+    }
+
+    /// A context with an empty registry over a fresh coordinator, to read what the store holds.
+    func reread(_ body: (ManagedObjectContext) throws -> Void) throws {
+        let fresh = PersistentStoreCoordinator(managedObjectModel: coordinator.managedObjectModel)
+        try fresh.addPersistentStore(at: dir.file("store.sqlite"))
+        let reader = ManagedObjectContext(.privateQueue, coordinator: fresh)
+        try reader.performAndWait { try body(reader) }
+    }
+
+    func names(_ objects: [ManagedObject], _ key: String = "name") -> [String] {
+        objects.map { $0.value(forKey: key) as? String ?? "?" }.sorted()
+    }
+
+    func testOneToOneInverse() throws {
+        try context.performAndWait {
+            let rex = try insert("Dog", ["name": "Rex"])
+            let fido = try insert("Dog", ["name": "Fido"])
+            let red = try insert("Collar", ["color": "red"])
+            try red.setValue(rex, forKey: "dog")
+            XCTAssertTrue(rex.value(forKey: "collar") as? ManagedObject === red)
+            try fido.setValue(red, forKey: "collar")
+            XCTAssertTrue(red.value(forKey: "dog") as? ManagedObject === fido)
+            XCTAssertNil(rex.value(forKey: "collar"), "the collar's previous dog loses it")
+            try context.save()
+        }
+        try reread { reader in
+            let collar = try XCTUnwrap(reader.fetch(FetchRequest<ManagedObject>(entityName: "Collar")).first)
+            XCTAssertEqual((collar.value(forKey: "dog") as? ManagedObject)?.value(forKey: "name") as? String, "Fido")
+            let dogs = try reader.fetch(FetchRequest<ManagedObject>(entityName: "Dog"))
+            XCTAssertEqual(dogs.filter { $0.value(forKey: "collar") != nil }.map { $0.value(forKey: "name") as? String }, ["Fido"])
+        }
+    }
+
+    func testOneToManyInverseFromEitherSide() throws {
+        try context.performAndWait {
+            let alice = try insert("Person", ["name": "Alice"])
+            let bob = try insert("Person", ["name": "Bob"])
+            let rex = try insert("Dog", ["name": "Rex"])
+            let fido = try insert("Dog", ["name": "Fido"])
+            try rex.setValue(alice, forKey: "owner")
+            try alice.addObject(fido, toRelationship: "dogs")
+            XCTAssertEqual(names(alice.objects(forRelationship: "dogs")), ["Fido", "Rex"])
+            XCTAssertTrue(fido.value(forKey: "owner") as? ManagedObject === alice)
+            try bob.addObject(rex, toRelationship: "dogs")
+            XCTAssertEqual(names(alice.objects(forRelationship: "dogs")), ["Fido"], "moving a dog removes it from its old owner")
+            XCTAssertTrue(rex.value(forKey: "owner") as? ManagedObject === bob)
+            try context.save()
+            // Changing the to-one side of saved objects.
+            try fido.setValue(bob, forKey: "owner")
+            XCTAssertEqual(alice.count(forRelationship: "dogs"), 0)
+            try context.save()
+        }
+        try reread { reader in
+            let people = try reader.fetch(FetchRequest<ManagedObject>(entityName: "Person"))
+            let bob = try XCTUnwrap(people.first { $0.value(forKey: "name") as? String == "Bob" })
+            let alice = try XCTUnwrap(people.first { $0.value(forKey: "name") as? String == "Alice" })
+            XCTAssertEqual(names(bob.objects(forRelationship: "dogs")), ["Fido", "Rex"])
+            XCTAssertEqual(alice.count(forRelationship: "dogs"), 0)
+        }
+    }
+
+    func testManyToManyInverseAndJoinTable() throws {
+        try context.performAndWait {
+            let rex = try insert("Dog", ["name": "Rex"])
+            let fido = try insert("Dog", ["name": "Fido"])
+            let good = try insert("Tag", ["label": "good"])
+            let loud = try insert("Tag", ["label": "loud"])
+            try rex.addObject(good, toRelationship: "tags")
+            try loud.addObject(rex, toRelationship: "dogs")
+            try fido.setValue([good], forKey: "tags")
+            XCTAssertEqual(names(good.objects(forRelationship: "dogs")), ["Fido", "Rex"])
+            XCTAssertEqual(names(rex.objects(forRelationship: "tags"), "label"), ["good", "loud"])
+            try context.save()
+            try good.removeObject(rex, fromRelationship: "dogs")
+            XCTAssertEqual(names(rex.objects(forRelationship: "tags"), "label"), ["loud"])
+            try context.save()
+        }
+        try reread { reader in
+            let dogs = try reader.fetch(FetchRequest<ManagedObject>(entityName: "Dog"))
+            let rex = try XCTUnwrap(dogs.first { $0.value(forKey: "name") as? String == "Rex" })
+            let fido = try XCTUnwrap(dogs.first { $0.value(forKey: "name") as? String == "Fido" })
+            XCTAssertEqual(names(rex.objects(forRelationship: "tags"), "label"), ["loud"])
+            XCTAssertEqual(names(fido.objects(forRelationship: "tags"), "label"), ["good"])
+            let tags = try reader.fetch(FetchRequest<ManagedObject>(entityName: "Tag"))
+            let good = try XCTUnwrap(tags.first { $0.value(forKey: "label") as? String == "good" })
+            XCTAssertEqual(names(good.objects(forRelationship: "dogs")), ["Fido"])
+        }
+    }
+
+    func testOrderedToManyKeepsItsOrderAcrossSaveAndReload() throws {
+        try context.performAndWait {
+            let dog = try insert("Dog", ["name": "Fido"])
+            var walks: [ManagedObject] = []
+            for i in 0..<4 {
+                let walk = try insert("Walk", ["distance": Double(i)])
+                walks.append(walk)
+            }
+            try dog.addObject(walks[0], toRelationship: "walks")
+            try dog.addObject(walks[1], toRelationship: "walks")
+            try dog.addObject(walks[2], toRelationship: "walks", at: 0)
+            try walks[3].setValue(dog, forKey: "dog")   // the inverse appends
+            XCTAssertEqual(dog.objects(forRelationship: "walks").map { $0.value(forKey: "distance") as? Double }, [2, 0, 1, 3])
+            XCTAssertTrue(walks[2].value(forKey: "dog") as? ManagedObject === dog)
+            try context.save()
+            // Reorder saved members: move the last to the front.
+            try dog.addObject(walks[3], toRelationship: "walks", at: 0)
+            try context.save()
+        }
+        try reread { reader in
+            let dog = try XCTUnwrap(reader.fetch(FetchRequest<ManagedObject>(entityName: "Dog")).first)
+            XCTAssertEqual(dog.objects(forRelationship: "walks").map { $0.value(forKey: "distance") as? Double }, [3, 2, 0, 1])
+        }
+    }
+
+    func testNullifyRemovesTheDeletedObjectFromInverses() throws {
+        try context.performAndWait {
+            let alice = try insert("Person", ["name": "Alice"])
+            let rex = try insert("Dog", ["name": "Rex", "owner": alice])
+            let fido = try insert("Dog", ["name": "Fido", "owner": alice])
+            try context.save()
+            context.delete(rex)   // Dog.owner is Nullify
+            XCTAssertEqual(names(alice.objects(forRelationship: "dogs")), ["Fido"])
+            try context.save()
+            XCTAssertNil(rex.managedObjectContext)
+            _ = fido
+        }
+        try reread { reader in
+            XCTAssertEqual(names(try reader.fetch(FetchRequest<ManagedObject>(entityName: "Dog"))), ["Fido"])
+            let alice = try XCTUnwrap(reader.fetch(FetchRequest<ManagedObject>(entityName: "Person")).first)
+            XCTAssertEqual(names(alice.objects(forRelationship: "dogs")), ["Fido"])
+        }
+    }
+
+    func testCascadeDeletesDestinations() throws {
+        try context.performAndWait {
+            let dog = try insert("Dog", ["name": "Rex"])
+            for i in 0..<3 { _ = try insert("Walk", ["distance": Double(i), "dog": dog]) }
+            _ = try insert("Collar", ["color": "red", "dog": dog])
+            let other = try insert("Dog", ["name": "Fido"])
+            _ = try insert("Walk", ["distance": 9.0, "dog": other])
+            try context.save()
+            context.reset()
+            let rex = try XCTUnwrap(context.fetch(FetchRequest<ManagedObject>(entityName: "Dog")).first { $0.value(forKey: "name") as? String == "Rex" })
+            context.delete(rex)   // Dog.walks and Dog.collar are Cascade
+            XCTAssertEqual(context.deletedObjects.count, 5)
+            try context.save()
+        }
+        try reread { reader in
+            XCTAssertEqual(try reader.fetch(FetchRequest<ManagedObject>(entityName: "Walk")).map { $0.value(forKey: "distance") as? Double }, [9])
+            XCTAssertEqual(try reader.fetch(FetchRequest<ManagedObject>(entityName: "Collar")).count, 0)
+        }
+    }
+
+    func testDenyRefusesToDeleteAnObjectWithDestinations() throws {
+        try context.performAndWait {
+            let alice = try insert("Person", ["name": "Alice"])
+            _ = try insert("Dog", ["name": "Rex", "owner": alice])
+            try context.save()
+            context.delete(alice)   // Person.dogs is Deny
+            XCTAssertThrowsError(try context.save()) { error in
+                XCTAssertEqual("\(error)", "cannot delete \(alice.objectID.uriString): its 'dogs' relationship (delete rule Deny) still has 1 object")
+            }
+            context.rollback()
+            XCTAssertFalse(alice.isDeleted)
+            // Without dogs, the delete goes through.
+            let rex = alice.objects(forRelationship: "dogs")[0]
+            context.delete(rex)
+            context.delete(alice)
+            try context.save()
+        }
+        try reread { reader in
+            XCTAssertEqual(try reader.fetch(FetchRequest<ManagedObject>(entityName: "Person")).count, 0)
+        }
+    }
+
+    func testNoActionLeavesTheInverseAlone() throws {
+        let model = try ManagedObjectModel(entities: [
+            EntityDescription(name: "Folder", properties: [
+                AttributeDescription(name: "name", type: .string),
+                RelationshipDescription(name: "notes", destination: "Note", inverse: "folder", isToMany: true, deleteRule: .noAction),
+            ]),
+            EntityDescription(name: "Note", properties: [
+                RelationshipDescription(name: "folder", destination: "Folder", inverse: "notes"),
+            ]),
+        ])
+        let dir = TemporaryDirectory()
+        let (_, context) = try makeStack(model, in: dir)
+        try context.performAndWait {
+            let folder = try context.insertNewObject(forEntityName: "Folder")
+            let note = try context.insertNewObject(forEntityName: "Note")
+            try note.setValue(folder, forKey: "folder")
+            try context.save()
+            context.delete(folder)
+            XCTAssertTrue(note.value(forKey: "folder") as? ManagedObject === folder, "No Action: the note still points at the deleted folder")
+            try context.save()
+            XCTAssertFalse(note.hasChanges)
+        }
+    }
+
+    func testRollbackRestoresRelationshipsAndAttributes() throws {
+        try context.performAndWait {
+            let alice = try insert("Person", ["name": "Alice"])
+            let rex = try insert("Dog", ["name": "Rex", "owner": alice])
+            try context.save()
+            try rex.setValue("Max", forKey: "name")
+            try rex.setValue(nil, forKey: "owner")
+            _ = try insert("Dog", ["name": "New"])
+            XCTAssertEqual(alice.count(forRelationship: "dogs"), 0)
+            context.rollback()
+            XCTAssertEqual(rex.value(forKey: "name") as? String, "Rex")
+            XCTAssertTrue(rex.value(forKey: "owner") as? ManagedObject === alice)
+            XCTAssertEqual(alice.count(forRelationship: "dogs"), 1)
+            XCTAssertFalse(context.hasChanges)
+            XCTAssertEqual(try context.fetch(FetchRequest<ManagedObject>(entityName: "Dog")).count, 1)
+        }
+    }
+}
