@@ -30,11 +30,16 @@ let package = Package(
             name: "FaultlineData",
             dependencies: ["Faultline"]
         ),
+        .target(
+            name: "FaultlineBench",
+            dependencies: ["Faultline", "CSQLite"]
+        ),
         .executableTarget(
             name: "faultline",
             dependencies: [
                 "Faultline",
                 "FaultlineData",
+                "FaultlineBench",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

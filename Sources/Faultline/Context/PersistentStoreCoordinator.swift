@@ -22,6 +22,9 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
         withLock { store = opened }
     }
 
+    /// The linked SQLite library's version.
+    public static var sqliteVersion: String { SQLiteConnection.libraryVersion }
+
     /// The store's UUID, or nil before a store is added.
     public var storeIdentifier: String? { withLock { store?.identifier } }
 

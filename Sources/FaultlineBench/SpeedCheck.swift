@@ -1,0 +1,186 @@
+import CSQLite
+import Faultline
+import Foundation
+
+/// The engine's speed targets measured against a raw SQLite C-API loop doing the same work, in one run:
+/// fetching N objects of 10 integer attributes fully materialized, inserting M such objects with one save, and
+/// fulfilling faults from the row cache.
+public struct SpeedCheck {
+    /// One measured comparison.
+    public struct Result: Sendable {
+        public var name: String
+        public var engineSeconds: Double
+        public var peerSeconds: Double?
+        public var target: String
+        public var ratio: Double? { peerSeconds.map { engineSeconds / $0 } }
+    }
+
+    public let folder: URL
+    public let fetchCount: Int
+    public let insertCount: Int
+    public let repetitions: Int
+
+    public init(folder: URL, fetchCount: Int = 200_000, insertCount: Int = 50_000, repetitions: Int = 5) {
+        self.folder = folder
+        self.fetchCount = fetchCount
+        self.insertCount = insertCount
+        self.repetitions = repetitions
+    }
+
+    /// The model: `Row` with ten Integer 64 attributes a0…a9.
+    public static func model() throws -> ManagedObjectModel {
+        try ManagedObjectModel(entities: [
+            EntityDescription(name: "Row", properties: (0..<10).map { AttributeDescription(name: "a\($0)", type: .integer64) }),
+        ])
+    }
+
+    public func run(progress: (String) -> Void = { _ in }) throws -> [Result] {
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let model = try Self.model()
+        let keys = (0..<10).map { Attribute<Int64>("a\($0)") }
+        var results: [Result] = []
+
+        // Insert M objects with one save, versus a prepared INSERT loop in one transaction.
+        progress("insert \(insertCount) objects, one save")
+        let insertStore = folder.appendingPathComponent("insert.sqlite")
+        let engineInsert = try Stopwatch.median(repetitions: repetitions, setUp: { removeStore(insertStore) }) {
+            let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
+            try coordinator.addPersistentStore(at: insertStore)
+            let context = ManagedObjectContext(.privateQueue, coordinator: coordinator)
+            try context.performAndWait {
+                let entity = model.entity(named: "Row")!
+                for i in 0..<insertCount {
+                    let row = ManagedObject(entity: entity, insertInto: context)
+                    for (j, key) in keys.enumerated() { row[key] = Int64(i * 10 + j) }
+                }
+                try context.save()
+            }
+        }
+        let rawInsertStore = folder.appendingPathComponent("insert-raw.sqlite")
+        let rawInsert = try Stopwatch.median(repetitions: repetitions, setUp: { removeStore(rawInsertStore) }) {
+            try RawSQLite.insertLoop(path: rawInsertStore.path, count: insertCount)
+        }
+        results.append(Result(name: "insert \(insertCount) × 10 ints, one save", engineSeconds: engineInsert, peerSeconds: rawInsert, target: "≤ 2×"))
+
+        // Fetch N objects fully materialized, versus a C loop reading the same columns.
+        progress("fetch \(fetchCount) objects, fully materialized")
+        let fetchStore = folder.appendingPathComponent("fetch.sqlite")
+        removeStore(fetchStore)
+        do {
+            let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
+            try coordinator.addPersistentStore(at: fetchStore)
+            let context = ManagedObjectContext(.privateQueue, coordinator: coordinator)
+            try context.performAndWait {
+                let entity = model.entity(named: "Row")!
+                for i in 0..<fetchCount {
+                    let row = ManagedObject(entity: entity, insertInto: context)
+                    for (j, key) in keys.enumerated() { row[key] = Int64(i * 10 + j) }
+                }
+                try context.save()
+            }
+        }
+        var checksum: Int64 = 0
+        let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
+        try coordinator.addPersistentStore(at: fetchStore)
+        let engineFetch = try Stopwatch.median(repetitions: repetitions) {
+            let context = ManagedObjectContext(.privateQueue, coordinator: coordinator)
+            try context.performAndWait {
+                var request = FetchRequest<ManagedObject>(entityName: "Row")
+                request.returnsObjectsAsFaults = false
+                let rows = try context.fetch(request)
+                for row in rows { checksum &+= row[keys[0]] &+ row[keys[9]] }
+            }
+            // Dropping the context releases its snapshots; the next repetition starts without them.
+        }
+        let rawFetch = try Stopwatch.median(repetitions: repetitions) {
+            checksum &+= try RawSQLite.selectLoop(path: fetchStore.path)
+        }
+        results.append(Result(name: "fetch \(fetchCount) × 10 ints, materialized", engineSeconds: engineFetch, peerSeconds: rawFetch, target: "≤ 1.5×"))
+
+        // Fault fulfilment from the row cache: fetch as faults (rows into the cache), then fire each fault.
+        progress("fire \(fetchCount) faults from the row cache")
+        var perFault = 0.0
+        let context = ManagedObjectContext(.privateQueue, coordinator: coordinator)
+        try context.performAndWait {
+            let rows = try context.fetch(FetchRequest<ManagedObject>(entityName: "Row"))
+            let before = coordinator.statistics.statementsExecuted
+            perFault = Stopwatch.time {
+                for row in rows { checksum &+= row[keys[3]] }
+            } / Double(rows.count)
+            precondition(coordinator.statistics.statementsExecuted == before, "row-cache faults must issue no SQL")
+        }
+        results.append(Result(name: "fault fulfilled from the row cache (per fault)", engineSeconds: perFault, peerSeconds: nil, target: "≪ 1 µs"))
+        if checksum == 42 { print("") } // keep the work observable
+        return results
+    }
+
+    private func removeStore(_ url: URL) {
+        for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: url.path + suffix) }
+    }
+
+    /// Formats results as a text table.
+    public static func table(_ results: [Result]) -> String {
+        var lines = ["measure                                            engine        raw SQLite    ratio   target"]
+        for r in results {
+            let engine = r.engineSeconds < 0.001 ? String(format: "%9.1f ns", r.engineSeconds * 1e9) : String(format: "%9.1f ms", r.engineSeconds * 1e3)
+            let peer = r.peerSeconds.map { String(format: "%9.1f ms", $0 * 1e3) } ?? "            "
+            let ratio = r.ratio.map { String(format: "%5.2f×", $0) } ?? "      "
+            lines.append(r.name.padding(toLength: 50, withPad: " ", startingAt: 0) + " " + engine + "   " + peer + "   " + ratio + "  " + r.target)
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+}
+
+struct PeerError: Error, CustomStringConvertible {
+    let message: String
+    var description: String { "raw SQLite peer: \(message)" }
+}
+
+/// The peer: the same work written directly against SQLite's C API.
+enum RawSQLite {
+    static func open(_ path: String) throws -> OpaquePointer {
+        var db: OpaquePointer?
+        guard sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nil) == SQLITE_OK, let db else {
+            throw PeerError(message: "cannot open \(path)")
+        }
+        sqlite3_exec(db, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;", nil, nil, nil)
+        return db
+    }
+
+    static func insertLoop(path: String, count: Int) throws {
+        let db = try open(path)
+        defer { sqlite3_close_v2(db) }
+        sqlite3_exec(db, "CREATE TABLE ZROW (Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZA0 INTEGER, ZA1 INTEGER, ZA2 INTEGER, ZA3 INTEGER, ZA4 INTEGER, ZA5 INTEGER, ZA6 INTEGER, ZA7 INTEGER, ZA8 INTEGER, ZA9 INTEGER)", nil, nil, nil)
+        var stmt: OpaquePointer?
+        sqlite3_prepare_v2(db, "INSERT INTO ZROW VALUES (?, 1, 1, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", -1, &stmt, nil)
+        defer { sqlite3_finalize(stmt) }
+        sqlite3_exec(db, "BEGIN EXCLUSIVE", nil, nil, nil)
+        for i in 0..<count {
+            sqlite3_bind_int64(stmt, 1, Int64(i + 1))
+            for j in 0..<10 { sqlite3_bind_int64(stmt, Int32(j + 2), Int64(i * 10 + j)) }
+            guard sqlite3_step(stmt) == SQLITE_DONE else { throw PeerError(message: String(cString: sqlite3_errmsg(db))) }
+            sqlite3_reset(stmt)
+        }
+        sqlite3_exec(db, "COMMIT", nil, nil, nil)
+    }
+
+    static func selectLoop(path: String) throws -> Int64 {
+        let db = try open(path)
+        defer { sqlite3_close_v2(db) }
+        var stmt: OpaquePointer?
+        sqlite3_prepare_v2(db, "SELECT Z_ENT, Z_PK, Z_OPT, ZA0, ZA1, ZA2, ZA3, ZA4, ZA5, ZA6, ZA7, ZA8, ZA9 FROM ZROW", -1, &stmt, nil)
+        defer { sqlite3_finalize(stmt) }
+        var sum: Int64 = 0
+        var rows: [(Int64, Int64)] = []
+        while sqlite3_step(stmt) == SQLITE_ROW {
+            var values = (Int64(0), Int64(0))
+            for column in 0..<13 {
+                let v = sqlite3_column_int64(stmt, Int32(column))
+                if column == 3 { values.0 = v } else if column == 12 { values.1 = v }
+                sum &+= v
+            }
+            rows.append(values)
+        }
+        return sum &+ Int64(rows.count)
+    }
+}

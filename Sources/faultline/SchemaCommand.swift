@@ -1,0 +1,18 @@
+import ArgumentParser
+import Faultline
+import Foundation
+
+struct SchemaCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "schema",
+        abstract: "Print the SQL schema (Core Data's layout) a store for MODEL uses.")
+
+    @Argument(help: "A JSON model, an .xcdatamodeld bundle, an .xcdatamodel folder or its contents file.")
+    var model: String
+
+    func run() throws {
+        try reportingErrors("schema") {
+            print(SchemaGenerator.script(for: try loadModel(model)), terminator: "")
+        }
+    }
+}
