@@ -23,6 +23,6 @@ struct ChangeMask {
         high = []
     }
 
-    /// A key for caching per-mask statements (exact for up to 64 properties).
-    var cacheKey: [UInt64] { [low] + high }
+    /// The mask as one word, when every member is below 64.
+    var smallValue: UInt64? { high.allSatisfy { $0 == 0 } ? low : nil }
 }

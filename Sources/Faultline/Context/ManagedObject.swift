@@ -16,10 +16,11 @@ open class ManagedObject: CustomStringConvertible {
 
     var key: Int64 = 0
     var version: Int64 = 0
-    var values: [Slot] = []
-    var committed: [Slot] = []
-    var flags: Flags = []
-    var changes = ChangeMask()
+    // The context's queue is the only accessor; skip dynamic exclusivity checks on the hot slots.
+    @exclusivity(unchecked) var values: [Slot] = []
+    @exclusivity(unchecked) var committed: [Slot] = []
+    @exclusivity(unchecked) var flags: Flags = []
+    @exclusivity(unchecked) var changes = ChangeMask()
     /// Transient values that have no stored form (transformable, undefined, object ID types), by slot.
     var transientObjects: [Int: Any] = [:]
     /// The permanent key a save is about to give an inserted object.
@@ -219,7 +220,7 @@ open class ManagedObject: CustomStringConvertible {
         }
         set {
             let index = attribute.index(in: entity)
-            setSlot(newValue.encode(for: entity.properties[index] as! AttributeDescription).slot, at: index)
+            setSlot(newValue.encode().slot, at: index)
         }
     }
 

@@ -24,8 +24,10 @@ public final class ManagedObjectContext: @unchecked Sendable {
     private let queue: DispatchQueue
     private let queueKey = DispatchSpecificKey<ObjectIdentifier>()
 
-    var registry: [ObjectKey: ManagedObject] = [:]
-    var insertedSet: [ObjectIdentifier: ManagedObject] = [:]
+    @exclusivity(unchecked) var registry: [ObjectKey: ManagedObject] = [:]
+    @exclusivity(unchecked) var insertedSet: [ObjectIdentifier: ManagedObject] = [:]
+    /// Inserted objects in insertion order (may hold objects deleted since; `insertedSet` is the truth).
+    @exclusivity(unchecked) var insertionOrder: [ManagedObject] = []
     var updatedSet: [ObjectIdentifier: ManagedObject] = [:]
     var deletedSet: [ObjectIdentifier: ManagedObject] = [:]
 
@@ -76,7 +78,7 @@ public final class ManagedObjectContext: @unchecked Sendable {
     /// Objects registered in the context.
     public var registeredObjects: [ManagedObject] { Array(registry.values) }
     /// Objects inserted since the last save.
-    public var insertedObjects: [ManagedObject] { Array(insertedSet.values) }
+    public var insertedObjects: [ManagedObject] { pendingInsertions }
     /// Saved objects changed since the last save.
     public var updatedObjects: [ManagedObject] { Array(updatedSet.values) }
     /// Objects deleted since the last save.
@@ -146,18 +148,12 @@ public final class ManagedObjectContext: @unchecked Sendable {
         let key = Self.temporaryKeys.wrappingAdd(1, ordering: .relaxed).newValue
         object.managedObjectContext = self
         object.key = -key
-        object.values = coordinator.withLock { () -> [Slot] in
-            (try? coordinator.requireStore().plan(for: object.entity).insertTemplate) ?? object.entity.properties.map { _ in .null }
-        }
-        for case let relationship as RelationshipDescription in object.entity.properties where relationship.isToMany {
-            object.values[relationship.index] = .many(ToManyStorage(objects: []))
-        }
-        for case let attribute as AttributeDescription in object.entity.properties where attribute.isTransient {
-            if let value = attribute.defaultValue { object.transientObjects[attribute.index] = value }
-        }
+        object.values = object.entity.insertTemplate
+        for (slot, value) in object.entity.transientDefaults { object.transientObjects[slot] = value }
         object.flags = .inserted
         registry[object.objectKeyForCache] = object
         insertedSet[ObjectIdentifier(object)] = object
+        insertionOrder.append(object)
         object.awakeFromInsert()
     }
 
@@ -217,6 +213,7 @@ public final class ManagedObjectContext: @unchecked Sendable {
         }
         registry.removeAll()
         insertedSet.removeAll()
+        insertionOrder.removeAll()
         updatedSet.removeAll()
         deletedSet.removeAll()
         coordinator.releaseSnapshots(held)
@@ -239,8 +236,14 @@ public final class ManagedObjectContext: @unchecked Sendable {
             for case .many(let storage) in object.values where storage.changed { storage.revert() }
         }
         insertedSet.removeAll()
+        insertionOrder.removeAll()
         updatedSet.removeAll()
         deletedSet.removeAll()
+    }
+
+    /// Objects still inserted, in insertion order.
+    var pendingInsertions: [ManagedObject] {
+        insertionOrder.count == insertedSet.count ? insertionOrder : insertionOrder.filter { $0.isInserted && $0.managedObjectContext === self }
     }
 
     /// Refreshes `object` from the store. With `mergeChanges` false it turns back into a fault, dropping unsaved

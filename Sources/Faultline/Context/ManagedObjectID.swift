@@ -54,4 +54,18 @@ public struct ManagedObjectID: Hashable, Sendable, CustomStringConvertible {
 struct ObjectKey: Hashable, Sendable {
     let table: Int32
     let key: Int64
+
+    // Row keys are looked up once or more per fetched row: a multiplicative mix instead of SipHash keeps the
+    // row cache and context registry off the profile. Keys are not attacker-controlled.
+    func _rawHashValue(seed: Int) -> Int {
+        var h = UInt64(bitPattern: key) ^ (UInt64(UInt32(bitPattern: table)) << 48) ^ UInt64(bitPattern: Int64(seed))
+        h = (h ^ (h >> 33)) &* 0xff51afd7ed558ccd
+        h = (h ^ (h >> 33)) &* 0xc4ceb9fe1a85ec53
+        return Int(bitPattern: UInt(h ^ (h >> 33)))
+    }
+
+    func hash(into hasher: inout Hasher) {
+        hasher.combine(key)
+        hasher.combine(table)
+    }
 }

@@ -8,7 +8,7 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
     public let managedObjectModel: ManagedObjectModel
     private let lock = NSRecursiveLock()
     private var store: SQLiteStore?
-    private var rowCache = RowCache()
+    @exclusivity(unchecked) private var rowCache = RowCache()
 
     /// Creates a coordinator for `model`; add a store before using contexts.
     public init(managedObjectModel: ManagedObjectModel) {
@@ -103,14 +103,10 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
                     let key = statement.int64(at: TablePlan.keyColumn)
                     let version = statement.int64(at: TablePlan.versionColumn)
                     let objectKey = ObjectKey(table: root, key: key)
-                    let values: [Slot]
-                    if let cached = rowCache.entry(for: objectKey), cached.version == version {
-                        values = cached.values
-                    } else {
-                        values = store.plan(for: rowEntity).decode(statement)
-                        rowCache.store(objectKey, values: values, version: version, entityNumber: Int32(number))
+                    let values = rowCache.upsertAndRetain(objectKey, version: version, entityNumber: Int32(number)) {
+                        store.plan(for: rowEntity).decode(statement)
                     }
-                    if handler(rowEntity, key, version, values) { _ = rowCache.retain(objectKey) }
+                    if !handler(rowEntity, key, version, values) { rowCache.release(objectKey) }
                 }
             }
         }
@@ -191,8 +187,17 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
         try withLock {
             let store = try requireStore()
             try store.write(changes)
-            for (key, snapshot) in changes.newSnapshots() {
-                rowCache.store(key, values: snapshot.values, version: snapshot.version, entityNumber: snapshot.entityNumber)
+            // The new committed state of each written object becomes its row's snapshot; inserted objects
+            // hold theirs from now on (updated ones already did).
+            for object in changes.inserted {
+                object.committed = SaveChanges.storedForm(of: object)
+                let key = ObjectKey(table: Int32(object.entity.root.entityNumber), key: object.pendingKey)
+                rowCache.store(key, values: object.committed, version: object.pendingVersion, entityNumber: Int32(object.entity.entityNumber))
+                _ = rowCache.retain(key)
+            }
+            for object in changes.updated {
+                object.committed = SaveChanges.storedForm(of: object)
+                rowCache.store(object.objectKeyForCache, values: object.committed, version: object.pendingVersion, entityNumber: Int32(object.entity.entityNumber))
             }
             for object in changes.deleted {
                 rowCache.remove(ObjectKey(table: Int32(object.entity.root.entityNumber), key: object.key))
@@ -200,7 +205,4 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
         }
     }
 
-    func retainSnapshot(_ key: ObjectKey) -> Bool {
-        withLock { rowCache.retain(key) }
-    }
 }

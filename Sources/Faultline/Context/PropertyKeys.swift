@@ -5,15 +5,15 @@ import Synchronization
 /// property access costs one atomic load instead of a string lookup.
 final class PropertyIndexCache: Sendable {
     let name: String
-    /// (entity serial << 24) | (index + 1); 0 = empty.
+    /// (entity serial << 24) | (index + 1); 0 = empty. Only indexes that passed `accept` are cached.
     private let cached = Atomic<Int>(0)
 
     init(name: String) { self.name = name }
 
-    @inline(__always) func index(in entity: EntityDescription) -> Int? {
+    @inline(__always) func index(in entity: EntityDescription, accept: (PropertyDescription) -> Bool) -> Int? {
         let value = cached.load(ordering: .relaxed)
         if value >> 24 == entity.serial { return (value & 0xFF_FFFF) - 1 }
-        guard let index = entity.propertyIndex[name] else { return nil }
+        guard let index = entity.propertyIndex[name], accept(entity.properties[index]) else { return nil }
         cached.store(entity.serial << 24 | (index + 1), ordering: .relaxed)
         return index
     }
@@ -31,7 +31,7 @@ public final class Attribute<Value: AttributeValueConvertible>: Sendable {
     public var name: String { cache.name }
 
     @inline(__always) func index(in entity: EntityDescription) -> Int {
-        guard let index = cache.index(in: entity), entity.properties[index] is AttributeDescription else {
+        guard let index = cache.index(in: entity, accept: { $0 is AttributeDescription }) else {
             preconditionFailure("entity '\(entity.name)' has no attribute '\(cache.name)'")
         }
         return index
@@ -46,10 +46,10 @@ public final class ToOne<Destination: ManagedObject>: Sendable {
     public init(_ name: String) { cache = PropertyIndexCache(name: name) }
 
     func relationship(in entity: EntityDescription) -> RelationshipDescription {
-        guard let index = cache.index(in: entity), let relationship = entity.properties[index] as? RelationshipDescription, !relationship.isToMany else {
+        guard let index = cache.index(in: entity, accept: { ($0 as? RelationshipDescription)?.isToMany == false }) else {
             preconditionFailure("entity '\(entity.name)' has no to-one relationship '\(cache.name)'")
         }
-        return relationship
+        return unsafeDowncast(entity.properties[index], to: RelationshipDescription.self)
     }
 }
 
@@ -61,10 +61,10 @@ public final class ToMany<Destination: ManagedObject>: Sendable {
     public init(_ name: String) { cache = PropertyIndexCache(name: name) }
 
     func relationship(in entity: EntityDescription) -> RelationshipDescription {
-        guard let index = cache.index(in: entity), let relationship = entity.properties[index] as? RelationshipDescription, relationship.isToMany else {
+        guard let index = cache.index(in: entity, accept: { ($0 as? RelationshipDescription)?.isToMany == true }) else {
             preconditionFailure("entity '\(entity.name)' has no to-many relationship '\(cache.name)'")
         }
-        return relationship
+        return unsafeDowncast(entity.properties[index], to: RelationshipDescription.self)
     }
 }
 
@@ -95,8 +95,8 @@ public struct StoredValue {
 public protocol AttributeValueConvertible {
     /// Decodes a stored value (nil and mismatched values give the type's zero or nil).
     static func decode(_ value: StoredValue) -> Self
-    /// Encodes for an attribute.
-    func encode(for attribute: AttributeDescription) -> StoredValue
+    /// Encodes for storage.
+    func encode() -> StoredValue
 }
 
 extension Optional: AttributeValueConvertible where Wrapped: AttributeValueConvertible {
@@ -104,8 +104,8 @@ extension Optional: AttributeValueConvertible where Wrapped: AttributeValueConve
         if case .null = value.slot { return nil }
         return Wrapped.decode(value)
     }
-    public func encode(for attribute: AttributeDescription) -> StoredValue {
-        self.map { $0.encode(for: attribute) } ?? StoredValue(.null)
+    public func encode() -> StoredValue {
+        self.map { $0.encode() } ?? StoredValue(.null)
     }
 }
 
@@ -117,27 +117,27 @@ extension Int64: AttributeValueConvertible {
         default: return 0
         }
     }
-    public func encode(for attribute: AttributeDescription) -> StoredValue { StoredValue(.integer(self)) }
+    public func encode() -> StoredValue { StoredValue(.integer(self)) }
 }
 
 extension Int: AttributeValueConvertible {
     @inline(__always) public static func decode(_ value: StoredValue) -> Int { Int(Int64.decode(value)) }
-    public func encode(for attribute: AttributeDescription) -> StoredValue { StoredValue(.integer(Int64(self))) }
+    public func encode() -> StoredValue { StoredValue(.integer(Int64(self))) }
 }
 
 extension Int32: AttributeValueConvertible {
     @inline(__always) public static func decode(_ value: StoredValue) -> Int32 { Int32(truncatingIfNeeded: Int64.decode(value)) }
-    public func encode(for attribute: AttributeDescription) -> StoredValue { StoredValue(.integer(Int64(self))) }
+    public func encode() -> StoredValue { StoredValue(.integer(Int64(self))) }
 }
 
 extension Int16: AttributeValueConvertible {
     @inline(__always) public static func decode(_ value: StoredValue) -> Int16 { Int16(truncatingIfNeeded: Int64.decode(value)) }
-    public func encode(for attribute: AttributeDescription) -> StoredValue { StoredValue(.integer(Int64(self))) }
+    public func encode() -> StoredValue { StoredValue(.integer(Int64(self))) }
 }
 
 extension Bool: AttributeValueConvertible {
     @inline(__always) public static func decode(_ value: StoredValue) -> Bool { Int64.decode(value) != 0 }
-    public func encode(for attribute: AttributeDescription) -> StoredValue { StoredValue(.integer(self ? 1 : 0)) }
+    public func encode() -> StoredValue { StoredValue(.integer(self ? 1 : 0)) }
 }
 
 extension Double: AttributeValueConvertible {
@@ -148,12 +148,12 @@ extension Double: AttributeValueConvertible {
         default: return 0
         }
     }
-    public func encode(for attribute: AttributeDescription) -> StoredValue { StoredValue(.real(self)) }
+    public func encode() -> StoredValue { StoredValue(.real(self)) }
 }
 
 extension Float: AttributeValueConvertible {
     public static func decode(_ value: StoredValue) -> Float { Float(Double.decode(value)) }
-    public func encode(for attribute: AttributeDescription) -> StoredValue { StoredValue(.real(Double(self))) }
+    public func encode() -> StoredValue { StoredValue(.real(Double(self))) }
 }
 
 extension String: AttributeValueConvertible {
@@ -161,12 +161,12 @@ extension String: AttributeValueConvertible {
         if case .text(let s) = value.slot { return s }
         return ""
     }
-    public func encode(for attribute: AttributeDescription) -> StoredValue { StoredValue(.text(self)) }
+    public func encode() -> StoredValue { StoredValue(.text(self)) }
 }
 
 extension Date: AttributeValueConvertible {
     public static func decode(_ value: StoredValue) -> Date { Date(timeIntervalSinceReferenceDate: Double.decode(value)) }
-    public func encode(for attribute: AttributeDescription) -> StoredValue { StoredValue(.real(timeIntervalSinceReferenceDate)) }
+    public func encode() -> StoredValue { StoredValue(.real(timeIntervalSinceReferenceDate)) }
 }
 
 extension Data: AttributeValueConvertible {
@@ -174,14 +174,14 @@ extension Data: AttributeValueConvertible {
         if case .blob(let d) = value.slot { return d }
         return Data()
     }
-    public func encode(for attribute: AttributeDescription) -> StoredValue { StoredValue(.blob(self)) }
+    public func encode() -> StoredValue { StoredValue(.blob(self)) }
 }
 
 extension UUID: AttributeValueConvertible {
     public static func decode(_ value: StoredValue) -> UUID {
         (ValueCoding.value(of: value.slot, type: .uuid, transformer: nil) as? UUID) ?? UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))
     }
-    public func encode(for attribute: AttributeDescription) -> StoredValue {
+    public func encode() -> StoredValue {
         StoredValue(withUnsafeBytes(of: uuid) { .blob(Data($0)) })
     }
 }
@@ -191,12 +191,12 @@ extension URL: AttributeValueConvertible {
         if case .text(let s) = value.slot, let url = URL(string: s) { return url }
         return URL(string: "about:blank")!
     }
-    public func encode(for attribute: AttributeDescription) -> StoredValue { StoredValue(.text(absoluteString)) }
+    public func encode() -> StoredValue { StoredValue(.text(absoluteString)) }
 }
 
 extension Decimal: AttributeValueConvertible {
     public static func decode(_ value: StoredValue) -> Decimal {
         (ValueCoding.value(of: value.slot, type: .decimal, transformer: nil) as? Decimal) ?? 0
     }
-    public func encode(for attribute: AttributeDescription) -> StoredValue { StoredValue(.text(description)) }
+    public func encode() -> StoredValue { StoredValue(.text(description)) }
 }

@@ -60,9 +60,8 @@ extension ManagedObjectContext {
         let numbers = Set(entities.map(\.entityNumber))
         var ids: Set<Int64>? = nil
         if let requested = request.objectIDs { ids = Set(requested.filter(\.isTemporaryID).map(\.key)) }
-        return insertedSet.values
+        return pendingInsertions
             .filter { numbers.contains($0.entity.entityNumber) && (ids?.contains($0.key) ?? true) }
-            .sorted { $0.key > $1.key }
             .map { unsafeDowncast($0, to: T.self) }
     }
 

@@ -47,6 +47,17 @@ public final class EntityDescription: @unchecked Sendable, CustomStringConvertib
     var storedSlots: [(slot: Int, column: Int)] = []
     /// Layout facts per slot, in slot order.
     var slotKinds: [SlotKind] = []
+    /// Values of a newly inserted object: attribute defaults, null elsewhere (an inserted object's null to-many
+    /// slot means empty).
+    var insertTemplate: [Slot] = []
+    /// Transient attributes with a default value that has no stored form, by slot.
+    var transientDefaults: [(slot: Int, value: Any)] = []
+    /// Slots of to-many relationships.
+    var toManySlots: [Int] = []
+    /// Slots that save-time validation must look at (required values, bounds, patterns, counts).
+    var validatedSlots: [Int] = []
+    /// True when a saved row's snapshot differs from the live values' layout (relationships or transients).
+    var snapshotNeedsStoredForm = false
     /// The registered class for objects of this entity.
     var managedClass: ManagedObject.Type = ManagedObject.self
     /// Serial unique in this process, used by `PropertyKey` caches.

@@ -209,6 +209,20 @@ struct ModelBuilder {
                 let relationship = property as! RelationshipDescription
                 return relationship.isToMany ? .toMany : .toOne(stored: !relationship.isTransient)
             }
+            entity.insertTemplate = entity.properties.map { ($0 as? AttributeDescription)?.defaultSlot ?? .null }
+            entity.transientDefaults = entity.properties.compactMap { property in
+                guard let attribute = property as? AttributeDescription, attribute.isTransient, let value = attribute.defaultValue else { return nil }
+                return (attribute.index, value)
+            }
+            entity.validatedSlots = entity.properties.filter { property in
+                if let attribute = property as? AttributeDescription {
+                    return !attribute.isOptional || attribute.minValue != nil || attribute.maxValue != nil || attribute.regularExpression != nil
+                }
+                let relationship = property as! RelationshipDescription
+                return !relationship.isOptional || relationship.minCount > 0 || (relationship.isToMany && relationship.maxCount > 0)
+            }.map(\.index)
+            entity.toManySlots = entity.properties.compactMap { ($0 as? RelationshipDescription)?.isToMany == true ? $0.index : nil }
+            entity.snapshotNeedsStoredForm = entity.properties.contains { !($0 is AttributeDescription) || $0.isTransient }
             entity.storedSlots = entity.properties.enumerated().compactMap { i, property in
                 guard let column = property.columnName, let position = entity.table.position(of: column) else { return nil }
                 return (i, position)

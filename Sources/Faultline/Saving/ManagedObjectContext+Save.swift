@@ -7,7 +7,7 @@ extension ManagedObjectContext {
         try checkDenyRules()
         try validateForSave()
         let changes = SaveChanges(
-            inserted: insertedSet.values.sorted { $0.key > $1.key },
+            inserted: pendingInsertions,
             updated: updatedSet.values.sorted { $0.key < $1.key },
             deleted: deletedSet.values.sorted { $0.key < $1.key })
         do {
@@ -27,22 +27,26 @@ extension ManagedObjectContext {
             object.pendingKey = 0
             registry[object.objectKeyForCache] = object
             object.flags.insert(.holdsSnapshot)
+            // A new object's untouched to-many relationships are known to be empty: no fault to fire later.
+            for slot in object.entity.toManySlots where object.values[slot].isNull {
+                object.values[slot] = .many(ToManyStorage(objects: []))
+            }
         }
         for object in changes.inserted + changes.updated {
             object.flags.subtract([.inserted, .updated])
             object.version = object.pendingVersion
-            object.committed = SaveChanges.storedForm(of: object)
             object.changes.removeAll()
-            for case .many(let storage) in object.values { storage.markSaved() }
+            if object.entity.snapshotNeedsStoredForm {
+                for case .many(let storage) in object.values { storage.markSaved() }
+            }
         }
-        // Inserted objects hold their new snapshot; updated ones already held theirs.
-        for object in changes.inserted { _ = coordinator.retainSnapshot(object.objectKeyForCache) }
         for object in changes.deleted {
             object.flags.remove(.holdsSnapshot) // the coordinator removed the row from the cache
             registry[object.objectKeyForCache] = nil
             object.managedObjectContext = nil
         }
         insertedSet.removeAll()
+        insertionOrder.removeAll()
         updatedSet.removeAll()
         deletedSet.removeAll()
     }

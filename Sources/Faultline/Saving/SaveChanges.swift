@@ -5,17 +5,10 @@ struct SaveChanges {
     var updated: [ManagedObject]
     var deleted: [ManagedObject]
 
-    /// Snapshots for the row cache after a successful write, with the versions the write gave each row.
-    func newSnapshots() -> [(ObjectKey, (values: [Slot], version: Int64, entityNumber: Int32))] {
-        (inserted + updated).map { object in
-            let key = ObjectKey(table: Int32(object.entity.root.entityNumber), key: object.primaryKeyForStorage ?? object.key)
-            return (key, (Self.storedForm(of: object), object.pendingVersion, Int32(object.entity.entityNumber)))
-        }
-    }
-
     /// An object's values as a row-cache snapshot holds them: to-ones as stored keys, to-many and transient
-    /// slots empty (transient attributes at their defaults).
+    /// slots empty (transient attributes at their defaults). Shares the live array when nothing differs.
     static func storedForm(of object: ManagedObject) -> [Slot] {
+        guard object.entity.snapshotNeedsStoredForm else { return object.values }
         var values = object.values
         for (i, property) in object.entity.properties.enumerated() {
             if let relationship = property as? RelationshipDescription {

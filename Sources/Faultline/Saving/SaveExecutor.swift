@@ -49,17 +49,24 @@ extension SQLiteStore {
 
     private func insert(_ object: ManagedObject, positions: [OrderSlot: OrderKey]) throws {
         let plan = plan(for: object.entity)
-        let statement = try statement(plan.insertSQL)
+        let statement: Statement
+        if let prepared = plan.insertStatement {
+            statement = prepared
+            connection.countStatement()
+        } else {
+            statement = try self.statement(plan.insertSQL)
+            plan.insertStatement = statement
+        }
         statement.bind(object.pendingKey, at: 1)
         statement.bind(Int64(object.entity.entityNumber), at: 2)
         statement.bind(Int64(1), at: 3)
         var index: Int32 = 4
         for value in plan.insertValues {
             switch value {
-            case .slot(let slot): bindStored(object.values[slot], property: object.entity.properties[slot], to: statement, at: index)
+            case .attribute(let slot): statement.bind(object.values[slot], at: index)
+            case .toOne(let slot, let polymorphic): bindToOne(object.values[slot], polymorphic: polymorphic, to: statement, at: index)
             case .destinationEntity(let slot): bindDestinationEntity(object.values[slot], to: statement, at: index)
-            case .orderKey(let slot):
-                let column = (object.entity.properties[slot] as! RelationshipDescription).orderColumnName!
+            case .orderKey(_, let column):
                 if let order = positions[OrderSlot(member: ObjectIdentifier(object), column: column)] { statement.bind(order.position, at: index) } else { statement.bindNull(at: index) }
             }
             index += 1
@@ -80,9 +87,16 @@ extension SQLiteStore {
         }
         object.pendingVersion = object.version
         guard !columns.isEmpty else { return true }
-        let table = entity.table.name
-        let sql = "UPDATE \(table) SET \(columns.map { "\($0.0) = ?" }.joined(separator: ", ")), Z_OPT = ? WHERE Z_PK = ? AND Z_OPT = ?"
-        let statement = try statement(sql)
+        let plan = plan(for: entity)
+        let statement: Statement
+        if let mask = object.changes.smallValue, let prepared = plan.updateStatements[mask] {
+            statement = prepared
+            connection.countStatement()
+        } else {
+            let sql = "UPDATE \(entity.table.name) SET \(columns.map { "\($0.0) = ?" }.joined(separator: ", ")), Z_OPT = ? WHERE Z_PK = ? AND Z_OPT = ?"
+            statement = try self.statement(sql)
+            if let mask = object.changes.smallValue { plan.updateStatements[mask] = statement }
+        }
         var index: Int32 = 1
         for (_, slot, isEntity) in columns {
             if isEntity { bindDestinationEntity(object.values[slot], to: statement, at: index) }
@@ -234,17 +248,21 @@ extension SQLiteStore {
 
     @inline(__always) private func bindStored(_ slot: Slot, property: PropertyDescription, to statement: Statement, at index: Int32) {
         if let relationship = property as? RelationshipDescription {
-            switch slot {
-            case .object(let destination):
-                if let key = destination.primaryKeyForStorage, !destination.isDeleted { statement.bind(key, at: index) } else { statement.bindNull(at: index) }
-            case .integer(let packed):
-                statement.bind(ToOneReference.unpack(packed, relationship: relationship).key, at: index)
-            default:
-                statement.bindNull(at: index)
-            }
-            return
+            bindToOne(slot, polymorphic: relationship.entityColumnName != nil, to: statement, at: index)
+        } else {
+            statement.bind(slot, at: index)
         }
-        statement.bind(slot, at: index)
+    }
+
+    @inline(__always) private func bindToOne(_ slot: Slot, polymorphic: Bool, to statement: Statement, at index: Int32) {
+        switch slot {
+        case .object(let destination):
+            if let key = destination.primaryKeyForStorage, !destination.isDeleted { statement.bind(key, at: index) } else { statement.bindNull(at: index) }
+        case .integer(let packed):
+            statement.bind(polymorphic ? packed & ToOneReference.keyMask : packed, at: index)
+        default:
+            statement.bindNull(at: index)
+        }
     }
 
     @inline(__always) private func bindDestinationEntity(_ slot: Slot, to statement: Statement, at index: Int32) {

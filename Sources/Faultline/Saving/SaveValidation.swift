@@ -4,8 +4,8 @@ import Foundation
 extension ManagedObjectContext {
     func validateForSave() throws {
         var failures: [ValidationFailure] = []
-        let objects = insertedSet.values.sorted { $0.key > $1.key } + updatedSet.values.sorted { $0.key < $1.key }
-        for object in objects {
+        let objects = pendingInsertions + updatedSet.values.sorted { $0.key < $1.key }
+        for object in objects where !object.entity.validatedSlots.isEmpty {
             failures += validate(object)
         }
         if !failures.isEmpty { throw SaveError.validation(failures) }
@@ -13,11 +13,11 @@ extension ManagedObjectContext {
 
     func validate(_ object: ManagedObject) -> [ValidationFailure] {
         var failures: [ValidationFailure] = []
-        let id = object.objectID
         func fail(_ key: String, _ value: String, _ rule: String) {
-            failures.append(ValidationFailure(object: id, key: key, value: value, rule: rule))
+            failures.append(ValidationFailure(object: object.objectID, key: key, value: value, rule: rule))
         }
-        for property in object.entity.properties {
+        for slot in object.entity.validatedSlots {
+            let property = object.entity.properties[slot]
             if let attribute = property as? AttributeDescription {
                 let slot = object.values[attribute.index]
                 let isNil = slot.isNull && (!attribute.isTransient || object.transientObjects[attribute.index] == nil)
@@ -42,8 +42,12 @@ extension ManagedObjectContext {
                 }
             } else if let relationship = property as? RelationshipDescription {
                 if relationship.isToMany {
-                    guard case .many(let storage) = object.values[relationship.index] else { continue }
-                    let count = storage.objects.filter { !$0.isDeleted }.count
+                    let count: Int
+                    switch object.values[relationship.index] {
+                    case .many(let storage): count = storage.objects.filter { !$0.isDeleted }.count
+                    case .null where object.isInserted: count = 0
+                    default: continue // not loaded, so not changed
+                    }
                     if count == 0 && !relationship.isOptional { fail(relationship.name, "0 objects", "required (not optional)") }
                     else if count > 0 && count < relationship.minCount { fail(relationship.name, "\(count) objects", "fewer than \(relationship.minCount)") }
                     if relationship.maxCount > 0 && count > relationship.maxCount { fail(relationship.name, "\(count) objects", "more than \(relationship.maxCount)") }

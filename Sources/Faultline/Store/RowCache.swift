@@ -31,6 +31,23 @@ struct RowCache {
         entry.entityNumber = entityNumber
     }
 
+    /// The snapshot for a row just read at `version`: the cached values when still current (no decoding), else
+    /// `decode()`'s. The caller's object holds the snapshot afterwards (one probe of the table in all).
+    @inline(__always) mutating func upsertAndRetain(_ key: ObjectKey, version: Int64, entityNumber: Int32, decode: () -> [Slot]) -> [Slot] {
+        Self.upsert(&entries[key, default: Entry(values: [], version: -1, entityNumber: entityNumber, holders: 0)],
+                    version: version, entityNumber: entityNumber, decode: decode)
+    }
+
+    @inline(__always) private static func upsert(_ entry: inout Entry, version: Int64, entityNumber: Int32, decode: () -> [Slot]) -> [Slot] {
+        if entry.version != version || entry.entityNumber != entityNumber {
+            entry.values = decode()
+            entry.version = version
+            entry.entityNumber = entityNumber
+        }
+        entry.holders += 1
+        return entry.values
+    }
+
     @inline(__always) mutating func retain(_ key: ObjectKey) -> Bool {
         guard entries[key] != nil else { return false }
         entries[key]!.holders += 1

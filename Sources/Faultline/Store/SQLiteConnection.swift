@@ -45,6 +45,9 @@ final class SQLiteConnection {
         return statement
     }
 
+    /// Counts one run of a statement the caller keeps prepared itself.
+    @inline(__always) func countStatement() { statementCount += 1 }
+
     /// A fresh statement that is not cached (for one-off SQL such as DDL).
     func prepare(_ sql: String) throws -> Statement {
         try Statement(connection: self, sql: sql)

@@ -32,21 +32,24 @@ final class EntityPlan {
     }
 
     enum InsertValue {
-        case slot(Int)
+        case attribute(slot: Int)
+        case toOne(slot: Int, polymorphic: Bool)
         case destinationEntity(slot: Int)
-        case orderKey(slot: Int)
+        case orderKey(slot: Int, column: String)
     }
 
     /// Steps to decode a full row into slots, in column order.
     let decodeSteps: [DecodeStep]
     /// Slot values before decoding: defaults for transient attributes, null elsewhere.
     let template: [Slot]
-    /// Values of a new object: attribute defaults, empty to-many relationships are set by the context.
-    let insertTemplate: [Slot]
     /// `INSERT INTO <table>(Z_PK, Z_ENT, Z_OPT, …) VALUES(?, …)`.
     let insertSQL: String
     /// What each bound value after Z_PK, Z_ENT, Z_OPT comes from.
     let insertValues: [InsertValue]
+    /// The prepared INSERT, once a save has needed it.
+    var insertStatement: Statement?
+    /// Prepared UPDATEs by changed-slot mask (entities of up to 64 properties).
+    var updateStatements: [UInt64: Statement] = [:]
     /// Entity restriction for fetches: (SQL, bounds) or nil when the whole table qualifies.
     let filterWithSubentities: (sql: String, low: Int64, high: Int64)?
     let filterWithoutSubentities: (sql: String, low: Int64, high: Int64)?
@@ -61,8 +64,8 @@ final class EntityPlan {
             guard let column = property.columnName, let position = table.position(of: column) else { continue }
             var entityColumn: Int32 = -1
             insertColumns.append(column)
-            insertValues.append(.slot(property.index))
             if let relationship = property as? RelationshipDescription {
+                insertValues.append(.toOne(slot: property.index, polymorphic: relationship.entityColumnName != nil))
                 if let name = relationship.entityColumnName, let p = table.position(of: name) {
                     entityColumn = Int32(p) + TablePlan.firstColumn
                     insertColumns.append(name)
@@ -70,8 +73,10 @@ final class EntityPlan {
                 }
                 if let name = relationship.orderColumnName {
                     insertColumns.append(name)
-                    insertValues.append(.orderKey(slot: property.index))
+                    insertValues.append(.orderKey(slot: property.index, column: name))
                 }
+            } else {
+                insertValues.append(.attribute(slot: property.index))
             }
             steps.append(DecodeStep(slot: property.index, column: Int32(position) + TablePlan.firstColumn, entityColumn: entityColumn))
         }
@@ -81,9 +86,6 @@ final class EntityPlan {
         template = entity.properties.map { property in
             if let attribute = property as? AttributeDescription, attribute.isTransient { return attribute.defaultSlot }
             return .null
-        }
-        insertTemplate = entity.properties.map { property in
-            (property as? AttributeDescription)?.defaultSlot ?? .null
         }
         let single = table.root.subentities.isEmpty
         func filter(low: Int, high: Int) -> (String, Int64, Int64)? {
