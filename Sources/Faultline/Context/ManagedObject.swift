@@ -12,7 +12,10 @@ open class ManagedObject: CustomStringConvertible {
     /// The object's entity.
     public let entity: EntityDescription
     /// The context that owns the object; nil once the object is removed from it (reset, or deleted and saved).
-    public internal(set) weak var managedObjectContext: ManagedObjectContext?
+    ///
+    /// Not a weak reference (that costs on every fault): the context clears it for every object it lets go of,
+    /// including when the context itself goes away.
+    public internal(set) unowned(unsafe) var managedObjectContext: ManagedObjectContext?
 
     var key: Int64 = 0
     var version: Int64 = 0

@@ -48,7 +48,13 @@ public final class ManagedObjectContext: @unchecked Sendable {
     }
 
     deinit {
-        coordinator.releaseSnapshots(registry.values.compactMap { $0.flags.contains(.holdsSnapshot) ? $0.objectKeyForCache : nil })
+        var held: [ObjectKey] = []
+        for object in registry.values {
+            object.managedObjectContext = nil
+            if object.flags.contains(.holdsSnapshot) { held.append(object.objectKeyForCache) }
+        }
+        for object in insertionOrder { object.managedObjectContext = nil }
+        coordinator.releaseSnapshots(held)
     }
 
     // MARK: Queues

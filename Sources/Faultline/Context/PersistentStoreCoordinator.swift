@@ -64,11 +64,12 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
 
     // MARK: Reading
 
-    /// A row handed to a context: its entity number, key, version and values (nil when the row stays a fault).
-    typealias RowHandler = (_ entity: EntityDescription, _ key: Int64, _ version: Int64, _ values: [Slot]) -> Bool
+    /// A row handed to a context: its entity, key and version, and `snapshot`, which puts the row in the row
+    /// cache (decoding it only when the cached copy is missing or stale) and returns its values, held by the
+    /// caller's object from then on. A handler that already holds a current snapshot need not call it.
+    typealias RowHandler = (_ entity: EntityDescription, _ key: Int64, _ version: Int64, _ snapshot: () -> [Slot]) -> Void
 
-    /// Runs a full-row fetch of `entity` and calls `handler` per row, under the lock. Each row goes into the row
-    /// cache; when `handler` returns true the caller's object now holds that snapshot.
+    /// Runs a full-row fetch of `entity` and calls `handler` per row, under the lock.
     func fetchRows(entity: EntityDescription, includesSubentities: Bool, keys: [Int64]?, limit: Int, offset: Int,
                    handler: RowHandler) throws {
         try withLock {
@@ -85,6 +86,9 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
             let chunks: [[Int64]?] = keys.map { keys in stride(from: 0, to: keys.count, by: 500).map { Array(keys[$0..<min($0 + 500, keys.count)]) } } ?? [nil]
             let root = Int32(entity.root.entityNumber)
             let model = entity.model!
+            // A single-entity table needs no Z_ENT lookup per row.
+            let singleEntity = tablePlan.isSingleEntity ? entity.root : nil
+            let singlePlan = singleEntity.map { store.plan(for: $0) }
             for chunk in chunks {
                 var sql = tablePlan.selectSQL
                 var where_ = conditions
@@ -98,15 +102,23 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
                 for bound in bounds { statement.bind(bound, at: index); index += 1 }
                 for key in chunk ?? [] { statement.bind(key, at: index); index += 1 }
                 while try statement.step() {
-                    let number = tablePlan.isSingleEntity ? entity.root.entityNumber : Int(statement.int64(at: TablePlan.entityColumn))
-                    guard let rowEntity = model.entity(number: number) else { continue }
+                    let rowEntity: EntityDescription
+                    let plan: EntityPlan
+                    if let singleEntity, let singlePlan {
+                        rowEntity = singleEntity
+                        plan = singlePlan
+                    } else {
+                        guard let found = model.entity(number: Int(statement.int64(at: TablePlan.entityColumn))) else { continue }
+                        rowEntity = found
+                        plan = store.plan(for: found)
+                    }
                     let key = statement.int64(at: TablePlan.keyColumn)
                     let version = statement.int64(at: TablePlan.versionColumn)
-                    let objectKey = ObjectKey(table: root, key: key)
-                    let values = rowCache.upsertAndRetain(objectKey, version: version, entityNumber: Int32(number)) {
-                        store.plan(for: rowEntity).decode(statement)
+                    handler(rowEntity, key, version) {
+                        rowCache.upsertAndRetain(ObjectKey(table: root, key: key), version: version, entityNumber: Int32(rowEntity.entityNumber)) {
+                            plan.decode(statement)
+                        }
                     }
-                    if !handler(rowEntity, key, version, values) { rowCache.release(objectKey) }
                 }
             }
         }
@@ -168,6 +180,13 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
         }
     }
 
+    /// Refreshes a row's cached snapshot for an object that already holds one (called under the lock, from a
+    /// fetch handler): takes the new snapshot, then drops the extra hold.
+    func refreshCachedRow(root: Int32, key: Int64, _ snapshot: () -> [Slot]) {
+        _ = snapshot()
+        rowCache.release(ObjectKey(table: root, key: key))
+    }
+
     /// Marks snapshots as no longer held by one object each.
     func releaseSnapshots(_ keys: [ObjectKey]) {
         guard !keys.isEmpty else { return }
@@ -187,6 +206,7 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
         try withLock {
             let store = try requireStore()
             try store.write(changes)
+            rowCache.reserveCapacity(rowCache.count + changes.inserted.count)
             // The new committed state of each written object becomes its row's snapshot; inserted objects
             // hold theirs from now on (updated ones already did).
             for object in changes.inserted {

@@ -22,6 +22,19 @@ public struct FetchRequest<Result: ManagedObject>: Sendable {
     }
 }
 
+extension FetchRequest {
+    /// The same request, for another result class.
+    init<Other>(_ other: FetchRequest<Other>) {
+        entityName = other.entityName
+        includesSubentities = other.includesSubentities
+        returnsObjectsAsFaults = other.returnsObjectsAsFaults
+        includesPendingChanges = other.includesPendingChanges
+        fetchLimit = other.fetchLimit
+        fetchOffset = other.fetchOffset
+        objectIDs = other.objectIDs
+    }
+}
+
 extension FetchRequest where Result: ManagedObject {
     /// A request for a typed subclass's entity (`Result.entityName`).
     public init() {

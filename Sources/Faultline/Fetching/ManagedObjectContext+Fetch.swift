@@ -7,33 +7,48 @@ extension ManagedObjectContext {
         guard entities.allSatisfy({ $0.managedClass is T.Type }) else {
             throw FetchError.resultTypeMismatch(entity: entity.name, expected: "\(T.self)")
         }
-        var results: [T] = []
+        let objects = try fetchObjects(entity: entity, entities: entities, request: FetchRequest<ManagedObject>(request))
+        // Every object is of a class checked above to be a T; arrays of class references share one layout.
+        return unsafeBitCast(objects, to: [T].self)
+    }
+
+    /// The non-generic body of `fetch`, so that the per-row work is compiled once, for `ManagedObject`.
+    private func fetchObjects(entity: EntityDescription, entities: [EntityDescription], request: FetchRequest<ManagedObject>) throws -> [ManagedObject] {
+        var results: [ManagedObject] = []
         var keys: [Int64]? = nil
         if let ids = request.objectIDs {
-            keys = ids.filter { !$0.isTemporaryID && $0.entity.isKind(of: entity) || (!$0.isTemporaryID && $0.entity.name == entity.name) }.map(\.key)
+            keys = ids.compactMap { id in
+                guard !id.isTemporaryID, let own = model.entity(named: id.entity.name), own.isKind(of: entity) else { return nil }
+                return id.key
+            }
             if keys!.isEmpty { return pendingInserts(for: entities, request: request) }
         }
         let root = Int32(entity.root.entityNumber)
         let returnsFaults = request.returnsObjectsAsFaults
         let skipDeleted = request.includesPendingChanges && !deletedSet.isEmpty
+        // A result holds each row once, so a context that had nothing registered needs no uniquing lookup.
+        let mayBeRegistered = !registry.isEmpty
         do {
             try coordinator.fetchRows(entity: entity, includesSubentities: request.includesSubentities, keys: keys,
-                                      limit: request.fetchLimit, offset: request.fetchOffset) { rowEntity, key, version, values in
-                let objectKey = ObjectKey(table: root, key: key)
-                if let existing = registry[objectKey] {
-                    if skipDeleted && existing.isDeleted { return false }
-                    results.append(unsafeDowncast(existing, to: T.self))
-                    guard !existing.flags.contains(.holdsSnapshot) else { return false }
-                    if existing.isFault && !returnsFaults {
-                        fulfill(existing, values: values, version: version)
-                    } else {
-                        existing.flags.insert(.holdsSnapshot)
+                                      limit: request.fetchLimit, offset: request.fetchOffset) { rowEntity, key, version, snapshot in
+                if mayBeRegistered, let existing = registry[ObjectKey(table: root, key: key)] {
+                    if skipDeleted && existing.isDeleted { return }
+                    results.append(existing)
+                    if existing.flags.contains(.holdsSnapshot) {
+                        // Registered and holding: the object keeps its state (a refresh updates it), but a newer
+                        // row version still refreshes the shared row cache.
+                        if existing.version != version && !existing.isFault { coordinator.refreshCachedRow(root: root, key: key, snapshot) }
+                        return
                     }
-                    return true
+                    let values = snapshot()
+                    existing.flags.insert(.holdsSnapshot)
+                    if existing.isFault && !returnsFaults { fulfill(existing, values: values, version: version) }
+                    return
                 }
                 let object = rowEntity.managedClass.init(entity: rowEntity, insertInto: nil)
                 object.managedObjectContext = self
                 object.key = key
+                let values = snapshot()
                 if returnsFaults {
                     object.flags = [.fault, .holdsSnapshot]
                 } else {
@@ -42,9 +57,8 @@ extension ManagedObjectContext {
                     object.version = version
                     object.flags = .holdsSnapshot
                 }
-                registry[objectKey] = object
-                results.append(unsafeDowncast(object, to: T.self))
-                return true
+                registry[ObjectKey(table: root, key: key)] = object
+                results.append(object)
             }
         } catch let error as StoreError {
             throw FetchError.store(error)
@@ -55,14 +69,13 @@ extension ManagedObjectContext {
         return results
     }
 
-    private func pendingInserts<T: ManagedObject>(for entities: [EntityDescription], request: FetchRequest<T>) -> [T] {
+    private func pendingInserts(for entities: [EntityDescription], request: FetchRequest<ManagedObject>) -> [ManagedObject] {
         guard request.includesPendingChanges else { return [] }
         let numbers = Set(entities.map(\.entityNumber))
         var ids: Set<Int64>? = nil
         if let requested = request.objectIDs { ids = Set(requested.filter(\.isTemporaryID).map(\.key)) }
         return pendingInsertions
             .filter { numbers.contains($0.entity.entityNumber) && (ids?.contains($0.key) ?? true) }
-            .map { unsafeDowncast($0, to: T.self) }
     }
 
     /// The number of objects `request` would return.

@@ -21,6 +21,7 @@ extension ManagedObjectContext {
     }
 
     private func didSave(_ changes: SaveChanges) {
+        registry.reserveCapacity(registry.count + changes.inserted.count)
         for object in changes.inserted {
             registry[object.objectKeyForCache] = nil
             object.key = object.pendingKey

@@ -61,6 +61,8 @@ struct RowCache {
 
     mutating func remove(_ key: ObjectKey) { entries[key] = nil }
 
+    mutating func reserveCapacity(_ capacity: Int) { entries.reserveCapacity(capacity) }
+
     mutating func removeAll() { entries.removeAll() }
 
     /// Drops snapshots nobody holds (rows fetched but never registered).

@@ -9,7 +9,7 @@ final class SQLiteConnection {
     let path: String
     private var statements: [String: Statement] = [:]
     /// Statements run on this connection (each use of a prepared statement, and each `execute`).
-    private(set) var statementCount = 0
+    @exclusivity(unchecked) private(set) var statementCount = 0
 
     /// Opens (or creates, when `create` is true) the database file at `path`.
     init(path: String, create: Bool, busyTimeout: Int32 = 5_000) throws {

@@ -100,16 +100,26 @@ final class EntityPlan {
 
     /// Decodes the current row of `statement` (a `TablePlan.selectSQL` row) into slots.
     @inline(__always) func decode(_ statement: Statement) -> [Slot] {
-        var values = template
-        values.withUnsafeMutableBufferPointer { buffer in
+        let count = template.count
+        return [Slot](unsafeUninitializedCapacity: count) { buffer, initialized in
+            var next = 0
             for step in decodeSteps {
+                while next < step.slot {
+                    (buffer.baseAddress! + next).initialize(to: template[next])
+                    next += 1
+                }
                 var slot = statement.slot(at: step.column)
                 if step.entityColumn >= 0, case .integer(let key) = slot {
                     slot = .integer(ToOneReference.pack(key: key, entityNumber: statement.int64(at: step.entityColumn)))
                 }
-                buffer[step.slot] = slot
+                (buffer.baseAddress! + next).initialize(to: slot)
+                next += 1
             }
+            while next < count {
+                (buffer.baseAddress! + next).initialize(to: template[next])
+                next += 1
+            }
+            initialized = count
         }
-        return values
     }
 }
