@@ -24,10 +24,12 @@ public final class ManagedObjectContext: @unchecked Sendable {
     private let queue: DispatchQueue
     private let queueKey = DispatchSpecificKey<ObjectIdentifier>()
 
+    /// Registered saved objects by row. Inserted objects are kept in `insertionOrder` until their save.
     @exclusivity(unchecked) var registry: [ObjectKey: ManagedObject] = [:]
-    @exclusivity(unchecked) var insertedSet: [ObjectIdentifier: ManagedObject] = [:]
-    /// Inserted objects in insertion order (may hold objects deleted since; `insertedSet` is the truth).
+    /// Inserted objects in insertion order; may still hold objects deleted since (`insertedCount` counts the
+    /// live ones).
     @exclusivity(unchecked) var insertionOrder: [ManagedObject] = []
+    @exclusivity(unchecked) var insertedCount = 0
     var updatedSet: [ObjectIdentifier: ManagedObject] = [:]
     var deletedSet: [ObjectIdentifier: ManagedObject] = [:]
 
@@ -90,22 +92,28 @@ public final class ManagedObjectContext: @unchecked Sendable {
     /// Objects deleted since the last save.
     public var deletedObjects: [ManagedObject] { Array(deletedSet.values) }
     /// True when there are unsaved inserts, updates or deletes.
-    public var hasChanges: Bool { !insertedSet.isEmpty || !updatedSet.isEmpty || !deletedSet.isEmpty }
+    public var hasChanges: Bool { insertedCount > 0 || !updatedSet.isEmpty || !deletedSet.isEmpty }
 
     /// The object registered for `id`, or nil; never a fetch.
     public func registeredObject(for id: ManagedObjectID) -> ManagedObject? {
-        registry[id.objectKey]
+        if id.isTemporaryID { return insertedObject(temporaryKey: id.key) }
+        return registry[id.objectKey]
+    }
+
+    /// The inserted object with a temporary key (a linear search: temporary IDs are rarely looked up).
+    private func insertedObject(temporaryKey: Int64) -> ManagedObject? {
+        insertionOrder.last { $0.key == temporaryKey && $0.isInserted && $0.managedObjectContext === self }
     }
 
     /// The object for `id`: the registered one, else a fault (no SQL). Check existence with `existingObject(with:)`.
     public func object(with id: ManagedObjectID) -> ManagedObject {
-        if let object = registry[id.objectKey] { return object }
+        if let object = registeredObject(for: id) { return object }
         return faultingObject(entity: id.entity, key: id.key)
     }
 
     /// The object for `id`, fulfilled; throws `StoreError.objectNotFound` when no such row exists.
     public func existingObject(with id: ManagedObjectID) throws -> ManagedObject {
-        if let object = registry[id.objectKey], !object.isFault { return object }
+        if let object = registeredObject(for: id), !object.isFault { return object }
         guard !id.isTemporaryID else { throw StoreError.objectNotFound(id) }
         guard id.entity.model === model || model.entity(named: id.entity.name)?.versionHash == id.entity.versionHash else {
             throw StoreError.foreignObjectID(id.uriString)
@@ -157,9 +165,8 @@ public final class ManagedObjectContext: @unchecked Sendable {
         object.values = object.entity.insertTemplate
         for (slot, value) in object.entity.transientDefaults { object.transientObjects[slot] = value }
         object.flags = .inserted
-        registry[object.objectKeyForCache] = object
-        insertedSet[ObjectIdentifier(object)] = object
         insertionOrder.append(object)
+        insertedCount += 1
         object.awakeFromInsert()
     }
 
@@ -181,7 +188,7 @@ public final class ManagedObjectContext: @unchecked Sendable {
         object.willAccessValues()
         object.flags.insert(.deleted)
         if object.flags.contains(.inserted) {
-            insertedSet[ObjectIdentifier(object)] = nil
+            insertedCount -= 1
         } else {
             updatedSet[ObjectIdentifier(object)] = nil
             deletedSet[ObjectIdentifier(object)] = object
@@ -199,7 +206,7 @@ public final class ManagedObjectContext: @unchecked Sendable {
 
     func unregister(_ object: ManagedObject) {
         let key = object.objectKeyForCache
-        if registry[key] === object { registry[key] = nil }
+        if object.key > 0, registry[key] === object { registry[key] = nil }
         if object.flags.contains(.holdsSnapshot) {
             object.flags.remove(.holdsSnapshot)
             coordinator.releaseSnapshots([key])
@@ -217,9 +224,13 @@ public final class ManagedObjectContext: @unchecked Sendable {
             object.flags.remove(.holdsSnapshot)
             object.values = []
         }
+        for object in insertionOrder {
+            object.managedObjectContext = nil
+            object.values = []
+        }
         registry.removeAll()
-        insertedSet.removeAll()
         insertionOrder.removeAll()
+        insertedCount = 0
         updatedSet.removeAll()
         deletedSet.removeAll()
         coordinator.releaseSnapshots(held)
@@ -227,7 +238,7 @@ public final class ManagedObjectContext: @unchecked Sendable {
 
     /// Discards unsaved changes: inserted objects are forgotten, deleted ones restored, updated ones reverted.
     public func rollback() {
-        for object in insertedSet.values {
+        for object in pendingInsertions {
             object.flags.remove(.inserted)
             unregister(object)
         }
@@ -241,15 +252,15 @@ public final class ManagedObjectContext: @unchecked Sendable {
         for object in registry.values {
             for case .many(let storage) in object.values where storage.changed { storage.revert() }
         }
-        insertedSet.removeAll()
         insertionOrder.removeAll()
+        insertedCount = 0
         updatedSet.removeAll()
         deletedSet.removeAll()
     }
 
     /// Objects still inserted, in insertion order.
     var pendingInsertions: [ManagedObject] {
-        insertionOrder.count == insertedSet.count ? insertionOrder : insertionOrder.filter { $0.isInserted && $0.managedObjectContext === self }
+        insertionOrder.count == insertedCount ? insertionOrder : insertionOrder.filter { $0.isInserted && $0.managedObjectContext === self }
     }
 
     /// Refreshes `object` from the store. With `mergeChanges` false it turns back into a fault, dropping unsaved

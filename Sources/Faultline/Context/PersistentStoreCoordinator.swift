@@ -212,8 +212,7 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
             for object in changes.inserted {
                 object.committed = SaveChanges.storedForm(of: object)
                 let key = ObjectKey(table: Int32(object.entity.root.entityNumber), key: object.pendingKey)
-                rowCache.store(key, values: object.committed, version: object.pendingVersion, entityNumber: Int32(object.entity.entityNumber))
-                _ = rowCache.retain(key)
+                rowCache.store(key, values: object.committed, version: object.pendingVersion, entityNumber: Int32(object.entity.entityNumber), addingHolder: true)
             }
             for object in changes.updated {
                 object.committed = SaveChanges.storedForm(of: object)

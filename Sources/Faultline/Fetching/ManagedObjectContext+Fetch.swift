@@ -63,7 +63,7 @@ extension ManagedObjectContext {
         } catch let error as StoreError {
             throw FetchError.store(error)
         }
-        if request.includesPendingChanges && !insertedSet.isEmpty {
+        if request.includesPendingChanges && insertedCount > 0 {
             results += pendingInserts(for: entities, request: request)
         }
         return results

@@ -87,9 +87,17 @@ public final class EntityDescription: @unchecked Sendable, CustomStringConvertib
     }
 
     /// All attributes, inherited ones included.
-    public var attributes: [AttributeDescription] { properties.compactMap { $0 as? AttributeDescription } }
+    public internal(set) var attributes: [AttributeDescription] = []
     /// All relationships, inherited ones included.
-    public var relationships: [RelationshipDescription] { properties.compactMap { $0 as? RelationshipDescription } }
+    public internal(set) var relationships: [RelationshipDescription] = []
+    /// Ordered to-many relationships whose order lives in the destination's `Z_FOK_` column.
+    var orderKeyedRelationships: [RelationshipDescription] = []
+    /// Relationships whose join-table rows this entity's objects write.
+    var joinTableOwners: [RelationshipDescription] = []
+    /// Relationships stored in a join table (either side).
+    var joinTableRelationships: [RelationshipDescription] = []
+    /// True when this entity or an ancestor declares a uniqueness constraint.
+    var hasUniquenessConstraints = false
 
     /// The property named `name`, inherited ones included.
     public func property(named name: String) -> PropertyDescription? {

@@ -221,6 +221,16 @@ struct ModelBuilder {
                 let relationship = property as! RelationshipDescription
                 return !relationship.isOptional || relationship.minCount > 0 || (relationship.isToMany && relationship.maxCount > 0)
             }.map(\.index)
+            entity.attributes = entity.properties.compactMap { $0 as? AttributeDescription }
+            entity.relationships = entity.properties.compactMap { $0 as? RelationshipDescription }
+            entity.orderKeyedRelationships = entity.relationships.filter { $0.isOrdered && $0.joinTable == nil }
+            entity.joinTableRelationships = entity.relationships.filter { $0.joinTable != nil }
+            entity.joinTableOwners = entity.joinTableRelationships.filter { $0.joinTable!.isOwner }
+            var ancestor: EntityDescription? = entity
+            while let current = ancestor {
+                if !current.uniquenessConstraints.isEmpty { entity.hasUniquenessConstraints = true }
+                ancestor = current.superentity
+            }
             entity.toManySlots = entity.properties.compactMap { ($0 as? RelationshipDescription)?.isToMany == true ? $0.index : nil }
             entity.snapshotNeedsStoredForm = entity.properties.contains { !($0 is AttributeDescription) || $0.isTransient }
             entity.storedSlots = entity.properties.enumerated().compactMap { i, property in

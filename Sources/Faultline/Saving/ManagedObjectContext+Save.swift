@@ -23,7 +23,6 @@ extension ManagedObjectContext {
     private func didSave(_ changes: SaveChanges) {
         registry.reserveCapacity(registry.count + changes.inserted.count)
         for object in changes.inserted {
-            registry[object.objectKeyForCache] = nil
             object.key = object.pendingKey
             object.pendingKey = 0
             registry[object.objectKeyForCache] = object
@@ -46,8 +45,8 @@ extension ManagedObjectContext {
             registry[object.objectKeyForCache] = nil
             object.managedObjectContext = nil
         }
-        insertedSet.removeAll()
         insertionOrder.removeAll()
+        insertedCount = 0
         updatedSet.removeAll()
         deletedSet.removeAll()
     }

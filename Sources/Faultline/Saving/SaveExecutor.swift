@@ -18,7 +18,7 @@ extension SQLiteStore {
                     if !(try delete(object)) { conflicts.append((object, object.version)) }
                 }
                 try writeOrderKeys(positions)
-                for object in changes.inserted + changes.updated { try writeJoinRows(of: object) }
+                for object in changes.inserted + changes.updated where !object.entity.joinTableOwners.isEmpty { try writeJoinRows(of: object) }
                 if !conflicts.isEmpty {
                     throw SaveError.conflicts(try conflicts.map { object, expected in
                         OptimisticLockingConflict(object: object.objectID, expectedVersion: expected, persistedVersion: try currentVersion(of: object))
@@ -67,7 +67,7 @@ extension SQLiteStore {
             case .toOne(let slot, let polymorphic): bindToOne(object.values[slot], polymorphic: polymorphic, to: statement, at: index)
             case .destinationEntity(let slot): bindDestinationEntity(object.values[slot], to: statement, at: index)
             case .orderKey(_, let column):
-                if let order = positions[OrderSlot(member: ObjectIdentifier(object), column: column)] { statement.bind(order.position, at: index) } else { statement.bindNull(at: index) }
+                if let order = positions[OrderSlot(member: ObjectIdentifier(object), column: plan.orderColumns[column])] { statement.bind(order.position, at: index) } else { statement.bindNull(at: index) }
             }
             index += 1
         }
@@ -119,7 +119,7 @@ extension SQLiteStore {
         statement.bind(object.version, at: 2)
         try execute(statement)
         let deleted = connection.changes == 1
-        for relationship in object.entity.relationships {
+        for relationship in object.entity.joinTableRelationships {
             guard let join = relationship.joinTable else { continue }
             let clear = try self.statement("DELETE FROM \(join.name) WHERE \(join.sourceColumn) = ?")
             clear.bind(object.key, at: 1)
@@ -151,8 +151,8 @@ extension SQLiteStore {
     /// Order keys (1-based positions) of members of changed ordered one-to-many relationships, by member.
     private func orderPositions(_ changes: SaveChanges) -> [OrderSlot: OrderKey] {
         var positions: [OrderSlot: OrderKey] = [:]
-        for object in changes.inserted + changes.updated {
-            for relationship in object.entity.relationships where relationship.isOrdered && relationship.joinTable == nil {
+        for object in changes.inserted + changes.updated where !object.entity.orderKeyedRelationships.isEmpty {
+            for relationship in object.entity.orderKeyedRelationships {
                 guard case .many(let storage) = object.values[relationship.index], storage.changed,
                       let column = relationship.inverse?.orderColumnName else { continue }
                 for (i, member) in storage.objects.enumerated() {
@@ -177,8 +177,8 @@ extension SQLiteStore {
     /// rows inserted; an ordered relationship whose order changed is rewritten whole.
     private func writeJoinRows(of object: ManagedObject) throws {
         guard let sourceKey = object.primaryKeyForStorage else { return }
-        for relationship in object.entity.relationships {
-            guard let join = relationship.joinTable, join.isOwner,
+        for relationship in object.entity.joinTableOwners {
+            guard let join = relationship.joinTable,
                   case .many(let storage) = object.values[relationship.index], storage.changed || object.isInserted else { continue }
             let current = storage.objects.filter { !$0.isDeleted }
             var removed = storage.original.filter { old in !storage.contains(old) }.compactMap(\.primaryKeyForStorage)
@@ -214,7 +214,7 @@ extension SQLiteStore {
     /// Rows that collide with another row on a uniqueness constraint, checked after this save's writes.
     private func uniquenessViolations(_ changes: SaveChanges) throws -> [UniquenessViolation] {
         var violations: [UniquenessViolation] = []
-        for object in changes.inserted + changes.updated {
+        for object in changes.inserted + changes.updated where object.entity.hasUniquenessConstraints {
             var entity: EntityDescription? = object.entity
             while let current = entity {
                 for constraint in current.uniquenessConstraints {

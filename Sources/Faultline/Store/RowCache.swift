@@ -20,15 +20,17 @@ struct RowCache {
     @inline(__always) func entry(for key: ObjectKey) -> Entry? { entries[key] }
 
     /// Stores a row read from SQLite, keeping the holder count of an existing entry.
-    @inline(__always) mutating func store(_ key: ObjectKey, values: [Slot], version: Int64, entityNumber: Int32) {
+    /// Stores a row, keeping the holder count of an existing entry (plus one when `addingHolder`).
+    @inline(__always) mutating func store(_ key: ObjectKey, values: [Slot], version: Int64, entityNumber: Int32, addingHolder: Bool = false) {
         Self.overwrite(&entries[key, default: Entry(values: [], version: 0, entityNumber: entityNumber, holders: 0)],
-                       values: values, version: version, entityNumber: entityNumber)
+                       values: values, version: version, entityNumber: entityNumber, addingHolder: addingHolder)
     }
 
-    @inline(__always) private static func overwrite(_ entry: inout Entry, values: [Slot], version: Int64, entityNumber: Int32) {
+    @inline(__always) private static func overwrite(_ entry: inout Entry, values: [Slot], version: Int64, entityNumber: Int32, addingHolder: Bool) {
         entry.values = values
         entry.version = version
         entry.entityNumber = entityNumber
+        if addingHolder { entry.holders += 1 }
     }
 
     /// The snapshot for a row just read at `version`: the cached values when still current (no decoding), else

@@ -35,7 +35,8 @@ final class EntityPlan {
         case attribute(slot: Int)
         case toOne(slot: Int, polymorphic: Bool)
         case destinationEntity(slot: Int)
-        case orderKey(slot: Int, column: String)
+        /// The row's position in an ordered relationship; `column` indexes `orderColumns`.
+        case orderKey(slot: Int, column: Int)
     }
 
     /// Steps to decode a full row into slots, in column order.
@@ -46,6 +47,8 @@ final class EntityPlan {
     let insertSQL: String
     /// What each bound value after Z_PK, Z_ENT, Z_OPT comes from.
     let insertValues: [InsertValue]
+    /// Names of the `Z_FOK_` columns `InsertValue.orderKey` refers to.
+    let orderColumns: [String]
     /// The prepared INSERT, once a save has needed it.
     var insertStatement: Statement?
     /// Prepared UPDATEs by changed-slot mask (entities of up to 64 properties).
@@ -60,6 +63,7 @@ final class EntityPlan {
         var steps: [DecodeStep] = []
         var insertColumns = ["Z_PK", "Z_ENT", "Z_OPT"]
         var insertValues: [InsertValue] = []
+        var orderColumns: [String] = []
         for property in entity.properties {
             guard let column = property.columnName, let position = table.position(of: column) else { continue }
             var entityColumn: Int32 = -1
@@ -73,7 +77,8 @@ final class EntityPlan {
                 }
                 if let name = relationship.orderColumnName {
                     insertColumns.append(name)
-                    insertValues.append(.orderKey(slot: property.index, column: name))
+                    insertValues.append(.orderKey(slot: property.index, column: orderColumns.count))
+                    orderColumns.append(name)
                 }
             } else {
                 insertValues.append(.attribute(slot: property.index))
@@ -82,6 +87,7 @@ final class EntityPlan {
         }
         decodeSteps = steps
         self.insertValues = insertValues
+        self.orderColumns = orderColumns
         insertSQL = "INSERT INTO \(table.name)(\(insertColumns.joined(separator: ", "))) VALUES(\(Array(repeating: "?", count: insertColumns.count).joined(separator: ", ")))"
         template = entity.properties.map { property in
             if let attribute = property as? AttributeDescription, attribute.isTransient { return attribute.defaultSlot }
