@@ -1,0 +1,108 @@
+import Foundation
+import XCTest
+import Faultline
+@testable import FaultlineData
+
+final class DataImportExportTests: XCTestCase {
+    var dir: URL!
+
+    override func setUpWithError() throws {
+        dir = FileManager.default.temporaryDirectory.appendingPathComponent("faultline-data-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+    }
+
+    override func tearDownWithError() throws {
+        try? FileManager.default.removeItem(at: dir)
+    }
+
+    func model() throws -> ManagedObjectModel {
+        try ManagedObjectModel(entities: [
+            EntityDescription(name: "Dog", properties: [
+                AttributeDescription(name: "name", type: .string, isOptional: false),
+                AttributeDescription(name: "age", type: .integer16),
+                AttributeDescription(name: "photo", type: .binary),
+                RelationshipDescription(name: "walks", destination: "Walk", inverse: "dog", isToMany: true, isOrdered: true),
+            ]),
+            EntityDescription(name: "Walk", properties: [
+                AttributeDescription(name: "date", type: .date),
+                RelationshipDescription(name: "dog", destination: "Dog", inverse: "walks"),
+            ]),
+        ])
+    }
+
+    func context() throws -> ManagedObjectContext {
+        let coordinator = PersistentStoreCoordinator(managedObjectModel: try model())
+        try coordinator.addPersistentStore(at: dir.appendingPathComponent("store.sqlite"))
+        return ManagedObjectContext(.privateQueue, coordinator: coordinator)
+    }
+
+    func load(_ json: String, into context: ManagedObjectContext) throws -> DataImporter.Summary {
+        try DataImporter(context: context).load(Data(json.utf8), file: "data.json")
+    }
+
+    func testLoadAndExportRoundTrip() throws {
+        let context = try context()
+        let summary = try load("""
+        {"Dog": [{"@id": "fido", "name": "Fido", "age": 3, "photo": "AAEC", "walks": ["w2", "w1"]}],
+         "Walk": [{"@id": "w1", "date": "2017-03-01T08:00:00Z"}, {"@id": "w2", "date": "2017-03-02T08:00:00.250Z", "dog": "fido"}]}
+        """, into: context)
+        XCTAssertEqual(summary.inserted, ["Dog": 1, "Walk": 2])
+        let exporter = DataExporter(context: ManagedObjectContext(.privateQueue, coordinator: context.coordinator))
+        let json = try exporter.export(entityName: "Dog", format: .json)
+        let parsed = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(json.utf8)) as? [[String: Any]])
+        XCTAssertEqual(parsed.count, 1)
+        XCTAssertEqual(parsed[0]["name"] as? String, "Fido")
+        XCTAssertEqual(parsed[0]["age"] as? Int, 3)
+        XCTAssertEqual(parsed[0]["photo"] as? String, "AAEC")
+        let walks = try XCTUnwrap(parsed[0]["walks"] as? [String])
+        XCTAssertEqual(walks.map { $0.components(separatedBy: "/").last }, ["p2", "p1"], "ordered walks keep the file's order")
+        let walkTable = try exporter.export(entityName: "Walk", format: .table)
+        XCTAssertTrue(walkTable.contains("2017-03-02T08:00:00.250Z"), walkTable)
+        XCTAssertTrue(walkTable.hasSuffix("(2 objects)\n"))
+        XCTAssertEqual(try exporter.export(entityName: "Walk", format: .json, limit: 1).components(separatedBy: "\"@id\"").count - 1, 1)
+    }
+
+    func testReferencesToStoredObjectsByURI() throws {
+        let context = try context()
+        _ = try load(#"{"Dog": [{"name": "Rex"}]}"#, into: context)
+        let uri = try context.performAndWait { try context.fetch(FetchRequest<ManagedObject>(entityName: "Dog"))[0].objectID.uriString }
+        _ = try load(#"{"Walk": [{"dog": "\#(uri)"}]}"#, into: context)
+        try context.performAndWait {
+            let dog = try context.fetch(FetchRequest<ManagedObject>(entityName: "Dog"))[0]
+            XCTAssertEqual(dog.count(forRelationship: "walks"), 1)
+        }
+    }
+
+    func testBadDataIsRejectedBeforeAnythingIsWritten() throws {
+        let context = try context()
+        let cases: [(String, String)] = [
+            (#"{"Cat": []}"#, "data 'data.json', entity 'Cat': the model has no such entity (entities: Dog, Walk)"),
+            (#"{"Dog": [{"name": "A"}, {"@id": "b", "name": "B", "colour": "red"}]}"#, "data 'data.json', entity 'Dog', record #2 (@id \"b\"), key 'colour': no such attribute or relationship on Dog"),
+            (#"{"Dog": [{"name": "A", "age": "three"}]}"#, "data 'data.json', entity 'Dog', record #1, key 'age': expected an integer for a Integer 16 attribute, got the string \"three\""),
+            (#"{"Dog": [{"name": "A", "age": 100000}]}"#, "data 'data.json', entity 'Dog', record #1, key 'age': 100000 does not fit in Integer 16"),
+            (#"{"Walk": [{"date": "yesterday"}]}"#, "data 'data.json', entity 'Walk', record #1, key 'date': 'yesterday' is not an ISO 8601 date"),
+            (#"{"Walk": [{"dog": "nobody"}]}"#, "data 'data.json', entity 'Walk', record #1, key 'dog': dangling reference \"nobody\": no record has that @id"),
+            (#"{"Walk": [{"@id": "w"}], "Dog": [{"name": "A", "walks": "w"}]}"#, "data 'data.json', entity 'Dog', record #1, key 'walks': a to-many relationship takes an array of references"),
+            (#"{"Walk": [{"@id": "w"}, {"dog": "w"}]}"#, "data 'data.json', entity 'Walk', record #2, key 'dog': reference to a Walk, but dog holds Dog objects"),
+            (#"{"Dog": [{"@id": "x", "name": "A"}, {"@id": "x", "name": "B"}]}"#, "data 'data.json', entity 'Dog', record #2 (@id \"x\"): '@id' \"x\" is used twice"),
+            (#"{"Dog": [{"name": "A", "photo": "%%%"}]}"#, "data 'data.json', entity 'Dog', record #1, key 'photo': '%%%' is not valid base64"),
+            ("[1, 2]", "data 'data.json': the top level must be an object of entity names to arrays of records"),
+        ]
+        for (json, expected) in cases {
+            XCTAssertThrowsError(try load(json, into: context), json) { error in
+                XCTAssertEqual("\(error)", expected)
+            }
+        }
+        XCTAssertThrowsError(try load("{\"Dog\": [", into: context)) { error in
+            XCTAssertTrue("\(error)".hasPrefix("data 'data.json': not valid JSON"), "\(error)")
+        }
+        // A record that passes every check but fails at save (a required name is missing): nothing lands.
+        XCTAssertThrowsError(try load(#"{"Dog": [{"name": "Ok"}, {"age": 2}]}"#, into: context)) { error in
+            XCTAssertTrue("\(error)".contains("Dog.name"), "\(error)")
+        }
+        try context.performAndWait {
+            XCTAssertEqual(try context.fetch(FetchRequest<ManagedObject>(entityName: "Dog")).count, 0)
+            XCTAssertFalse(context.hasChanges)
+        }
+    }
+}

@@ -1,0 +1,150 @@
+import Foundation
+import XCTest
+
+/// Runs the real `faultline` binary, as a user would.
+final class CLITests: XCTestCase {
+    var dir: URL!
+
+    override func setUpWithError() throws {
+        dir = FileManager.default.temporaryDirectory.appendingPathComponent("faultline-cli-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+    }
+
+    override func tearDownWithError() throws {
+        try? FileManager.default.removeItem(at: dir)
+    }
+
+    /// The built binary, beside the test bundle.
+    var binary: URL {
+        var url = Bundle(for: CLITests.self).bundleURL
+        while url.pathComponents.count > 1 && !FileManager.default.fileExists(atPath: url.appendingPathComponent("faultline").path) {
+            url.deleteLastPathComponent()
+        }
+        return url.appendingPathComponent("faultline")
+    }
+
+    struct Run {
+        let status: Int32
+        let stdout: String
+        let stderr: String
+    }
+
+    func run(_ arguments: [String]) throws -> Run {
+        let process = Process()
+        process.executableURL = binary
+        process.arguments = arguments
+        process.currentDirectoryURL = dir
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        let stdout = out.fileHandleForReading.readDataToEndOfFile()
+        let stderr = err.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return Run(status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self), stderr: String(decoding: stderr, as: UTF8.self))
+    }
+
+    func write(_ name: String, _ text: String) throws -> String {
+        let url = dir.appendingPathComponent(name)
+        try Data(text.utf8).write(to: url)
+        return url.path
+    }
+
+    /// The DogWalk model of seed 002 as an Xcode model bundle: Dog with ordered walks, Walk with its dog.
+    func dogWalkBundle() throws -> String {
+        let bundle = dir.appendingPathComponent("DogWalk.xcdatamodeld")
+        let version = bundle.appendingPathComponent("DogWalk.xcdatamodel")
+        try FileManager.default.createDirectory(at: version, withIntermediateDirectories: true)
+        try Data("""
+        <?xml version="1.0" encoding="UTF-8" standalone="yes"?>
+        <model type="com.apple.IDECoreDataModeler.DataModel" documentVersion="1.0" lastSavedToolsVersion="11759" systemVersion="16D32" minimumToolsVersion="Automatic" sourceLanguage="Swift" userDefinedModelVersionIdentifier="">
+            <entity name="Dog" representedClassName="Dog" syncable="YES" codeGenerationType="class">
+                <attribute name="name" optional="YES" attributeType="String" syncable="YES"/>
+                <relationship name="walks" optional="YES" toMany="YES" deletionRule="Nullify" ordered="YES" destinationEntity="Walk" inverseName="dog" inverseEntity="Walk" syncable="YES"/>
+            </entity>
+            <entity name="Walk" representedClassName="Walk" syncable="YES" codeGenerationType="class">
+                <attribute name="date" optional="YES" attributeType="Date" usesScalarValueType="NO" syncable="YES"/>
+                <relationship name="dog" optional="YES" maxCount="1" deletionRule="Nullify" destinationEntity="Dog" inverseName="walks" inverseEntity="Dog" syncable="YES"/>
+            </entity>
+        </model>
+        """.utf8).write(to: version.appendingPathComponent("contents"))
+        return bundle.path
+    }
+
+    func testDogWalkRoundTripsThroughLoadAndQuery() throws {
+        let model = try dogWalkBundle()
+        let data = try write("walks.json", """
+        {"Dog": [{"@id": "fido", "name": "Fido", "walks": ["w3", "w1", "w2"]}],
+         "Walk": [{"@id": "w1", "date": "2017-03-01T08:00:00Z"},
+                  {"@id": "w2", "date": "2017-03-02T08:00:00Z"},
+                  {"@id": "w3", "date": "2017-03-03T08:00:00Z"}]}
+        """)
+        let load = try run(["load", "--model", model, "--store", "dogs.sqlite", data])
+        XCTAssertEqual(load.status, 0, load.stderr)
+        XCTAssertEqual(load.stdout, "loaded 4 objects into dogs.sqlite: 1 Dog, 3 Walk\n")
+
+        let dogs = try run(["query", "--model", model, "--store", "dogs.sqlite", "Dog"])
+        XCTAssertEqual(dogs.status, 0, dogs.stderr)
+        let parsed = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(dogs.stdout.utf8)) as? [[String: Any]])
+        XCTAssertEqual(parsed.count, 1)
+        XCTAssertEqual(parsed[0]["name"] as? String, "Fido")
+        let id = try XCTUnwrap(parsed[0]["@id"] as? String)
+        XCTAssertTrue(id.hasPrefix("x-coredata://") && id.hasSuffix("/Dog/p1"), id)
+        let walkIDs = try XCTUnwrap(parsed[0]["walks"] as? [String])
+        XCTAssertEqual(walkIDs.map { String($0.split(separator: "/").last!) }, ["p3", "p1", "p2"], "the ordered relationship keeps its order")
+
+        let walks = try run(["query", "--model", model, "--store", "dogs.sqlite", "Walk", "--format", "table", "--limit", "2"])
+        XCTAssertEqual(walks.status, 0, walks.stderr)
+        let lines = walks.stdout.split(separator: "\n").map(String.init)
+        XCTAssertEqual(lines[0], "@id      @entity  date                      dog")
+        XCTAssertEqual(lines[2], "Walk/p1  Walk     2017-03-01T08:00:00.000Z  Dog/p1")
+        XCTAssertEqual(lines.last, "(2 objects)")
+
+        // The store is in Core Data's layout.
+        let schema = try run(["schema", model])
+        XCTAssertEqual(schema.status, 0)
+        XCTAssertTrue(schema.stdout.contains("CREATE TABLE ZWALK ( Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZDATE TIMESTAMP, ZDOG INTEGER, Z_FOK_DOG INTEGER )"), schema.stdout)
+    }
+
+    func testBadInputExitsNonZeroWithAClearMessageAndWritesNothing() throws {
+        let model = try dogWalkBundle()
+        let good = try write("good.json", #"{"Dog": [{"name": "Rex"}]}"#)
+        XCTAssertEqual(try run(["load", "--model", model, "--store", "dogs.sqlite", good]).status, 0)
+
+        let bad = try write("bad.json", #"{"Dog": [{"name": "Ok"}, {"name": 7}]}"#)
+        let result = try run(["load", "--model", model, "--store", "dogs.sqlite", bad])
+        XCTAssertNotEqual(result.status, 0)
+        XCTAssertEqual(result.stderr, "faultline load: data '\(bad)', entity 'Dog', record #2, key 'name': expected a string for a String attribute, got the number 7\n")
+        let after = try run(["query", "--model", model, "--store", "dogs.sqlite", "Dog", "--format", "table"])
+        XCTAssertTrue(after.stdout.hasSuffix("(1 object)\n"), "the bad file wrote nothing: \(after.stdout)")
+
+        let badModel = try write("model.json", #"{"entities": [{"name": "A", "relationships": [{"name": "b", "destination": "Nope"}]}]}"#)
+        let schema = try run(["schema", badModel])
+        XCTAssertNotEqual(schema.status, 0)
+        XCTAssertEqual(schema.stderr, "faultline schema: model '\(badModel)', entity 'A', property 'b': destination entity 'Nope' does not exist\n")
+
+        let junk = try write("junk.sqlite", String(repeating: "not a database ", count: 200))
+        let query = try run(["query", "--model", model, "--store", junk, "Dog"])
+        XCTAssertNotEqual(query.status, 0)
+        XCTAssertTrue(query.stderr.hasPrefix("faultline query: '\(junk)' is not a Faultline store: not an SQLite database"), query.stderr)
+
+        let missing = try run(["query", "--model", model, "--store", "absent.sqlite", "Dog"])
+        XCTAssertNotEqual(missing.status, 0)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: dir.appendingPathComponent("absent.sqlite").path), "query never creates a store")
+
+        let unknownEntity = try run(["query", "--model", model, "--store", "dogs.sqlite", "Cat"])
+        XCTAssertEqual(unknownEntity.stderr, "faultline query: fetch request: the model has no entity named 'Cat'\n")
+    }
+
+    func testSchemaOfEveryFixtureModel() throws {
+        var fixtures = URL(fileURLWithPath: #filePath)
+        for _ in 0..<4 { fixtures.deleteLastPathComponent() }
+        fixtures = fixtures.appendingPathComponent("shared/fixtures/xcdatamodels")
+        guard FileManager.default.fileExists(atPath: fixtures.path) else { throw XCTSkip("../shared/fixtures is absent") }
+        for file in try FileManager.default.contentsOfDirectory(atPath: fixtures.path).filter({ $0.hasSuffix(".xml") }) {
+            let result = try run(["schema", fixtures.appendingPathComponent(file).path])
+            XCTAssertEqual(result.status, 0, "\(file): \(result.stderr)")
+            XCTAssertTrue(result.stdout.contains("CREATE TABLE Z_PRIMARYKEY"), file)
+        }
+    }
+}
