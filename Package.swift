@@ -6,6 +6,7 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .library(name: "Faultline", targets: ["Faultline"]),
+        .library(name: "FaultlineBench", targets: ["FaultlineBench"]),
         .executable(name: "faultline", targets: ["faultline"]),
     ],
     dependencies: [

@@ -27,58 +27,29 @@ public struct SpeedCheck {
         self.repetitions = repetitions
     }
 
-    /// The model: `Row` with ten Integer 64 attributes a0…a9.
-    public static func model() throws -> ManagedObjectModel {
-        try ManagedObjectModel(entities: [
-            EntityDescription(name: "Row", properties: (0..<10).map { AttributeDescription(name: "a\($0)", type: .integer64) }),
-        ])
-    }
-
     public func run(progress: (String) -> Void = { _ in }) throws -> [Result] {
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        let model = try Self.model()
-        let keys = (0..<10).map { Attribute<Int64>("a\($0)") }
+        let model = try RowWorkload.model()
+        let keys = RowWorkload.keys
         var results: [Result] = []
 
         // Insert M objects with one save, versus a prepared INSERT loop in one transaction.
         progress("insert \(insertCount) objects, one save")
         let insertStore = folder.appendingPathComponent("insert.sqlite")
-        let engineInsert = try Stopwatch.median(repetitions: repetitions, setUp: { removeStore(insertStore) }) {
-            let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
-            try coordinator.addPersistentStore(at: insertStore)
-            let context = ManagedObjectContext(.privateQueue, coordinator: coordinator)
-            try context.performAndWait {
-                let entity = model.entity(named: "Row")!
-                for i in 0..<insertCount {
-                    let row = ManagedObject(entity: entity, insertInto: context)
-                    for (j, key) in keys.enumerated() { row[key] = Int64(i * 10 + j) }
-                }
-                try context.save()
-            }
+        let engineInsert = try Stopwatch.median(repetitions: repetitions, setUp: { RowWorkload.removeStore(at: insertStore) }) {
+            try RowWorkload.insert(count: insertCount, into: insertStore, model: model)
         }
         let rawInsertStore = folder.appendingPathComponent("insert-raw.sqlite")
-        let rawInsert = try Stopwatch.median(repetitions: repetitions, setUp: { removeStore(rawInsertStore) }) {
-            try RawSQLite.insertLoop(path: rawInsertStore.path, count: insertCount)
+        let rawInsert = try Stopwatch.median(repetitions: repetitions, setUp: { RowWorkload.removeStore(at: rawInsertStore) }) {
+            try RawSQLite.insertRows(path: rawInsertStore.path, count: insertCount)
         }
         results.append(Result(name: "insert \(insertCount) × 10 ints, one save", engineSeconds: engineInsert, peerSeconds: rawInsert, target: "≤ 2×"))
 
         // Fetch N objects fully materialized, versus a C loop reading the same columns.
         progress("fetch \(fetchCount) objects, fully materialized")
         let fetchStore = folder.appendingPathComponent("fetch.sqlite")
-        removeStore(fetchStore)
-        do {
-            let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
-            try coordinator.addPersistentStore(at: fetchStore)
-            let context = ManagedObjectContext(.privateQueue, coordinator: coordinator)
-            try context.performAndWait {
-                let entity = model.entity(named: "Row")!
-                for i in 0..<fetchCount {
-                    let row = ManagedObject(entity: entity, insertInto: context)
-                    for (j, key) in keys.enumerated() { row[key] = Int64(i * 10 + j) }
-                }
-                try context.save()
-            }
-        }
+        RowWorkload.removeStore(at: fetchStore)
+        try RowWorkload.insert(count: fetchCount, into: fetchStore, model: model)
         var checksum: Int64 = 0
         let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
         try coordinator.addPersistentStore(at: fetchStore)
@@ -89,27 +60,17 @@ public struct SpeedCheck {
             context = nil
             context = ManagedObjectContext(.privateQueue, coordinator: coordinator)
         }) {
-            try context!.performAndWait {
-                var request = FetchRequest<ManagedObject>(entityName: "Row")
-                request.returnsObjectsAsFaults = false
-                let rows = try context!.fetch(request)
-                for row in rows { checksum &+= row[keys[0]] &+ row[keys[9]] }
-            }
+            checksum &+= try RowWorkload.fetchMaterialized(context!)
         }
         context = nil
         // Warm: the same context fetches again; its objects are registered and the row cache is current.
         let warmContext = ManagedObjectContext(.privateQueue, coordinator: coordinator)
-        var request = FetchRequest<ManagedObject>(entityName: "Row")
-        request.returnsObjectsAsFaults = false
-        _ = try warmContext.performAndWait { try warmContext.fetch(request) }
+        checksum &+= try RowWorkload.fetchMaterialized(warmContext)
         let warmFetch = try Stopwatch.median(repetitions: repetitions) {
-            try warmContext.performAndWait {
-                let rows = try warmContext.fetch(request)
-                for row in rows { checksum &+= row[keys[0]] &+ row[keys[9]] }
-            }
+            checksum &+= try RowWorkload.fetchMaterialized(warmContext)
         }
         let rawFetch = try Stopwatch.median(repetitions: repetitions) {
-            checksum &+= try RawSQLite.selectLoop(path: fetchStore.path)
+            checksum &+= try RawSQLite.selectRows(path: fetchStore.path)
         }
         results.append(Result(name: "fetch \(fetchCount) × 10 ints, materialized, new context", engineSeconds: engineFetch, peerSeconds: rawFetch, target: "≤ 1.5×"))
         results.append(Result(name: "fetch \(fetchCount) × 10 ints, registered objects", engineSeconds: warmFetch, peerSeconds: rawFetch, target: "≤ 1.5×"))
@@ -131,10 +92,6 @@ public struct SpeedCheck {
         return results
     }
 
-    private func removeStore(_ url: URL) {
-        for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: url.path + suffix) }
-    }
-
     /// Formats results as a text table.
     public static func table(_ results: [Result]) -> String {
         var lines = ["measure                                              engine        raw SQLite    ratio   target"]
@@ -153,8 +110,9 @@ struct PeerError: Error, CustomStringConvertible {
     var description: String { "raw SQLite peer: \(message)" }
 }
 
-/// The peer: the same work written directly against SQLite's C API.
-enum RawSQLite {
+/// The peer: the same work as `RowWorkload`, written directly against SQLite's C API as efficiently as possible
+/// (GRDB's performance suite's shape: prepared statements, positional columns, no error checking in the loop).
+public enum RawSQLite {
     static func open(_ path: String) throws -> OpaquePointer {
         var db: OpaquePointer?
         guard sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nil) == SQLITE_OK, let db else {
@@ -164,7 +122,8 @@ enum RawSQLite {
         return db
     }
 
-    static func insertLoop(path: String, count: Int) throws {
+    /// Creates the `ZROW` table at `path` and inserts `count` rows in one transaction.
+    public static func insertRows(path: String, count: Int) throws {
         let db = try open(path)
         defer { sqlite3_close_v2(db) }
         sqlite3_exec(db, "CREATE TABLE ZROW (Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZA0 INTEGER, ZA1 INTEGER, ZA2 INTEGER, ZA3 INTEGER, ZA4 INTEGER, ZA5 INTEGER, ZA6 INTEGER, ZA7 INTEGER, ZA8 INTEGER, ZA9 INTEGER)", nil, nil, nil)
@@ -181,7 +140,8 @@ enum RawSQLite {
         sqlite3_exec(db, "COMMIT", nil, nil, nil)
     }
 
-    static func selectLoop(path: String) throws -> Int64 {
+    /// Reads every column of every `ZROW` row into an array of structs; returns a checksum.
+    public static func selectRows(path: String) throws -> Int64 {
         let db = try open(path)
         defer { sqlite3_close_v2(db) }
         var stmt: OpaquePointer?

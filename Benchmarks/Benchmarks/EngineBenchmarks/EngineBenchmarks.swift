@@ -1,0 +1,74 @@
+import Benchmark
+import Faultline
+import FaultlineBench
+import Foundation
+
+// The engine against raw SQLite on the same rows (GRDB's performance-suite shapes): fetch 200,000 objects of ten
+// integers, insert 50,000 of them with one save, fire faults from the row cache. Compare each engine benchmark
+// with its `raw SQLite` twin in the same run.
+let benchmarks: @Sendable () -> Void = {
+    Benchmark.defaultConfiguration = .init(metrics: [.wallClock, .mallocCountTotal, .throughput],
+                                           timeUnits: .milliseconds, maxDuration: .seconds(10), maxIterations: 20)
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("faultline-benchmarks-\(getpid())")
+    try? FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    let fetchStore = folder.appendingPathComponent("fetch.sqlite")
+    let model = try! RowWorkload.model()
+    RowWorkload.removeStore(at: fetchStore)
+    try! RowWorkload.insert(count: 200_000, into: fetchStore, model: model)
+    let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
+    try! coordinator.addPersistentStore(at: fetchStore)
+
+    Benchmark("Fetch 200k × 10 ints, materialized, new context") { benchmark in
+        for _ in benchmark.scaledIterations {
+            let context = ManagedObjectContext(.privateQueue, coordinator: coordinator)
+            benchmark.startMeasurement()
+            blackHole(try RowWorkload.fetchMaterialized(context))
+            benchmark.stopMeasurement()
+        }
+    }
+
+    Benchmark("Fetch 200k × 10 ints, registered objects") { benchmark in
+        let context = ManagedObjectContext(.privateQueue, coordinator: coordinator)
+        blackHole(try RowWorkload.fetchMaterialized(context))
+        benchmark.startMeasurement()
+        for _ in benchmark.scaledIterations { blackHole(try RowWorkload.fetchMaterialized(context)) }
+        benchmark.stopMeasurement()
+    }
+
+    Benchmark("Fetch 200k × 10 ints, raw SQLite") { benchmark in
+        for _ in benchmark.scaledIterations { blackHole(try RawSQLite.selectRows(path: fetchStore.path)) }
+    }
+
+    Benchmark("Insert 50k × 10 ints, one save") { benchmark in
+        let store = folder.appendingPathComponent("insert.sqlite")
+        for _ in benchmark.scaledIterations {
+            RowWorkload.removeStore(at: store)
+            benchmark.startMeasurement()
+            try RowWorkload.insert(count: 50_000, into: store, model: model)
+            benchmark.stopMeasurement()
+        }
+    }
+
+    Benchmark("Insert 50k × 10 ints, raw SQLite") { benchmark in
+        let store = folder.appendingPathComponent("insert-raw.sqlite")
+        for _ in benchmark.scaledIterations {
+            RowWorkload.removeStore(at: store)
+            benchmark.startMeasurement()
+            try RawSQLite.insertRows(path: store.path, count: 50_000)
+            benchmark.stopMeasurement()
+        }
+    }
+
+    Benchmark("Fire 200k faults from the row cache",
+              configuration: .init(metrics: [.wallClock, .mallocCountTotal], timeUnits: .milliseconds)) { benchmark in
+        for _ in benchmark.scaledIterations {
+            let context = ManagedObjectContext(.privateQueue, coordinator: coordinator)
+            try context.performAndWait {
+                let rows = try context.fetch(FetchRequest<ManagedObject>(entityName: "Row"))
+                benchmark.startMeasurement()
+                for row in rows { blackHole(row[RowWorkload.keys[3]]) }
+                benchmark.stopMeasurement()
+            }
+        }
+    }
+}

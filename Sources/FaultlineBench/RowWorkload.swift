@@ -1,0 +1,47 @@
+import Faultline
+import Foundation
+
+/// The GRDB-shaped workload: a `Row` entity of ten Integer 64 attributes `a0…a9`, written and read through the
+/// engine. Its raw SQLite twin is `RawSQLite`.
+public enum RowWorkload {
+    /// The model.
+    public static func model() throws -> ManagedObjectModel {
+        try ManagedObjectModel(entities: [
+            EntityDescription(name: "Row", properties: (0..<10).map { AttributeDescription(name: "a\($0)", type: .integer64) }),
+        ])
+    }
+
+    /// Typed keys for `a0…a9`.
+    public static let keys = (0..<10).map { Attribute<Int64>("a\($0)") }
+
+    /// Removes a store file and its WAL companions.
+    public static func removeStore(at url: URL) {
+        for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: url.path + suffix) }
+    }
+
+    /// Creates a store at `url` and inserts `count` rows with one save.
+    public static func insert(count: Int, into url: URL, model: ManagedObjectModel) throws {
+        let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
+        try coordinator.addPersistentStore(at: url)
+        let context = ManagedObjectContext(.privateQueue, coordinator: coordinator)
+        try context.performAndWait {
+            let entity = model.entity(named: "Row")!
+            for i in 0..<count {
+                let row = ManagedObject(entity: entity, insertInto: context)
+                for (j, key) in keys.enumerated() { row[key] = Int64(i * 10 + j) }
+            }
+            try context.save()
+        }
+    }
+
+    /// Fetches every row fully materialized through `context` and reads two attributes of each; returns a checksum.
+    public static func fetchMaterialized(_ context: ManagedObjectContext) throws -> Int64 {
+        try context.performAndWait {
+            var request = FetchRequest<ManagedObject>(entityName: "Row")
+            request.returnsObjectsAsFaults = false
+            var sum: Int64 = 0
+            for row in try context.fetch(request) { sum &+= row[keys[0]] &+ row[keys[9]] }
+            return sum
+        }
+    }
+}
