@@ -9,28 +9,33 @@ struct LoadCommand: ParsableCommand {
         abstract: "Insert the records of a JSON data file into a store (created when absent), in one save.",
         discussion: "Every record is checked before anything is written; bad data writes nothing. Format: docs/data-format.md.")
 
-    @Option(help: "The model: JSON, .xcdatamodeld, .xcdatamodel or contents file.")
-    var model: String
-
-    @Option(help: "The SQLite store file.")
-    var store: String
+    @OptionGroup var options: StoreOptions
 
     @Argument(help: "The JSON data file.")
     var data: String
 
     func run() throws {
         try reportingErrors("load") {
-            let context = try openContext(model: model, store: store)
+            let context = try options.openContext()
             let summary = try DataImporter(context: context).load(contentsOf: URL(fileURLWithPath: data))
             let detail = summary.inserted.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }.joined(separator: ", ")
-            print("loaded \(summary.total) object\(summary.total == 1 ? "" : "s") into \(store)\(detail.isEmpty ? "" : ": " + detail)")
+            print("loaded \(summary.total) object\(summary.total == 1 ? "" : "s") into \(options.store)\(detail.isEmpty ? "" : ": " + detail)")
         }
     }
 }
 
-/// A private-queue context on a coordinator with the store at `store`.
-func openContext(model: String, store: String) throws -> ManagedObjectContext {
-    let coordinator = PersistentStoreCoordinator(managedObjectModel: try loadModel(model))
-    try coordinator.addPersistentStore(at: URL(fileURLWithPath: store))
-    return ManagedObjectContext(.privateQueue, coordinator: coordinator)
+/// The `--model` and `--store` options of the commands that work on a store.
+struct StoreOptions: ParsableArguments {
+    @Option(help: "The model: JSON, .xcdatamodeld, .xcdatamodel or contents file.")
+    var model: String
+
+    @Option(help: "The SQLite store file.")
+    var store: String
+
+    /// A private-queue context on a coordinator with the store opened (created when absent).
+    func openContext() throws -> ManagedObjectContext {
+        let coordinator = PersistentStoreCoordinator(managedObjectModel: try loadModel(model))
+        try coordinator.addPersistentStore(at: URL(fileURLWithPath: store))
+        return ManagedObjectContext(.privateQueue, coordinator: coordinator)
+    }
 }

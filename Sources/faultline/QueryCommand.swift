@@ -10,11 +10,7 @@ struct QueryCommand: ParsableCommand {
         commandName: "query",
         abstract: "Print the objects of an entity with their object IDs, attributes and relationships.")
 
-    @Option(help: "The model: JSON, .xcdatamodeld, .xcdatamodel or contents file.")
-    var model: String
-
-    @Option(help: "The SQLite store file.")
-    var store: String
+    @OptionGroup var options: StoreOptions
 
     @Argument(help: "The entity (its sub-entities' objects are included).")
     var entity: String
@@ -31,10 +27,10 @@ struct QueryCommand: ParsableCommand {
 
     func run() throws {
         try reportingErrors("query") {
-            guard FileManager.default.fileExists(atPath: store) else {
-                throw ValidationError("no store at '\(store)'")
+            guard FileManager.default.fileExists(atPath: options.store) else {
+                throw ValidationError("no store at '\(options.store)'")
             }
-            let context = try openContext(model: model, store: store)
+            let context = try options.openContext()
             print(try DataExporter(context: context).export(entityName: entity, format: format, limit: limit), terminator: "")
         }
     }

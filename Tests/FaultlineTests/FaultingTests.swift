@@ -210,6 +210,51 @@ final class FaultingTests: XCTestCase {
         }
     }
 
+    func testFetchByIDsWithLimitAndOffsetAndPendingChanges() throws {
+        let dir = TemporaryDirectory()
+        let (coordinator, _) = try makeStack(try model(), in: dir)
+        _ = try seed(coordinator, walks: 6)
+        let context = ManagedObjectContext(.privateQueue, coordinator: coordinator)
+        try context.performAndWait {
+            var page = FetchRequest<Walk>()
+            page.fetchLimit = 2
+            page.fetchOffset = 3
+            XCTAssertEqual(try context.fetch(page).map(\.distance), [3, 4])
+            page.fetchLimit = 0
+            XCTAssertEqual(try context.fetch(page).map(\.distance), [3, 4, 5], "an offset without a limit")
+            let all = try context.fetch(FetchRequest<Walk>())
+            var byID = FetchRequest<Walk>()
+            byID.objectIDs = [all[5].objectID, all[1].objectID]
+            XCTAssertEqual(Set(try context.fetch(byID).map(\.distance)), [1, 5])
+            // Pending changes: a new walk is included, a deleted one left out.
+            let extra = Walk(context: context)
+            extra.distance = 99
+            context.delete(all[0])
+            let pending = try context.fetch(FetchRequest<Walk>()).map(\.distance)
+            XCTAssertEqual(pending, [1, 2, 3, 4, 5, 99])
+            var storedOnly = FetchRequest<Walk>()
+            storedOnly.includesPendingChanges = false
+            XCTAssertEqual(try context.fetch(storedOnly).count, 6)
+            XCTAssertThrowsError(try context.fetch(FetchRequest<Dog>(entityName: "Walk"))) { error in
+                XCTAssertEqual("\(error)", "fetch request: objects of 'Walk' are not Dog")
+            }
+        }
+    }
+
+    func testTemporaryIDFromAnotherContextIsNotFound() throws {
+        let dir = TemporaryDirectory()
+        let (coordinator, first) = try makeStack(try model(), in: dir)
+        let temporary = first.performAndWait { Dog(context: first).objectID }
+        let second = ManagedObjectContext(.privateQueue, coordinator: coordinator)
+        try second.performAndWait {
+            XCTAssertNil(second.registeredObject(for: temporary))
+            XCTAssertThrowsError(try second.existingObject(with: temporary))
+            let object = second.object(with: temporary) as! Dog
+            XCTAssertNil(object.name)
+            XCTAssertTrue(second.registeredObjects.isEmpty, "nothing was registered for it")
+        }
+    }
+
     func testSubentitiesShareTheRootTableAndFetchPolymorphically() throws {
         let dir = TemporaryDirectory()
         let (_, context) = try makeStack(try makeTestModel(), in: dir)

@@ -130,6 +130,10 @@ final class ModelTests: XCTestCase {
         XCTAssertEqual(error(#"{"entities": [{"name": "A", "parent": "Nope"}]}"#), "model 'm.json', entity 'A': parent entity 'Nope' does not exist")
         XCTAssertEqual(error(#"{"entities": [{"name": "A", "attributes": [{"name": "x", "type": "integer16", "default": 70000}]}]}"#),
                        "model 'm.json', entity 'A', property 'x': default value: 70000 does not fit in Integer 16")
+        XCTAssertEqual(error(#"{"entities": [{"name": "Dog"}, {"name": "DOG"}]}"#),
+                       "model 'm.json', entity 'DOG': its table ZDOG would be the same as entity 'Dog''s (names differ only in case)")
+        XCTAssertEqual(error(#"{"entities": [{"name": "_METADATA"}]}"#),
+                       "model 'm.json', entity '_METADATA': the name is reserved for the store's table Z_METADATA")
         XCTAssertTrue(error("{not json").hasPrefix("model 'm.json': not valid JSON"))
         XCTAssertEqual(error(#"{"entities": [{"name": "A", "colour": 1}]}"#).contains("unknown key 'colour'"), true)
     }

@@ -108,7 +108,16 @@ public final class ManagedObjectContext: @unchecked Sendable {
     /// The object for `id`: the registered one, else a fault (no SQL). Check existence with `existingObject(with:)`.
     public func object(with id: ManagedObjectID) -> ManagedObject {
         if let object = registeredObject(for: id) { return object }
-        return faultingObject(entity: id.entity, key: id.key)
+        let entity = model.entity(named: id.entity.name) ?? id.entity
+        guard !id.isTemporaryID, entity.model === model else {
+            // A temporary ID from another context, or an ID of another model: nothing to fault in.
+            let object = entity.managedClass.init(entity: entity, insertInto: nil)
+            object.key = id.key
+            object.flags = .inaccessible
+            object.values = entity.properties.map { _ in .null }
+            return object
+        }
+        return faultingObject(entity: entity, key: id.key)
     }
 
     /// The object for `id`, fulfilled; throws `StoreError.objectNotFound` when no such row exists.

@@ -94,13 +94,16 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
                 var where_ = conditions
                 if let chunk { where_.append("t0.Z_PK IN (\(Array(repeating: "?", count: chunk.count).joined(separator: ", ")))") }
                 if !where_.isEmpty { sql += " WHERE " + where_.joined(separator: " AND ") }
-                if limit > 0 { sql += " LIMIT \(limit)" }
-                if offset > 0 { sql += (limit > 0 ? "" : " LIMIT -1") + " OFFSET \(offset)" }
+                if limit > 0 || offset > 0 { sql += " LIMIT ? OFFSET ?" }
                 let statement = try store.statement(sql)
                 defer { statement.reset() }
                 var index: Int32 = 1
                 for bound in bounds { statement.bind(bound, at: index); index += 1 }
                 for key in chunk ?? [] { statement.bind(key, at: index); index += 1 }
+                if limit > 0 || offset > 0 {
+                    statement.bind(limit > 0 ? Int64(limit) : -1, at: index)
+                    statement.bind(Int64(max(offset, 0)), at: index + 1)
+                }
                 while try statement.step() {
                     let rowEntity: EntityDescription
                     let plan: EntityPlan

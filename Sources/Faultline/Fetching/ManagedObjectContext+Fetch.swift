@@ -35,9 +35,9 @@ extension ManagedObjectContext {
                     if skipDeleted && existing.isDeleted { return }
                     results.append(existing)
                     if existing.flags.contains(.holdsSnapshot) {
-                        // Registered and holding: the object keeps its state (a refresh updates it), but a newer
-                        // row version still refreshes the shared row cache.
-                        if existing.version != version && !existing.isFault { coordinator.refreshCachedRow(root: root, key: key, snapshot) }
+                        // Registered and holding: the object keeps its state (a refresh updates it), but the row
+                        // cache takes a newer version of the row (a fault will be fulfilled from it).
+                        if existing.isFault || existing.version != version { coordinator.refreshCachedRow(root: root, key: key, snapshot) }
                         return
                     }
                     let values = snapshot()

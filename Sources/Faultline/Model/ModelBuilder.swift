@@ -23,6 +23,17 @@ struct ModelBuilder {
             guard byName[entity.name] == nil else { throw ModelError(entity: entity.name, problem: "duplicate entity name") }
             byName[entity.name] = entity
         }
+        // Table names are the upper-cased names: they must not collide with each other or the bookkeeping tables.
+        var tableOwners: [String: String] = ["Z_PRIMARYKEY": "", "Z_METADATA": "", "Z_MODELCACHE": ""]
+        for entity in input {
+            let table = "Z" + entity.name.uppercased()
+            if let other = tableOwners[table] {
+                throw ModelError(entity: entity.name, problem: other.isEmpty
+                    ? "the name is reserved for the store's table \(table)"
+                    : "its table \(table) would be the same as entity '\(other)''s (names differ only in case)")
+            }
+            tableOwners[table] = entity.name
+        }
         // Inheritance.
         for entity in input {
             entity.subentities = []
