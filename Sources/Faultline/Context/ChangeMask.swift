@@ -3,8 +3,6 @@ struct ChangeMask {
     private var low: UInt64 = 0
     private var high: [UInt64] = []
 
-    var isEmpty: Bool { low == 0 && high.allSatisfy { $0 == 0 } }
-
     @inline(__always) mutating func insert(_ index: Int) {
         if index < 64 { low |= 1 << UInt64(index); return }
         let word = index / 64 - 1

@@ -196,11 +196,6 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
         withLock { for key in keys { rowCache.release(key) } }
     }
 
-    /// Drops snapshots that no object holds (rows fetched as part of a result but never registered).
-    public func purgeRowCache() {
-        withLock { rowCache.purgeUnheld() }
-    }
-
     // MARK: Writing
 
     /// Writes a context's changes in one transaction (after allocating keys in one of its own) and updates the

@@ -43,10 +43,6 @@ public final class EntityDescription: @unchecked Sendable, CustomStringConvertib
     public internal(set) var versionHash: Data = Data()
 
     var propertyIndex: [String: Int] = [:]
-    /// Stored attribute and to-one slots, in table column order: (slot index, column position in the table).
-    var storedSlots: [(slot: Int, column: Int)] = []
-    /// Layout facts per slot, in slot order.
-    var slotKinds: [SlotKind] = []
     /// Values of a newly inserted object: attribute defaults, null elsewhere (an inserted object's null to-many
     /// slot means empty).
     var insertTemplate: [Slot] = []
@@ -133,13 +129,6 @@ public final class EntityDescription: @unchecked Sendable, CustomStringConvertib
 
     private static let serialCounter = SerialCounter()
     private static func nextSerial() -> Int { serialCounter.next() }
-}
-
-/// What a slot of an object's value array holds.
-enum SlotKind: Sendable {
-    case attribute(AttributeType, stored: Bool)
-    case toOne(stored: Bool)
-    case toMany
 }
 
 /// A table: one per inheritance root.

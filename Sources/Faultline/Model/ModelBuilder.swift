@@ -213,13 +213,8 @@ struct ModelBuilder {
                 joinTables.append(owner.joinTable!)
             }
         }
-        // Slot layouts and the stored-column map.
+        // Per-entity facts the hot paths use instead of walking and casting properties.
         for entity in ordered {
-            entity.slotKinds = entity.properties.map { property in
-                if let attribute = property as? AttributeDescription { return .attribute(attribute.type, stored: !attribute.isTransient) }
-                let relationship = property as! RelationshipDescription
-                return relationship.isToMany ? .toMany : .toOne(stored: !relationship.isTransient)
-            }
             entity.insertTemplate = entity.properties.map { ($0 as? AttributeDescription)?.defaultSlot ?? .null }
             entity.transientDefaults = entity.properties.compactMap { property in
                 guard let attribute = property as? AttributeDescription, attribute.isTransient, let value = attribute.defaultValue else { return nil }
@@ -244,10 +239,6 @@ struct ModelBuilder {
             }
             entity.toManySlots = entity.properties.compactMap { ($0 as? RelationshipDescription)?.isToMany == true ? $0.index : nil }
             entity.snapshotNeedsStoredForm = entity.properties.contains { !($0 is AttributeDescription) || $0.isTransient }
-            entity.storedSlots = entity.properties.enumerated().compactMap { i, property in
-                guard let column = property.columnName, let position = entity.table.position(of: column) else { return nil }
-                return (i, position)
-            }
         }
         // Indexes and constraints.
         for entity in ordered {

@@ -66,9 +66,4 @@ struct RowCache {
     mutating func reserveCapacity(_ capacity: Int) { entries.reserveCapacity(capacity) }
 
     mutating func removeAll() { entries.removeAll() }
-
-    /// Drops snapshots nobody holds (rows fetched but never registered).
-    mutating func purgeUnheld() {
-        entries = entries.filter { $0.value.holders > 0 }
-    }
 }

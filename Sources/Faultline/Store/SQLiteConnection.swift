@@ -68,8 +68,6 @@ final class SQLiteConnection {
     /// Rows changed by the last INSERT, UPDATE or DELETE.
     var changes: Int { Int(sqlite3_changes(handle)) }
 
-    var isInTransaction: Bool { sqlite3_get_autocommit(handle) == 0 }
-
     /// The linked SQLite library's version string.
     static var libraryVersion: String { String(cString: sqlite3_libversion()) }
 }

@@ -90,10 +90,6 @@ final class Statement {
         sqlite3_reset(handle)
     }
 
-    func clearBindings() {
-        sqlite3_clear_bindings(handle)
-    }
-
     // MARK: Columns (0-based)
 
     @inline(__always) func int64(at column: Int32) -> Int64 { sqlite3_column_int64(handle, column) }
@@ -124,5 +120,4 @@ final class Statement {
         }
     }
 
-    var columnCount: Int32 { sqlite3_column_count(handle) }
 }
