@@ -46,6 +46,7 @@ let package = Package(
         ),
         .testTarget(name: "FaultlineTests", dependencies: ["Faultline"]),
         .testTarget(name: "FaultlineDataTests", dependencies: ["Faultline", "FaultlineData"]),
+        .testTarget(name: "FaultlineBenchTests", dependencies: ["Faultline", "FaultlineBench"]),
         .testTarget(name: "faultlineTests", dependencies: ["faultline"]),
     ],
     swiftLanguageModes: [.v6]
