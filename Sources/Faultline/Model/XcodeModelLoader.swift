@@ -68,8 +68,8 @@ final class XcodeModelReader: NSObject, XMLParserDelegate {
             sawModel = true
         case "entity":
             guard let name = attributes["name"], !name.isEmpty else { return fail("an <entity> has no name", parser: parser) }
+            guard entity == nil else { return fail("entity '\(name)' is nested inside another <entity>", entity: name, parser: parser) }
             entity = PendingEntity(attributes: attributes)
-            _ = name
         case "attribute":
             guard let entityName = entity?.attributes["name"] else { return }
             do {
