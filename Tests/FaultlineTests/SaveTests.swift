@@ -231,6 +231,31 @@ final class StoreOpeningTests: XCTestCase {
         }
     }
 
+    func testForeignValuesInColumnsReadWithoutTrapping() throws {
+        let dir = TemporaryDirectory()
+        let model = try makeTestModel()
+        let (_, context) = try makeStack(model, in: dir)
+        try context.performAndWait {
+            let person = try context.insertNewObject(forEntityName: "Person")
+            try person.setValue("Ann", forKey: "name")
+            try context.save()
+        }
+        // Another program wrote values of the wrong storage class into the integer column.
+        let connection = try SQLiteConnection(path: dir.file("store.sqlite").path, create: false)
+        let expected: [(String, Int16?, Int64)] = [("1e300", .max, .max), ("-1e300", .min, .min), ("'12'", 12, 12), ("'twelve'", nil, 0), ("x'00'", nil, 0)]
+        for (value, kvc, typed) in expected {
+            try connection.execute("UPDATE ZPERSON SET ZAGE = \(value)")
+            let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
+            try coordinator.addPersistentStore(at: dir.file("store.sqlite"))
+            let reader = ManagedObjectContext(.privateQueue, coordinator: coordinator)
+            try reader.performAndWait {
+                let person = try XCTUnwrap(reader.fetch(FetchRequest<ManagedObject>(entityName: "Person")).first)
+                XCTAssertEqual(person.value(forKey: "age") as? Int16, kvc, value)
+                XCTAssertEqual(person[Attribute<Int64>("age")], typed, value)
+            }
+        }
+    }
+
     func testTruncatedStoreIsAClearError() throws {
         let dir = TemporaryDirectory()
         let path = dir.file("store.sqlite")

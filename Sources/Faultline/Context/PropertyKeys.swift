@@ -113,7 +113,7 @@ extension Int64: AttributeValueConvertible {
     @inline(__always) public static func decode(_ value: StoredValue) -> Int64 {
         switch value.slot {
         case .integer(let n): return n
-        case .real(let d): return Int64(d)
+        case .real(let d): return ValueCoding.saturatingInt64(d)
         default: return 0
         }
     }

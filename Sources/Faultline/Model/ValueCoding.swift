@@ -90,9 +90,9 @@ enum ValueCoding {
             case .float: return Float(d)
             case .date: return Date(timeIntervalSinceReferenceDate: d)
             case .decimal: return Decimal(string: String(d)) ?? Decimal(d)
-            case .integer16: return Int16(clamping: Int64(d))
-            case .integer32: return Int32(clamping: Int64(d))
-            case .integer64: return Int64(d)
+            case .integer16: return Int16(clamping: saturatingInt64(d))
+            case .integer32: return Int32(clamping: saturatingInt64(d))
+            case .integer64: return saturatingInt64(d)
             case .boolean: return d != 0
             default: return d
             }
@@ -100,10 +100,17 @@ enum ValueCoding {
             switch type {
             case .decimal: return Decimal(string: s)
             case .uri: return URL(string: s)
-            default: return s
+            case .string, .transformable, .undefined, .objectID: return s
+            default:
+                // Text in a numeric or date column (written by another program): its number, else nil.
+                if let n = Int64(s) { return value(of: .integer(n), type: type, transformer: transformer) }
+                if let d = Double(s) { return value(of: .real(d), type: type, transformer: transformer) }
+                return nil
             }
         case .blob(let data):
             switch type {
+            case .integer16, .integer32, .integer64, .double, .float, .decimal, .boolean, .date, .string, .uri:
+                return nil // a blob where a scalar belongs: unreadable, not a trap
             case .uuid:
                 guard data.count == 16 else { return nil }
                 return data.withUnsafeBytes { UUID(uuid: $0.loadUnaligned(as: uuid_t.self)) }
@@ -114,6 +121,14 @@ enum ValueCoding {
         case .object(let o): return o
         case .many(let m): return m.objects
         }
+    }
+
+    /// A REAL read from an integer column (a foreign or damaged store) becomes the nearest integer, never a trap.
+    @inline(__always) static func saturatingInt64(_ d: Double) -> Int64 {
+        if d.isNaN { return 0 }
+        if d >= 9.2233720368547758e18 { return .max }
+        if d <= -9.2233720368547758e18 { return .min }
+        return Int64(d)
     }
 
     static func unwrap(_ value: Any?) -> Any? {
