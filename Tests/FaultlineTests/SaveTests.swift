@@ -287,3 +287,48 @@ final class StoreOpeningTests: XCTestCase {
         }
     }
 }
+
+final class ConcurrencyTests: XCTestCase {
+    func testContextsOnTheirOwnQueuesShareOneCoordinator() throws {
+        let dir = TemporaryDirectory()
+        let model = try makeTestModel()
+        let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
+        try coordinator.addPersistentStore(at: dir.file("store.sqlite"))
+        let group = DispatchGroup()
+        let failures = LockedList()
+        for worker in 0..<4 {
+            let context = ManagedObjectContext(.privateQueue, coordinator: coordinator)
+            group.enter()
+            context.perform {
+                defer { group.leave() }
+                do {
+                    for batch in 0..<10 {
+                        for i in 0..<20 {
+                            let dog = try context.insertNewObject(forEntityName: "Dog")
+                            try dog.setValue("w\(worker)-b\(batch)-\(i)", forKey: "name")
+                        }
+                        try context.save()
+                        _ = try context.fetch(FetchRequest<ManagedObject>(entityName: "Dog")).map { $0.value(forKey: "name") }
+                    }
+                } catch {
+                    failures.append("\(error)")
+                }
+            }
+        }
+        XCTAssertEqual(group.wait(timeout: .now() + 60), .success)
+        XCTAssertEqual(failures.items, [])
+        let reader = ManagedObjectContext(.privateQueue, coordinator: coordinator)
+        try reader.performAndWait {
+            let dogs = try reader.fetch(FetchRequest<ManagedObject>(entityName: "Dog"))
+            XCTAssertEqual(dogs.count, 800)
+            XCTAssertEqual(Set(dogs.map(\.objectID)).count, 800, "every object got its own key")
+        }
+    }
+}
+
+final class LockedList: @unchecked Sendable {
+    private var values: [String] = []
+    private let lock = NSLock()
+    func append(_ value: String) { lock.lock(); values.append(value); lock.unlock() }
+    var items: [String] { lock.lock(); defer { lock.unlock() }; return values }
+}
