@@ -25,7 +25,7 @@ public final class ManagedObjectContext: @unchecked Sendable {
     private let queueKey = DispatchSpecificKey<ObjectIdentifier>()
 
     /// Registered saved objects by row. Inserted objects are kept in `insertionOrder` until their save.
-    @exclusivity(unchecked) var registry: [ObjectKey: ManagedObject] = [:]
+    let registry = PagedMap<ManagedObject>()
     /// Inserted objects in insertion order; may still hold objects deleted since (`insertedCount` counts the
     /// live ones).
     @exclusivity(unchecked) var insertionOrder: [ManagedObject] = []
@@ -84,7 +84,7 @@ public final class ManagedObjectContext: @unchecked Sendable {
     // MARK: Registration
 
     /// Objects registered in the context.
-    public var registeredObjects: [ManagedObject] { Array(registry.values) }
+    public var registeredObjects: [ManagedObject] { registry.values + pendingInsertions }
     /// Objects inserted since the last save.
     public var insertedObjects: [ManagedObject] { pendingInsertions }
     /// Saved objects changed since the last save.

@@ -204,7 +204,6 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
         try withLock {
             let store = try requireStore()
             try store.write(changes)
-            rowCache.reserveCapacity(rowCache.count + changes.inserted.count)
             // The new committed state of each written object becomes its row's snapshot; inserted objects
             // hold theirs from now on (updated ones already did).
             for object in changes.inserted {

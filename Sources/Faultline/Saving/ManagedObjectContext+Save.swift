@@ -21,7 +21,6 @@ extension ManagedObjectContext {
     }
 
     private func didSave(_ changes: SaveChanges) {
-        registry.reserveCapacity(registry.count + changes.inserted.count)
         for object in changes.inserted {
             object.key = object.pendingKey
             object.pendingKey = 0

@@ -1,0 +1,138 @@
+/// A map from row keys to values, stored in pages of consecutive primary keys.
+///
+/// Rows are fetched, cached and registered in primary-key order far more often than at random, so pages of
+/// consecutive keys turn the per-row hash-table insert of a dictionary (a cache miss or two on a large table) into
+/// a store into an array that is already in cache; the page directory is hashed once per page, not per row.
+/// Empty pages are freed. Reference semantics: owned by one coordinator or context, never copied.
+final class PagedMap<Value> {
+    static var pageSize: Int { 128 }
+    private static var pageShift: Int64 { 7 }
+
+    private struct PageKey: Hashable {
+        let table: Int32
+        let page: Int64
+
+        func _rawHashValue(seed: Int) -> Int {
+            var h = UInt64(bitPattern: page) ^ (UInt64(UInt32(bitPattern: table)) << 44) ^ UInt64(bitPattern: Int64(seed))
+            h = (h ^ (h >> 33)) &* 0xff51afd7ed558ccd
+            h = (h ^ (h >> 33)) &* 0xc4ceb9fe1a85ec53
+            return Int(bitPattern: UInt(h ^ (h >> 33)))
+        }
+
+        func hash(into hasher: inout Hasher) {
+            hasher.combine(page)
+            hasher.combine(table)
+        }
+    }
+
+    private final class Page {
+        let slots: UnsafeMutablePointer<Value?>
+        var occupied = 0
+
+        init() {
+            slots = .allocate(capacity: PagedMap.pageSize)
+            slots.initialize(repeating: nil, count: PagedMap.pageSize)
+        }
+
+        deinit {
+            slots.deinitialize(count: PagedMap.pageSize)
+            slots.deallocate()
+        }
+    }
+
+    private var pages: [PageKey: Page] = [:]
+    private var lastKey = PageKey(table: -1, page: .min)
+    private var lastPage: Page?
+    /// Number of values stored.
+    private(set) var count = 0
+
+    init() {}
+
+    var isEmpty: Bool { count == 0 }
+
+    @inline(__always) private func location(_ key: ObjectKey) -> (PageKey, Int) {
+        (PageKey(table: key.table, page: key.key >> Self.pageShift), Int(key.key & (Int64(Self.pageSize) - 1)))
+    }
+
+    @inline(__always) private func page(_ pageKey: PageKey, create: Bool) -> Page? {
+        if pageKey == lastKey, let lastPage { return lastPage }
+        let page: Page
+        if let existing = pages[pageKey] {
+            page = existing
+        } else {
+            guard create else { return nil }
+            page = Page()
+            pages[pageKey] = page
+        }
+        lastKey = pageKey
+        lastPage = page
+        return page
+    }
+
+    /// The value for `key`, or nil; assigning nil removes it.
+    subscript(key: ObjectKey) -> Value? {
+        @inline(__always) get {
+            let (pageKey, slot) = location(key)
+            return page(pageKey, create: false)?.slots[slot]
+        }
+        set {
+            let (pageKey, slot) = location(key)
+            if let newValue {
+                let page = page(pageKey, create: true)!
+                if page.slots[slot] == nil { page.occupied += 1; count += 1 }
+                page.slots[slot] = newValue
+            } else if let page = page(pageKey, create: false), page.slots[slot] != nil {
+                page.slots[slot] = nil
+                page.occupied -= 1
+                count -= 1
+                if page.occupied == 0 { drop(pageKey) }
+            }
+        }
+    }
+
+    /// Runs `body` on the value for `key`, created with `makeValue` when absent: one lookup for read-modify-write.
+    @inline(__always) func update<R>(_ key: ObjectKey, default makeValue: () -> Value, _ body: (inout Value) -> R) -> R {
+        let (pageKey, slot) = location(key)
+        let page = page(pageKey, create: true)!
+        let pointer = page.slots + slot
+        if pointer.pointee == nil {
+            pointer.pointee = makeValue()
+            page.occupied += 1
+            count += 1
+        }
+        return body(&pointer.pointee!)
+    }
+
+    /// Updates the value for `key` in place if present; returns false when absent.
+    @inline(__always) func modifyIfPresent(_ key: ObjectKey, _ body: (inout Value) -> Void) -> Bool {
+        let (pageKey, slot) = location(key)
+        guard let page = page(pageKey, create: false), page.slots[slot] != nil else { return false }
+        body(&page.slots[slot]!)
+        return true
+    }
+
+    private func drop(_ pageKey: PageKey) {
+        pages[pageKey] = nil
+        if lastKey == pageKey {
+            lastKey = PageKey(table: -1, page: .min)
+            lastPage = nil
+        }
+    }
+
+    /// Every value, page by page.
+    var values: [Value] {
+        var result: [Value] = []
+        result.reserveCapacity(count)
+        for page in pages.values {
+            for i in 0..<Self.pageSize { if let value = page.slots[i] { result.append(value) } }
+        }
+        return result
+    }
+
+    func removeAll() {
+        pages.removeAll()
+        lastKey = PageKey(table: -1, page: .min)
+        lastPage = nil
+        count = 0
+    }
+}

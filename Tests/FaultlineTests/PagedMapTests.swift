@@ -1,0 +1,37 @@
+import XCTest
+@testable import Faultline
+
+final class PagedMapTests: XCTestCase {
+    func testBehavesAsAMapForAnyKeys() {
+        let map = PagedMap<Int>()
+        var reference: [ObjectKey: Int] = [:]
+        var generator = SystemRandomNumberGenerator()
+        let keys: [Int64] = [0, 1, -1, 127, 128, -128, -129, Int64.max, Int64.min, 1 << 40] + (0..<2_000).map { _ in Int64.random(in: -5_000...50_000, using: &generator) }
+        for (i, key) in keys.enumerated() {
+            let objectKey = ObjectKey(table: Int32(i % 3), key: key)
+            map[objectKey] = i
+            reference[objectKey] = i
+        }
+        XCTAssertEqual(map.count, reference.count)
+        for (key, value) in reference { XCTAssertEqual(map[key], value) }
+        XCTAssertNil(map[ObjectKey(table: 7, key: 1)])
+        XCTAssertEqual(map.values.sorted(), reference.values.sorted())
+        for (n, key) in reference.keys.enumerated() where n % 2 == 0 {
+            map[key] = nil
+            reference[key] = nil
+        }
+        XCTAssertEqual(map.count, reference.count)
+        for (key, value) in reference { XCTAssertEqual(map[key], value) }
+        let updated = map.update(ObjectKey(table: 9, key: 5), default: { 40 }) { value -> Int in
+            value += 2
+            return value
+        }
+        XCTAssertEqual(updated, 42)
+        XCTAssertTrue(map.modifyIfPresent(ObjectKey(table: 9, key: 5)) { $0 += 1 })
+        XCTAssertEqual(map[ObjectKey(table: 9, key: 5)], 43)
+        XCTAssertFalse(map.modifyIfPresent(ObjectKey(table: 9, key: 6)) { $0 += 1 })
+        map.removeAll()
+        XCTAssertTrue(map.isEmpty)
+        XCTAssertEqual(map.values, [])
+    }
+}
