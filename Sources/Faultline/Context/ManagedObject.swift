@@ -94,12 +94,12 @@ open class ManagedObject: CustomStringConvertible {
         if flags.contains(.fault) { managedObjectContext?.fulfillFault(self) }
     }
 
-    @inline(__always) final func slot(at index: Int) -> Slot {
+    @usableFromInline @inline(__always) final func slot(at index: Int) -> Slot {
         willAccessValues()
         return index < values.count ? values[index] : .null
     }
 
-    final func setSlot(_ value: Slot, at index: Int) {
+    @usableFromInline final func setSlot(_ value: Slot, at index: Int) {
         willAccessValues()
         guard index < values.count else { return }
         values[index] = value
@@ -215,15 +215,14 @@ open class ManagedObject: CustomStringConvertible {
 
     // MARK: Typed access
 
-    /// Reads an attribute through a typed key.
-    public subscript<Value>(attribute: Attribute<Value>) -> Value {
+    /// Reads or sets an attribute through a typed key. Inlinable, so that a read specializes to a few
+    /// instructions in the caller's module.
+    @inlinable public subscript<Value>(attribute: Attribute<Value>) -> Value {
         get {
-            let index = attribute.index(in: entity)
-            return Value.decode(StoredValue(slot(at: index)))
+            Value.decode(StoredValue(slot(at: attribute.index(in: entity))))
         }
         set {
-            let index = attribute.index(in: entity)
-            setSlot(newValue.encode().slot, at: index)
+            setSlot(newValue.encode().slot, at: attribute.index(in: entity))
         }
     }
 

@@ -30,7 +30,7 @@ public final class Attribute<Value: AttributeValueConvertible>: Sendable {
     /// The attribute's name.
     public var name: String { cache.name }
 
-    @inline(__always) func index(in entity: EntityDescription) -> Int {
+    @usableFromInline @inline(__always) func index(in entity: EntityDescription) -> Int {
         guard let index = cache.index(in: entity, accept: { $0 is AttributeDescription }) else {
             preconditionFailure("entity '\(entity.name)' has no attribute '\(cache.name)'")
         }
@@ -87,9 +87,12 @@ extension ManagedObject {
 
 /// An attribute value in its stored form; opaque outside the engine.
 public struct StoredValue {
-    let slot: Slot
-    init(_ slot: Slot) { self.slot = slot }
+    @usableFromInline let slot: Slot
+    @usableFromInline init(_ slot: Slot) { self.slot = slot }
 }
+
+/// A REAL where an integer belongs, as the nearest integer (never a trap).
+@usableFromInline func saturatingInt64(_ d: Double) -> Int64 { ValueCoding.saturatingInt64(d) }
 
 /// Swift types that typed attribute keys can hold.
 public protocol AttributeValueConvertible {
@@ -100,81 +103,81 @@ public protocol AttributeValueConvertible {
 }
 
 extension Optional: AttributeValueConvertible where Wrapped: AttributeValueConvertible {
-    public static func decode(_ value: StoredValue) -> Self {
+    @inlinable public static func decode(_ value: StoredValue) -> Self {
         if case .null = value.slot { return nil }
         return Wrapped.decode(value)
     }
-    public func encode() -> StoredValue {
+    @inlinable public func encode() -> StoredValue {
         self.map { $0.encode() } ?? StoredValue(.null)
     }
 }
 
 extension Int64: AttributeValueConvertible {
-    @inline(__always) public static func decode(_ value: StoredValue) -> Int64 {
+    @inlinable public static func decode(_ value: StoredValue) -> Int64 {
         switch value.slot {
         case .integer(let n): return n
-        case .real(let d): return ValueCoding.saturatingInt64(d)
+        case .real(let d): return saturatingInt64(d)
         default: return 0
         }
     }
-    public func encode() -> StoredValue { StoredValue(.integer(self)) }
+    @inlinable public func encode() -> StoredValue { StoredValue(.integer(self)) }
 }
 
 extension Int: AttributeValueConvertible {
-    @inline(__always) public static func decode(_ value: StoredValue) -> Int { Int(Int64.decode(value)) }
-    public func encode() -> StoredValue { StoredValue(.integer(Int64(self))) }
+    @inlinable public static func decode(_ value: StoredValue) -> Int { Int(Int64.decode(value)) }
+    @inlinable public func encode() -> StoredValue { StoredValue(.integer(Int64(self))) }
 }
 
 extension Int32: AttributeValueConvertible {
-    @inline(__always) public static func decode(_ value: StoredValue) -> Int32 { Int32(truncatingIfNeeded: Int64.decode(value)) }
-    public func encode() -> StoredValue { StoredValue(.integer(Int64(self))) }
+    @inlinable public static func decode(_ value: StoredValue) -> Int32 { Int32(truncatingIfNeeded: Int64.decode(value)) }
+    @inlinable public func encode() -> StoredValue { StoredValue(.integer(Int64(self))) }
 }
 
 extension Int16: AttributeValueConvertible {
-    @inline(__always) public static func decode(_ value: StoredValue) -> Int16 { Int16(truncatingIfNeeded: Int64.decode(value)) }
-    public func encode() -> StoredValue { StoredValue(.integer(Int64(self))) }
+    @inlinable public static func decode(_ value: StoredValue) -> Int16 { Int16(truncatingIfNeeded: Int64.decode(value)) }
+    @inlinable public func encode() -> StoredValue { StoredValue(.integer(Int64(self))) }
 }
 
 extension Bool: AttributeValueConvertible {
-    @inline(__always) public static func decode(_ value: StoredValue) -> Bool { Int64.decode(value) != 0 }
-    public func encode() -> StoredValue { StoredValue(.integer(self ? 1 : 0)) }
+    @inlinable public static func decode(_ value: StoredValue) -> Bool { Int64.decode(value) != 0 }
+    @inlinable public func encode() -> StoredValue { StoredValue(.integer(self ? 1 : 0)) }
 }
 
 extension Double: AttributeValueConvertible {
-    @inline(__always) public static func decode(_ value: StoredValue) -> Double {
+    @inlinable public static func decode(_ value: StoredValue) -> Double {
         switch value.slot {
         case .real(let d): return d
         case .integer(let n): return Double(n)
         default: return 0
         }
     }
-    public func encode() -> StoredValue { StoredValue(.real(self)) }
+    @inlinable public func encode() -> StoredValue { StoredValue(.real(self)) }
 }
 
 extension Float: AttributeValueConvertible {
-    public static func decode(_ value: StoredValue) -> Float { Float(Double.decode(value)) }
-    public func encode() -> StoredValue { StoredValue(.real(Double(self))) }
+    @inlinable public static func decode(_ value: StoredValue) -> Float { Float(Double.decode(value)) }
+    @inlinable public func encode() -> StoredValue { StoredValue(.real(Double(self))) }
 }
 
 extension String: AttributeValueConvertible {
-    public static func decode(_ value: StoredValue) -> String {
+    @inlinable public static func decode(_ value: StoredValue) -> String {
         if case .text(let s) = value.slot { return s }
         return ""
     }
-    public func encode() -> StoredValue { StoredValue(.text(self)) }
+    @inlinable public func encode() -> StoredValue { StoredValue(.text(self)) }
 }
 
 extension Date: AttributeValueConvertible {
-    public static func decode(_ value: StoredValue) -> Date { Date(timeIntervalSinceReferenceDate: Double.decode(value)) }
-    public func encode() -> StoredValue { StoredValue(.real(timeIntervalSinceReferenceDate)) }
+    @inlinable public static func decode(_ value: StoredValue) -> Date { Date(timeIntervalSinceReferenceDate: Double.decode(value)) }
+    @inlinable public func encode() -> StoredValue { StoredValue(.real(timeIntervalSinceReferenceDate)) }
 }
 
 extension Data: AttributeValueConvertible {
-    public static func decode(_ value: StoredValue) -> Data {
+    @inlinable public static func decode(_ value: StoredValue) -> Data {
         if case .blob(let d) = value.slot { return d }
         return Data()
     }
-    public func encode() -> StoredValue { StoredValue(.blob(self)) }
+    @inlinable public func encode() -> StoredValue { StoredValue(.blob(self)) }
 }
 
 extension UUID: AttributeValueConvertible {

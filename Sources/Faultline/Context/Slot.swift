@@ -4,6 +4,7 @@ import Foundation
 ///
 /// Row-cache snapshots only ever hold `.null`, `.integer`, `.real`, `.text` and `.blob`, which is why the type can
 /// be shared across threads; `.object` and `.many` live only in a context's own objects.
+@usableFromInline
 enum Slot: @unchecked Sendable {
     case null
     case integer(Int64)

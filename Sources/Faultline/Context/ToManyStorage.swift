@@ -1,4 +1,5 @@
 /// The live contents of a fired to-many relationship.
+@usableFromInline
 final class ToManyStorage {
     /// Members, in order for ordered relationships (insertion order for unordered ones).
     private(set) var objects: [ManagedObject]

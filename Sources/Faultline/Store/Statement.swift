@@ -109,6 +109,14 @@ final class Statement {
         return Data(bytes: p, count: n)
     }
 
+    /// Reads a column expected to hold an integer: one call unless the value is 0, which may also be NULL or a
+    /// value of another storage class (then read as `slot(at:)` does).
+    @inline(__always) func integerSlot(at column: Int32) -> Slot {
+        let value = sqlite3_column_int64(handle, column)
+        if value != 0 || sqlite3_column_type(handle, column) == SQLITE_INTEGER { return .integer(value) }
+        return slot(at: column)
+    }
+
     /// Reads a column as a slot, keeping SQLite's storage class.
     @inline(__always) func slot(at column: Int32) -> Slot {
         switch sqlite3_column_type(handle, column) {

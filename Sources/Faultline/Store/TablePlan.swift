@@ -29,6 +29,8 @@ final class EntityPlan {
         let column: Int32
         /// Column of the destination's Z_ENT for polymorphic to-ones, or -1.
         let entityColumn: Int32
+        /// The column holds integers (integer and boolean attributes, to-one keys): read it with one call.
+        let isInteger: Bool
     }
 
     enum InsertValue {
@@ -83,7 +85,8 @@ final class EntityPlan {
             } else {
                 insertValues.append(.attribute(slot: property.index))
             }
-            steps.append(DecodeStep(slot: property.index, column: Int32(position) + TablePlan.firstColumn, entityColumn: entityColumn))
+            let isInteger = property is RelationshipDescription || (property as? AttributeDescription).map { $0.type.isInteger || $0.type == .boolean } == true
+            steps.append(DecodeStep(slot: property.index, column: Int32(position) + TablePlan.firstColumn, entityColumn: entityColumn, isInteger: isInteger))
         }
         decodeSteps = steps
         self.insertValues = insertValues
@@ -114,7 +117,7 @@ final class EntityPlan {
                     (buffer.baseAddress! + next).initialize(to: template[next])
                     next += 1
                 }
-                var slot = statement.slot(at: step.column)
+                var slot = step.isInteger ? statement.integerSlot(at: step.column) : statement.slot(at: step.column)
                 if step.entityColumn >= 0, case .integer(let key) = slot {
                     slot = .integer(ToOneReference.pack(key: key, entityNumber: statement.int64(at: step.entityColumn)))
                 }
