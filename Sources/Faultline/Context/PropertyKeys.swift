@@ -129,12 +129,12 @@ extension Int: AttributeValueConvertible {
 }
 
 extension Int32: AttributeValueConvertible {
-    @inlinable public static func decode(_ value: StoredValue) -> Int32 { Int32(truncatingIfNeeded: Int64.decode(value)) }
+    @inlinable public static func decode(_ value: StoredValue) -> Int32 { Int32(clamping: Int64.decode(value)) }
     @inlinable public func encode() -> StoredValue { StoredValue(.integer(Int64(self))) }
 }
 
 extension Int16: AttributeValueConvertible {
-    @inlinable public static func decode(_ value: StoredValue) -> Int16 { Int16(truncatingIfNeeded: Int64.decode(value)) }
+    @inlinable public static func decode(_ value: StoredValue) -> Int16 { Int16(clamping: Int64.decode(value)) }
     @inlinable public func encode() -> StoredValue { StoredValue(.integer(Int64(self))) }
 }
 

@@ -74,8 +74,8 @@ enum ValueCoding {
         case .null: return nil
         case .integer(let n):
             switch type {
-            case .integer16: return Int16(truncatingIfNeeded: n)
-            case .integer32: return Int32(truncatingIfNeeded: n)
+            case .integer16: return Int16(clamping: n)
+            case .integer32: return Int32(clamping: n)
             case .integer64: return n
             case .boolean: return n != 0
             case .double: return Double(n)
