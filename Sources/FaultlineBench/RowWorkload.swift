@@ -19,8 +19,10 @@ public enum RowWorkload {
         for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: url.path + suffix) }
     }
 
-    /// Creates a store at `url` and inserts `count` rows with one save.
-    public static func insert(count: Int, into url: URL, model: ManagedObjectModel) throws {
+    /// Creates a store at `url` and inserts `count` rows with one save. Returns the context, so that a caller
+    /// timing the insert can tear it down outside the measurement.
+    @discardableResult
+    public static func insert(count: Int, into url: URL, model: ManagedObjectModel) throws -> ManagedObjectContext {
         let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
         try coordinator.addPersistentStore(at: url)
         let context = ManagedObjectContext(.privateQueue, coordinator: coordinator)
@@ -32,6 +34,7 @@ public enum RowWorkload {
             }
             try context.save()
         }
+        return context
     }
 
     /// Fetches every row fully materialized through `context` and reads two attributes of each; returns a checksum.

@@ -44,8 +44,9 @@ let benchmarks: @Sendable () -> Void = {
         for _ in benchmark.scaledIterations {
             RowWorkload.removeStore(at: store)
             benchmark.startMeasurement()
-            try RowWorkload.insert(count: 50_000, into: store, model: model)
+            let context = try RowWorkload.insert(count: 50_000, into: store, model: model)
             benchmark.stopMeasurement()
+            blackHole(context) // torn down outside the measurement, as the fetch benchmarks' contexts
         }
     }
 

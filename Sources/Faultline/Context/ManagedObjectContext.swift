@@ -51,7 +51,8 @@ public final class ManagedObjectContext: @unchecked Sendable {
 
     deinit {
         var held: [ObjectKey] = []
-        for object in registry.values {
+        held.reserveCapacity(registry.count)
+        registry.forEach { object in
             object.managedObjectContext = nil
             if object.flags.contains(.holdsSnapshot) { held.append(object.objectKeyForCache) }
         }

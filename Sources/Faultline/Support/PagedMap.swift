@@ -119,6 +119,13 @@ final class PagedMap<Value> {
         }
     }
 
+    /// Calls `body` with every value, page by page.
+    func forEach(_ body: (Value) -> Void) {
+        for page in pages.values {
+            for i in 0..<Self.pageSize { if let value = page.slots[i] { body(value) } }
+        }
+    }
+
     /// Every value, page by page.
     var values: [Value] {
         var result: [Value] = []
