@@ -21,7 +21,8 @@ open class ManagedObject: CustomStringConvertible {
     var version: Int64 = 0
     // The context's queue is the only accessor; skip dynamic exclusivity checks on the hot slots.
     @exclusivity(unchecked) var values: [Slot] = []
-    @exclusivity(unchecked) var committed: [Slot] = []
+    /// The values as last fetched or saved, kept apart from `values` only once they differ (see `committed`).
+    @exclusivity(unchecked) var committedCopy: [Slot] = []
     @exclusivity(unchecked) var flags: Flags = []
     @exclusivity(unchecked) var changes = ChangeMask()
     /// Transient values that have no stored form (transformable, undefined, object ID types), by slot.
@@ -39,6 +40,24 @@ open class ManagedObject: CustomStringConvertible {
         static let updated = Flags(rawValue: 8)
         static let holdsSnapshot = Flags(rawValue: 16)
         static let inaccessible = Flags(rawValue: 32)
+        /// `committedCopy` holds the committed values (otherwise they are `values` themselves).
+        static let hasCommittedCopy = Flags(rawValue: 64)
+    }
+
+    /// The values as last fetched or saved. A fetched object shares one array with the row cache until its
+    /// first change, so most objects never pay for a second copy.
+    var committed: [Slot] {
+        get { flags.contains(.hasCommittedCopy) ? committedCopy : values }
+        set {
+            committedCopy = newValue
+            flags.insert(.hasCommittedCopy)
+        }
+    }
+
+    /// Drops the separate committed copy: the current values are the committed ones.
+    @inline(__always) final func valuesAreCommitted() {
+        committedCopy = []
+        flags.remove(.hasCommittedCopy)
     }
 
     /// Creates an object of `entity`, inserting it into `context` when one is given.
@@ -102,6 +121,10 @@ open class ManagedObject: CustomStringConvertible {
     @usableFromInline final func setSlot(_ value: Slot, at index: Int) {
         willAccessValues()
         guard index < values.count else { return }
+        if !flags.contains(.hasCommittedCopy) && !flags.contains(.inserted) {
+            committedCopy = values
+            flags.insert(.hasCommittedCopy)
+        }
         values[index] = value
         markChanged(index)
     }

@@ -19,12 +19,12 @@ extension ManagedObjectContext {
         object.flags.remove(.fault)
         object.flags.insert(.inaccessible)
         object.values = object.entity.properties.map { _ in .null }
-        object.committed = object.values
+        object.valuesAreCommitted()
     }
 
     @inline(__always) func fulfill(_ object: ManagedObject, values: [Slot], version: Int64) {
         object.values = values
-        object.committed = values
+        object.valuesAreCommitted()
         object.version = version
         object.flags.remove(.fault)
         object.flags.insert(.holdsSnapshot)

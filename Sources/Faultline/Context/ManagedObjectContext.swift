@@ -256,6 +256,7 @@ public final class ManagedObjectContext: @unchecked Sendable {
         for object in touched {
             object.flags.subtract([.deleted, .updated])
             object.values = object.committed
+            object.valuesAreCommitted()
             object.changes.removeAll()
             object.transientObjects.removeAll()
         }
@@ -281,7 +282,7 @@ public final class ManagedObjectContext: @unchecked Sendable {
             object.flags = object.flags.intersection([.holdsSnapshot])
             object.flags.insert(.fault)
             object.values = []
-            object.committed = []
+            object.valuesAreCommitted()
             object.changes.removeAll()
             object.transientObjects.removeAll()
             updatedSet[ObjectIdentifier(object)] = nil

@@ -207,13 +207,13 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
             // The new committed state of each written object becomes its row's snapshot; inserted objects
             // hold theirs from now on (updated ones already did).
             for object in changes.inserted {
-                object.committed = SaveChanges.storedForm(of: object)
+                let snapshot = object.commitValues()
                 let key = ObjectKey(table: Int32(object.entity.root.entityNumber), key: object.pendingKey)
-                rowCache.store(key, values: object.committed, version: object.pendingVersion, entityNumber: Int32(object.entity.entityNumber), addingHolder: true)
+                rowCache.store(key, values: snapshot, version: object.pendingVersion, entityNumber: Int32(object.entity.entityNumber), addingHolder: true)
             }
             for object in changes.updated {
-                object.committed = SaveChanges.storedForm(of: object)
-                rowCache.store(object.objectKeyForCache, values: object.committed, version: object.pendingVersion, entityNumber: Int32(object.entity.entityNumber))
+                let snapshot = object.commitValues()
+                rowCache.store(object.objectKeyForCache, values: snapshot, version: object.pendingVersion, entityNumber: Int32(object.entity.entityNumber))
             }
             for object in changes.deleted {
                 rowCache.remove(ObjectKey(table: Int32(object.entity.root.entityNumber), key: object.key))

@@ -53,7 +53,6 @@ extension ManagedObjectContext {
                     object.flags = [.fault, .holdsSnapshot]
                 } else {
                     object.values = values
-                    object.committed = values
                     object.version = version
                     object.flags = .holdsSnapshot
                 }

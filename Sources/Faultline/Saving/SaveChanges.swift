@@ -1,5 +1,14 @@
 /// The objects one save writes. Built and used on the saving context's queue while the coordinator holds its
 /// lock, so the (non-Sendable) objects never cross threads.
+extension ManagedObject {
+    /// Makes the current values the committed ones after a write; returns them in stored form for the row cache.
+    func commitValues() -> [Slot] {
+        let stored = SaveChanges.storedForm(of: self)
+        if entity.snapshotNeedsStoredForm { committed = stored } else { valuesAreCommitted() }
+        return stored
+    }
+}
+
 struct SaveChanges {
     var inserted: [ManagedObject]
     var updated: [ManagedObject]
