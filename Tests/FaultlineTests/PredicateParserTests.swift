@@ -1,0 +1,177 @@
+import Foundation
+import XCTest
+@testable import Faultline
+
+final class PredicateParserTests: XCTestCase {
+    struct FixturePredicate: Decodable {
+        let format: String
+        let args: [String]
+        let invalid: String?
+    }
+
+    func fixturePredicates() throws -> [FixturePredicate] {
+        guard let fixtures = fixturesDirectory() else { throw XCTSkip("../shared/fixtures is absent; fixture predicates not checked") }
+        let text = try String(contentsOf: fixtures.appendingPathComponent("predicates.jsonl"), encoding: .utf8)
+        return try text.split(separator: "\n").map { try JSONDecoder().decode(FixturePredicate.self, from: Data($0.utf8)) }
+    }
+
+    func testEveryFixturePredicateParsesAndInvalidOnesFailCleanly() throws {
+        let fixtures = try fixturePredicates()
+        XCTAssertGreaterThanOrEqual(fixtures.count, 60)
+        for fixture in fixtures {
+            do {
+                let predicate = try ObjectPredicate(unboundFormat: fixture.format)
+                // The canonical form parses back to an equal predicate.
+                XCTAssertEqual(try ObjectPredicate(unboundFormat: predicate.predicateFormat), predicate, "\(fixture.format) → \(predicate.predicateFormat)")
+                if fixture.invalid == "parse" { XCTFail("should not parse: \(fixture.format)") }
+            } catch let error as ObjectPredicateError {
+                XCTAssertEqual(error.kind, .syntax)
+                XCTAssertNotNil(error.position)
+                XCTAssertNotNil(fixture.invalid, "\(fixture.format): \(error)")
+            }
+        }
+    }
+
+    func testFixturePredicatesBindTypedArguments() throws {
+        var bound = 0
+        for fixture in try fixturePredicates() where fixture.invalid == nil {
+            var values: [Any?] = []
+            var bindable = true
+            for kind in fixture.args {
+                switch kind {
+                case let k where k.hasPrefix("KeyPath"): values.append("name")
+                case "String": values.append("text")
+                case "Int", "Int64", "UInt", "NSNumber": values.append(3)
+                case "Float": values.append(Float(2.5))
+                case "Double": values.append(2.5)
+                case "Bool": values.append(true)
+                case "Date": values.append(Date(timeIntervalSinceReferenceDate: 0))
+                case "UUID": values.append(UUID())
+                case "Data": values.append(Data([1, 2]))
+                case "nil", "NSNull": values.append(nil)
+                case let k where k.hasPrefix("Array of") || k.hasPrefix("Set of"): values.append(["a", "b"])
+                default: bindable = false
+                }
+            }
+            guard bindable else { continue }
+            do {
+                _ = try ObjectPredicate(format: fixture.format, argumentArray: values)
+                bound += 1
+            } catch let error as ObjectPredicateError {
+                // A literal '%@' in quotes consumes no argument: the extra argument is reported, not ignored.
+                XCTAssertEqual(error.kind, .argument, "\(fixture.format): \(error)")
+            }
+        }
+        XCTAssertGreaterThan(bound, 30)
+    }
+
+    func testOperatorsAndAlternateSpellings() throws {
+        func same(_ a: String, _ b: String, file: StaticString = #filePath, line: UInt = #line) throws {
+            XCTAssertEqual(try ObjectPredicate(unboundFormat: a), try ObjectPredicate(unboundFormat: b), file: file, line: line)
+        }
+        try same("age = 3", "age == 3")
+        try same("age => 3", "age >= 3")
+        try same("age =< 3", "age <= 3")
+        try same("age <> 3", "age != 3")
+        try same("a > 1 && b < 2 || !(c == 3)", "(a > 1 AND b < 2) OR NOT c == 3")
+        try same("x == nil", "x == NULL")
+        try same("flag == yes", "flag == TRUE")
+        try same("name contains [cd] 'x'", "name CONTAINS[cd] \"x\"")
+        let p = try ObjectPredicate(format: "%K.%K > %lu AND name BEGINSWITH[cd] %@ AND age BETWEEN {%d, %d}", "mayor", "age", UInt(30), "Sa", 23, 28)
+        XCTAssertEqual(p.predicateFormat, #"mayor.age > 30 AND name BEGINSWITH[cd] "Sa" AND age BETWEEN {23, 28}"#)
+        XCTAssertEqual(try ObjectPredicate(format: "(SUBQUERY(%K, $x, $x.%K >= %lu).@count == 0)", "residents", "age", UInt(36)).predicateFormat,
+                       "SUBQUERY(residents, $x, $x.age >= 36).@count == 0")
+        XCTAssertEqual(try ObjectPredicate(format: "%K <= %a", "weight", Float(25.5)).predicateFormat, "weight <= 25.5")
+        XCTAssertEqual(try ObjectPredicate(format: "%K <= %la", "weight", 25.6789012345679).predicateFormat, "weight <= 25.6789012345679")
+        XCTAssertEqual(try ObjectPredicate(format: "hidden").predicateFormat, "hidden == YES")
+        XCTAssertEqual(try ObjectPredicate(unboundFormat: "ANY visitors.age <= %lu AND self IN %@").predicateFormat, "ANY visitors.age <= %lu AND SELF IN %@")
+        // Building in code gives the same predicate as parsing.
+        let built = ObjectExpression.key("age") > 30 && ObjectExpression.key("name").beginsWith("Sa", [.caseInsensitive, .diacriticInsensitive])
+        XCTAssertEqual(built, try ObjectPredicate(format: "age > 30 AND name BEGINSWITH[cd] 'Sa'"))
+    }
+
+    func testRoundTripOfEveryConstruct() throws {
+        let formats = [
+            "TRUEPREDICATE", "FALSEPREDICATE", "NOT (a == 1 OR b == 2)", "a == 1 AND (b == 2 OR c == 3)",
+            "name LIKE[c] \"a*b?\"", "name MATCHES \"[AB]+\"", "code IN {\"FRA\", \"FIN\"}", "ALL kids.age > 3", "NONE tags.name == \"x\"",
+            "kids.@count >= 3", "kids.@avg.age < 10.5", "SUBQUERY(cars, $car, $car.maker == \"FIAT\" AND $car.year > 2000).@count > 2",
+            "(price * 2) + 1 > 10", "a[FIRST] == 1", "FUNCTION(SELF, \"doubled:\", 21) == 42", "date > CAST(123.5, \"NSDate\")",
+            "id == CAST(\"E621E1F8-C36C-495A-93FC-0C247A3E6E5F\", \"NSUUID\")", "#size > 1", "$x.name == $NAME", "-3 < x",
+            "s == \"quote \\\" and \\\\ and \\n\"",
+        ]
+        for format in formats {
+            let p = try ObjectPredicate(unboundFormat: format)
+            XCTAssertEqual(try ObjectPredicate(unboundFormat: p.predicateFormat), p, "\(format) → \(p.predicateFormat)")
+        }
+    }
+
+    func testMalformedPredicatesGiveErrorsWithPositions() {
+        let cases: [(String, Int, String)] = [
+            ("age >", 5, "expected an expression, found the end"),
+            ("age > 3 AND", 11, "expected an expression, found the end"),
+            ("(age > 3", 8, "expected ')'"),
+            ("age >> 3", 5, "expected an expression, found '>'"),
+            ("name == 'abc", 8, "unterminated string literal"),
+            ("age ~ 3", 4, "unexpected character '~'"),
+            ("age == %q", 7, "unknown format specifier"),
+            ("age BETWEEN {1, 2, 3}", 21, "BETWEEN takes two values"),
+            ("name ==[x] 'a'", 8, "unknown comparison option 'x'"),
+            ("SUBQUERY(kids, x, x.age > 1).@count > 0", 15, "expected a $variable"),
+            ("a == 1 b == 2", 7, "expected AND, OR or the end of the predicate"),
+            ("", 0, "expected an expression, found the end"),
+        ]
+        for (format, position, message) in cases {
+            XCTAssertThrowsError(try ObjectPredicate(unboundFormat: format), format) { error in
+                guard let error = error as? ObjectPredicateError else { return XCTFail("\(error)") }
+                XCTAssertEqual(error.position, position, "\(format): \(error)")
+                XCTAssertTrue(error.message.hasPrefix(message), "\(format): \(error.message)")
+            }
+        }
+        XCTAssertThrowsError(try ObjectPredicate(unboundFormat: "age >")) { error in
+            XCTAssertEqual((error as? ObjectPredicateError)?.caretDescription, "age >\n     ^\nexpected an expression, found the end (at character 6)")
+        }
+    }
+
+    func testWrongArgumentsAreErrorsNotCrashes() {
+        let cases: [(String, [Any?], String)] = [
+            ("age == %d", ["three"], "%d needs an integer, got String"),
+            ("age == %d", [2.5], "%d needs an integer, got Double"),
+            ("%K == 1", [5], "%K needs a key path string, got Int"),
+            ("w == %f", [3], "%f needs a floating-point number, got Int"),
+            ("a == %@ AND b == %@", ["x"], "missing argument for %@"),
+            ("a == %@", ["x", "y"], "2 format arguments given but only 1 used"),
+            ("a == %@", [NSObject()], "%@ needs an object"),
+        ]
+        for (format, args, message) in cases {
+            XCTAssertThrowsError(try ObjectPredicate(format: format, argumentArray: args), format) { error in
+                guard let error = error as? ObjectPredicateError else { return XCTFail("\(error)") }
+                XCTAssertEqual(error.kind, .argument)
+                XCTAssertTrue(error.message.hasPrefix(message), "\(format): \(error.message)")
+            }
+        }
+    }
+
+    func testRandomInputNeverCrashes() {
+        var generator = SplitMix(seed: 42)
+        let alphabet = Array("abc AND OR NOT ( ) { } [ ] == != < > %@ %K $x . @count , ' \" 1 2.5 SUBQUERY ANY ALL BETWEEN IN CONTAINS[cd] -+*/")
+        for _ in 0..<3_000 {
+            let length = Int(generator.next() % 40)
+            let text = String((0..<length).map { _ in alphabet[Int(generator.next() % UInt64(alphabet.count))] })
+            _ = try? ObjectPredicate(unboundFormat: text)
+            _ = try? ObjectPredicate(format: text, argumentArray: ["name", 1, nil])
+        }
+    }
+}
+
+/// A small deterministic generator for fuzz-style tests.
+struct SplitMix: RandomNumberGenerator {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E3779B97F4A7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58476D1CE4E5B9
+        z = (z ^ (z >> 27)) &* 0x94D049BB133111EB
+        return z ^ (z >> 31)
+    }
+}
