@@ -9,6 +9,7 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
     private let lock = NSRecursiveLock()
     private var store: SQLiteStore?
     @exclusivity(unchecked) private var rowCache = RowCache()
+    private var inMemorySorts = 0
 
     /// Creates a coordinator for `model`; add a store before using contexts.
     public init(managedObjectModel: ManagedObjectModel) {
@@ -35,7 +36,8 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
     public var statistics: Statistics {
         withLock {
             Statistics(statementsExecuted: store?.connection.statementCount ?? 0,
-                       rowCacheHits: rowCache.hits, rowCacheMisses: rowCache.misses, rowCacheCount: rowCache.count)
+                       rowCacheHits: rowCache.hits, rowCacheMisses: rowCache.misses, rowCacheCount: rowCache.count,
+                       inMemorySorts: inMemorySorts)
         }
     }
 
@@ -49,6 +51,8 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
         public var rowCacheMisses: Int
         /// Snapshots in the row cache now.
         public var rowCacheCount: Int
+        /// Fetches whose order SQLite could not give (localized sorts), sorted in memory instead.
+        public var inMemorySorts: Int
     }
 
     @inline(__always) func withLock<T>(_ body: () throws -> T) rethrows -> T {
@@ -70,19 +74,12 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
     typealias RowHandler = (_ entity: EntityDescription, _ key: Int64, _ version: Int64, _ snapshot: () -> [Slot]) -> Void
 
     /// Runs a full-row fetch of `entity` and calls `handler` per row, under the lock.
-    func fetchRows(entity: EntityDescription, includesSubentities: Bool, keys: [Int64]?, limit: Int, offset: Int,
-                   handler: RowHandler) throws {
+    func fetchRows(entity: EntityDescription, includesSubentities: Bool, keys: [Int64]?, filter: FetchFilter?,
+                   limit: Int, offset: Int, handler: RowHandler) throws {
         try withLock {
             let store = try requireStore()
             let tablePlan = store.tablePlan(for: entity)
-            let plan = store.plan(for: entity)
-            var conditions: [String] = []
-            var bounds: [Int64] = []
-            if let filter = includesSubentities ? plan.filterWithSubentities : plan.filterWithoutSubentities {
-                conditions.append(filter.sql)
-                bounds.append(filter.low)
-                if filter.low != filter.high { bounds.append(filter.high) }
-            }
+            let (conditions, bounds) = entityConditions(store.plan(for: entity), includesSubentities: includesSubentities)
             let chunks: [[Int64]?] = keys.map { keys in stride(from: 0, to: keys.count, by: 500).map { Array(keys[$0..<min($0 + 500, keys.count)]) } } ?? [nil]
             let root = Int32(entity.root.entityNumber)
             let model = entity.model!
@@ -90,16 +87,19 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
             let singleEntity = tablePlan.isSingleEntity ? entity.root : nil
             let singlePlan = singleEntity.map { store.plan(for: $0) }
             for chunk in chunks {
-                var sql = tablePlan.selectSQL
+                var sql = tablePlan.selectSQL + (filter?.joins ?? "")
                 var where_ = conditions
                 if let chunk { where_.append("t0.Z_PK IN (\(Array(repeating: "?", count: chunk.count).joined(separator: ", ")))") }
+                if let condition = filter?.condition { where_.append(condition) }
                 if !where_.isEmpty { sql += " WHERE " + where_.joined(separator: " AND ") }
+                if let order = filter?.orderBy, !order.isEmpty { sql += " ORDER BY " + order.joined(separator: ", ") }
                 if limit > 0 || offset > 0 { sql += " LIMIT ? OFFSET ?" }
                 let statement = try store.statement(sql)
                 defer { statement.reset() }
                 var index: Int32 = 1
                 for bound in bounds { statement.bind(bound, at: index); index += 1 }
                 for key in chunk ?? [] { statement.bind(key, at: index); index += 1 }
+                for value in filter?.bindings ?? [] { statement.bind(value, at: index); index += 1 }
                 if limit > 0 || offset > 0 {
                     statement.bind(limit > 0 ? Int64(limit) : -1, at: index)
                     statement.bind(Int64(max(offset, 0)), at: index + 1)
@@ -125,6 +125,35 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
                 }
             }
         }
+    }
+
+    /// The number of rows of `entity` that `filter` selects; reads no row.
+    func countRows(entity: EntityDescription, includesSubentities: Bool, filter: FetchFilter?) throws -> Int {
+        try withLock {
+            let store = try requireStore()
+            var (conditions, bounds) = entityConditions(store.plan(for: entity), includesSubentities: includesSubentities)
+            if let condition = filter?.condition { conditions.append(condition) }
+            var sql = "SELECT COUNT(*) FROM \(entity.table.name) t0" + (filter?.joins ?? "")
+            if !conditions.isEmpty { sql += " WHERE " + conditions.joined(separator: " AND ") }
+            let statement = try store.statement(sql)
+            defer { statement.reset() }
+            var index: Int32 = 1
+            for bound in bounds { statement.bind(bound, at: index); index += 1 }
+            for value in filter?.bindings ?? [] { statement.bind(value, at: index); index += 1 }
+            _ = try statement.step()
+            return Int(statement.int64(at: 0))
+        }
+    }
+
+    /// The entity restriction of a fetch: (conditions, their bound entity numbers).
+    private func entityConditions(_ plan: EntityPlan, includesSubentities: Bool) -> ([String], [Int64]) {
+        guard let filter = includesSubentities ? plan.filterWithSubentities : plan.filterWithoutSubentities else { return ([], []) }
+        return ([filter.sql], filter.low == filter.high ? [filter.low] : [filter.low, filter.high])
+    }
+
+    /// Counts a sort done in memory (localized comparison), for statistics.
+    func noteInMemorySort() {
+        withLock { inMemorySorts += 1 }
     }
 
     /// The snapshot of one row for fault fulfilment: from the row cache when present (no SQL), else one SELECT.

@@ -1,8 +1,12 @@
-/// A description of objects to fetch: an entity (with or without its sub-entities), optionally narrowed to
-/// object IDs, with a limit and offset. Predicates and sorting come with the predicate language.
+/// A description of objects to fetch: an entity (with or without its sub-entities), a predicate, an order, a
+/// limit and offset, optionally narrowed to object IDs.
 public struct FetchRequest<Result: ManagedObject>: Sendable {
     /// The entity to fetch.
     public var entityName: String
+    /// Which objects (all when nil).
+    public var predicate: ObjectPredicate?
+    /// The order, first key first (store order when empty).
+    public var sortDescriptors: [FetchSortDescriptor] = []
     /// Whether objects of sub-entities are included (default true).
     public var includesSubentities = true
     /// Whether objects come back as faults whose data waits in the row cache (default true, as Core Data).
@@ -17,8 +21,10 @@ public struct FetchRequest<Result: ManagedObject>: Sendable {
     public var objectIDs: [ManagedObjectID]?
 
     /// A request for objects of the entity named `entityName`.
-    public init(entityName: String) {
+    public init(entityName: String, predicate: ObjectPredicate? = nil, sortDescriptors: [FetchSortDescriptor] = []) {
         self.entityName = entityName
+        self.predicate = predicate
+        self.sortDescriptors = sortDescriptors
     }
 }
 
@@ -26,6 +32,8 @@ extension FetchRequest {
     /// The same request, for another result class.
     init<Other>(_ other: FetchRequest<Other>) {
         entityName = other.entityName
+        predicate = other.predicate
+        sortDescriptors = other.sortDescriptors
         includesSubentities = other.includesSubentities
         returnsObjectsAsFaults = other.returnsObjectsAsFaults
         includesPendingChanges = other.includesPendingChanges
@@ -37,8 +45,8 @@ extension FetchRequest {
 
 extension FetchRequest where Result: ManagedObject {
     /// A request for a typed subclass's entity (`Result.entityName`).
-    public init() {
-        self.init(entityName: Result.entityName)
+    public init(predicate: ObjectPredicate? = nil, sortDescriptors: [FetchSortDescriptor] = []) {
+        self.init(entityName: Result.entityName, predicate: predicate, sortDescriptors: sortDescriptors)
     }
 }
 
@@ -48,11 +56,14 @@ public enum FetchError: Error, CustomStringConvertible, Sendable {
     case unknownEntity(String)
     /// Objects of the entity are not of the requested class.
     case resultTypeMismatch(entity: String, expected: String)
+    /// The predicate or sort cannot be used with this entity.
+    case predicate(ObjectPredicateError)
     /// The store failed.
     case store(StoreError)
 
     public var description: String {
         switch self {
+        case .predicate(let error): return "fetch request: \(error)"
         case .unknownEntity(let name): return "fetch request: the model has no entity named '\(name)'"
         case .resultTypeMismatch(let entity, let expected): return "fetch request: objects of '\(entity)' are not \(expected)"
         case .store(let error): return error.description

@@ -1,3 +1,5 @@
+import Foundation
+
 /// Executing fetch requests in a context: rows go to the coordinator's row cache, objects are uniqued.
 extension ManagedObjectContext {
     /// Fetches the objects `request` describes.
@@ -14,23 +16,56 @@ extension ManagedObjectContext {
 
     /// The non-generic body of `fetch`, so that the per-row work is compiled once, for `ManagedObject`.
     private func fetchObjects(entity: EntityDescription, entities: [EntityDescription], request: FetchRequest<ManagedObject>) throws -> [ManagedObject] {
-        var results: [ManagedObject] = []
+        let filter: FetchFilter
+        do {
+            filter = try FetchFilter.compile(predicate: request.predicate, sortDescriptors: request.sortDescriptors,
+                                             entity: entity, storeIdentifier: coordinator.storeIdentifier)
+        } catch let error as ObjectPredicateError {
+            throw FetchError.predicate(error)
+        }
         var keys: [Int64]? = nil
         if let ids = request.objectIDs {
             keys = ids.compactMap { id in
                 guard !id.isTemporaryID, let own = model.entity(named: id.entity.name), own.isKind(of: entity) else { return nil }
                 return id.key
             }
-            if keys!.isEmpty { return pendingInserts(for: entities, request: request) }
         }
+        let sortsInMemory = request.sortDescriptors.contains { $0.comparison == .localized }
+        let pending = request.includesPendingChanges ? pendingCandidates(for: entities, request: request) : []
+        // With work left to do in memory, the limit and offset apply after it.
+        let limitInSQL = !sortsInMemory && pending.isEmpty
+        var results: [ManagedObject] = []
+        if keys?.isEmpty != true {
+            results = try storedObjects(entity: entity, keys: keys, filter: filter, request: request,
+                                        limit: limitInSQL ? request.fetchLimit : 0, offset: limitInSQL ? request.fetchOffset : 0)
+        }
+        if !pending.isEmpty {
+            results = try mergingPendingChanges(results, pending: pending, request: request)
+        }
+        if sortsInMemory || (!pending.isEmpty && !request.sortDescriptors.isEmpty) {
+            if sortsInMemory { coordinator.noteInMemorySort() }
+            results = Self.sorted(results, by: request.sortDescriptors)
+        }
+        if !limitInSQL {
+            if request.fetchOffset > 0 { results = Array(results.dropFirst(request.fetchOffset)) }
+            if request.fetchLimit > 0 { results = Array(results.prefix(request.fetchLimit)) }
+        }
+        return results
+    }
+
+    /// Rows from the store, as uniqued objects (faults or materialized); objects deleted in this context are left
+    /// out when the request includes pending changes.
+    private func storedObjects(entity: EntityDescription, keys: [Int64]?, filter: FetchFilter, request: FetchRequest<ManagedObject>,
+                               limit: Int, offset: Int) throws -> [ManagedObject] {
+        var results: [ManagedObject] = []
         let root = Int32(entity.root.entityNumber)
         let returnsFaults = request.returnsObjectsAsFaults
         let skipDeleted = request.includesPendingChanges && !deletedSet.isEmpty
         // A result holds each row once, so a context that had nothing registered needs no uniquing lookup.
         let mayBeRegistered = !registry.isEmpty
         do {
-            try coordinator.fetchRows(entity: entity, includesSubentities: request.includesSubentities, keys: keys,
-                                      limit: request.fetchLimit, offset: request.fetchOffset) { rowEntity, key, version, snapshot in
+            try coordinator.fetchRows(entity: entity, includesSubentities: request.includesSubentities, keys: keys, filter: filter,
+                                      limit: limit, offset: offset) { rowEntity, key, version, snapshot in
                 if mayBeRegistered, let existing = registry[ObjectKey(table: root, key: key)] {
                     if skipDeleted && existing.isDeleted { return }
                     results.append(existing)
@@ -62,25 +97,100 @@ extension ManagedObjectContext {
         } catch let error as StoreError {
             throw FetchError.store(error)
         }
-        if request.includesPendingChanges && insertedCount > 0 {
-            results += pendingInserts(for: entities, request: request)
+        return results
+    }
+
+    /// Inserted and changed objects of the fetched entities, whose in-memory state may answer the request
+    /// differently from their stored rows.
+    private func pendingCandidates(for entities: [EntityDescription], request: FetchRequest<ManagedObject>) -> [ManagedObject] {
+        guard insertedCount > 0 || !updatedSet.isEmpty else { return [] }
+        let numbers = Set(entities.map(\.entityNumber))
+        var ids: Set<Int64>? = nil
+        if let requested = request.objectIDs { ids = Set(requested.map(\.key)) }
+        var candidates = pendingInsertions.filter { numbers.contains($0.entity.entityNumber) && (ids?.contains($0.key) ?? true) }
+        if request.predicate != nil {
+            candidates += updatedSet.values.filter { numbers.contains($0.entity.entityNumber) && (ids?.contains($0.key) ?? true) }
+                .sorted { $0.key < $1.key }
+        }
+        return candidates
+    }
+
+    /// Applies the predicate in memory to pending objects: inserted ones that match join the result, changed ones
+    /// join or leave it by their current values.
+    private func mergingPendingChanges(_ stored: [ManagedObject], pending: [ManagedObject], request: FetchRequest<ManagedObject>) throws -> [ManagedObject] {
+        var results = stored
+        var present = Set(stored.map(ObjectIdentifier.init))
+        for object in pending {
+            let matches: Bool
+            do {
+                matches = try request.predicate.map { try $0.evaluate(with: object) } ?? true
+            } catch let error as ObjectPredicateError {
+                throw FetchError.predicate(error)
+            }
+            let id = ObjectIdentifier(object)
+            if matches && !present.contains(id) {
+                results.append(object)
+                present.insert(id)
+            } else if !matches && present.contains(id) {
+                results.removeAll { $0 === object }
+                present.remove(id)
+            }
         }
         return results
     }
 
-    private func pendingInserts(for entities: [EntityDescription], request: FetchRequest<ManagedObject>) -> [ManagedObject] {
-        guard request.includesPendingChanges else { return [] }
-        let numbers = Set(entities.map(\.entityNumber))
-        var ids: Set<Int64>? = nil
-        if let requested = request.objectIDs { ids = Set(requested.filter(\.isTemporaryID).map(\.key)) }
-        return pendingInsertions
-            .filter { numbers.contains($0.entity.entityNumber) && (ids?.contains($0.key) ?? true) }
+    /// Sorts objects in memory as the descriptors say (SQLite's order for binary and case-insensitive keys, nil
+    /// first; `localizedStandardCompare` for localized ones).
+    static func sorted(_ objects: [ManagedObject], by descriptors: [FetchSortDescriptor]) -> [ManagedObject] {
+        guard !descriptors.isEmpty else { return objects }
+        let keyed = objects.map { object in
+            (object, descriptors.map { descriptor -> PredicateValue in
+                (try? PredicateEvaluator(variables: [:]).value(.key(descriptor.keyPath), object).predicateValue) ?? .null
+            })
+        }
+        return keyed.sorted { a, b in
+            for (i, descriptor) in descriptors.enumerated() {
+                let order = compare(a.1[i], b.1[i], descriptor.comparison)
+                if order == .orderedSame { continue }
+                return descriptor.ascending ? order == .orderedAscending : order == .orderedDescending
+            }
+            return a.0.key < b.0.key
+        }.map(\.0)
     }
 
-    /// The number of objects `request` would return.
+    private static func compare(_ a: PredicateValue, _ b: PredicateValue, _ comparison: FetchSortDescriptor.Comparison) -> ComparisonResult {
+        switch (a.isNull, b.isNull) {
+        case (true, true): return .orderedSame
+        case (true, false): return .orderedAscending
+        case (false, true): return .orderedDescending
+        default: break
+        }
+        if comparison == .localized, case .string(let x) = a, case .string(let y) = b { return x.localizedStandardCompare(y) }
+        return PredicateEvaluator.order(a, b, folding: comparison == .caseInsensitive ? 1 : 0) ?? .orderedSame
+    }
+
+    /// The number of objects `request` would return. Without pending changes it is one `SELECT COUNT(*)` that
+    /// reads no rows.
     public func count<T: ManagedObject>(for request: FetchRequest<T>) throws -> Int {
-        var faults = request
-        faults.returnsObjectsAsFaults = true
-        return try fetch(faults).count
+        guard let entity = model.entity(named: request.entityName) else { throw FetchError.unknownEntity(request.entityName) }
+        let entities = request.includesSubentities ? entity.selfAndDescendants : [entity]
+        let plain = FetchRequest<ManagedObject>(request)
+        let hasPending = request.includesPendingChanges && (!pendingCandidates(for: entities, request: plain).isEmpty
+            || deletedSet.values.contains { object in entities.contains { $0 === object.entity } })
+        guard !hasPending, request.objectIDs == nil else { return try fetch(plain).count }
+        let filter: FetchFilter
+        do {
+            filter = try FetchFilter.compile(predicate: request.predicate, sortDescriptors: [], entity: entity, storeIdentifier: coordinator.storeIdentifier)
+        } catch let error as ObjectPredicateError {
+            throw FetchError.predicate(error)
+        }
+        do {
+            var count = try coordinator.countRows(entity: entity, includesSubentities: request.includesSubentities, filter: filter)
+            if request.fetchOffset > 0 { count = max(0, count - request.fetchOffset) }
+            if request.fetchLimit > 0 { count = min(count, request.fetchLimit) }
+            return count
+        } catch let error as StoreError {
+            throw FetchError.store(error)
+        }
     }
 }

@@ -26,6 +26,7 @@ final class SQLiteConnection {
         self.path = path
         sqlite3_busy_timeout(db, busyTimeout)
         sqlite3_extended_result_codes(db, 1)
+        SQLFunctions.register(on: db)
     }
 
     deinit {
