@@ -67,7 +67,8 @@ struct PredicateCompiler {
         case .constant(let value): return value ? "1" : "0"
         case .and(let items): return "(" + (try items.map { try condition($0, in: scope) }).joined(separator: " AND ") + ")"
         case .or(let items): return "(" + (try items.map { try condition($0, in: scope) }).joined(separator: " OR ") + ")"
-        case .not(let inner): return "NOT " + (try condition(inner, in: scope))
+        // Two-valued logic, as in memory: a comparison with nil is false, so its negation is true.
+        case .not(let inner): return "NOT IFNULL(" + (try condition(inner, in: scope)) + ", 0)"
         case .comparison(let c): return try comparison(c, in: scope)
         }
     }
@@ -290,6 +291,9 @@ struct PredicateCompiler {
         if c.op == .in, case .members = right { return try membership(left, in: right, options: c.options, scope: scope) }
 
         if case .members(let members) = left {
+            if members.remaining.isEmpty && c.quantifier == .direct {
+                throw ObjectPredicateError(.unsupported, "'\(members.relationship.name)' is a to-many relationship; use ANY, ALL, NONE, @count or IN")
+            }
             let source = memberSource(members)
             let member = try keyPath(members.remaining, from: source.scope)
             var inner = c
@@ -298,7 +302,7 @@ struct PredicateCompiler {
             switch c.quantifier {
             case .direct, .any: return "EXISTS " + subquerySQL(select: "1", from: source, condition: test)
             case .none: return "NOT EXISTS " + subquerySQL(select: "1", from: source, condition: test)
-            case .all: return "NOT EXISTS " + subquerySQL(select: "1", from: source, condition: "NOT (" + test + ")")
+            case .all: return "NOT EXISTS " + subquerySQL(select: "1", from: source, condition: "NOT IFNULL(" + test + ", 0)")
             }
         }
         if c.quantifier != .direct, case .constant(.array(let values)) = left {

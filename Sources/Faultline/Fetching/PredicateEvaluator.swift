@@ -40,6 +40,7 @@ struct PredicateEvaluator {
 
     func value(_ expression: ObjectExpression, _ object: ManagedObject) throws -> Value {
         switch expression {
+        case .constant(.array(let items)): return .many(items.map(Value.scalar))
         case .constant(let v): return .scalar(v)
         case .evaluatedObject: return .object(object)
         case .variable(let name):
@@ -89,8 +90,9 @@ struct PredicateEvaluator {
         guard let name = components.first else { return start }
         let rest = components.dropFirst()
         switch start {
-        case .scalar:
-            if name == "self" { return try follow(rest, from: start) }
+        case .scalar(let value):
+            // Through a nil to-one, every key is nil (as the SQL's outer join gives).
+            if name == "self" || value.isNull { return try follow(rest, from: start) }
             throw ObjectPredicateError(.unknownKey, "a value has no key '\(name)'")
         case .object(let object):
             if name == "self" || name == "SELF" { return try follow(rest, from: start) }
