@@ -14,23 +14,52 @@ public struct DataExporter {
     /// An exporter reading through `context`.
     public init(context: ManagedObjectContext) { self.context = context }
 
+    /// What to print of a fetch.
+    public enum ResultType: String, Sendable, CaseIterable {
+        /// Every object with its properties.
+        case objects
+        /// Object ID URIs only.
+        case ids
+        /// The number of matching objects (`SELECT COUNT(*)`, no rows read).
+        case count
+    }
+
     /// The objects of `entityName` (and its sub-entities), at most `limit` (0 = all), in store order.
     public func export(entityName: String, format: Format, limit: Int = 0) throws -> String {
+        try export(FetchRequest<ManagedObject>(entityName: entityName), result: .objects, format: format, limit: limit)
+    }
+
+    /// The result of `request` (its limit replaced by `limit` when non-zero).
+    public func export(_ request: FetchRequest<ManagedObject>, result: ResultType, format: Format, limit: Int = 0) throws -> String {
         try context.performAndWait {
-            guard let entity = context.model.entity(named: entityName) else {
-                throw FetchError.unknownEntity(entityName)
+            guard let entity = context.model.entity(named: request.entityName) else {
+                throw FetchError.unknownEntity(request.entityName)
             }
-            var request = FetchRequest<ManagedObject>(entityName: entityName)
-            request.fetchLimit = limit
-            request.returnsObjectsAsFaults = false
-            let objects = try context.fetch(request)
-            let properties = propertyUnion(entity)
-            let rows = objects.map { object in row(object, properties: properties) }
-            switch format {
-            case .json: return try json(rows)
-            case .table: return table(rows, properties: properties)
+            var request = request
+            if limit > 0 { request.fetchLimit = limit }
+            switch result {
+            case .count:
+                let count = try context.count(for: request)
+                return format == .json ? "{\"count\": \(count)}\n" : "\(count)\n"
+            case .ids:
+                let ids = try context.fetch(request).map(\.objectID.uriString)
+                if format == .table { return ids.joined(separator: "\n") + (ids.isEmpty ? "" : "\n") + "(\(ids.count) object\(ids.count == 1 ? "" : "s"))\n" }
+                return "[\n" + ids.map { "  " + Self.quoted($0) }.joined(separator: ",\n") + (ids.isEmpty ? "" : "\n") + "]\n"
+            case .objects:
+                request.returnsObjectsAsFaults = false
+                let objects = try context.fetch(request)
+                let properties = propertyUnion(entity)
+                let rows = objects.map { object in row(object, properties: properties) }
+                switch format {
+                case .json: return try json(rows)
+                case .table: return table(rows, properties: properties)
+                }
             }
         }
+    }
+
+    private static func quoted(_ s: String) -> String {
+        String(decoding: (try? JSONSerialization.data(withJSONObject: [s], options: [.withoutEscapingSlashes])) ?? Data("[\"\"]".utf8), as: UTF8.self).dropFirst().dropLast().description
     }
 
     private func propertyUnion(_ entity: EntityDescription) -> [PropertyDescription] {

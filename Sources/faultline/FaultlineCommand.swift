@@ -8,7 +8,7 @@ struct FaultlineCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "faultline",
         abstract: "Core Data's object-graph persistence for Swift on Linux, with Instruments built in.",
-        subcommands: [SchemaCommand.self, LoadCommand.self, QueryCommand.self, DemoCommand.self])
+        subcommands: [SchemaCommand.self, LoadCommand.self, QueryCommand.self, PredicateCommand.self, DemoCommand.self])
 }
 
 /// Runs `body`, turning any error into one line on stderr and a non-zero exit.

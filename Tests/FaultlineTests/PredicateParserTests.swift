@@ -128,7 +128,7 @@ final class PredicateParserTests: XCTestCase {
             }
         }
         XCTAssertThrowsError(try ObjectPredicate(unboundFormat: "age >")) { error in
-            XCTAssertEqual((error as? ObjectPredicateError)?.caretDescription, "age >\n     ^\nexpected an expression, found the end (at character 6)")
+            XCTAssertEqual((error as? ObjectPredicateError)?.caretDescription, "expected an expression, found the end (at character 6)\n  age >\n       ^")
         }
     }
 

@@ -136,6 +136,42 @@ final class CLITests: XCTestCase {
         XCTAssertEqual(unknownEntity.stderr, "faultline query: fetch request: the model has no entity named 'Cat'\n")
     }
 
+    func testPredicateLinter() throws {
+        let unbound = try run(["predicate", "(SUBQUERY(%K, $x, $x.%K >= %lu).@count == 0)"])
+        XCTAssertEqual(unbound.status, 0, unbound.stderr)
+        XCTAssertEqual(unbound.stdout, "SUBQUERY(%K, $x, $x.%K >= %lu).@count == 0\n")
+        let bound = try run(["predicate", "(SUBQUERY(%K, $x, $x.%K >= %lu).@count == 0)", "--arg", "residents", "--arg", "age", "--arg", "36"])
+        XCTAssertEqual(bound.stdout, "SUBQUERY(residents, $x, $x.age >= 36).@count == 0\n")
+        let bad = try run(["predicate", "name == 'x' AND age >= "])
+        XCTAssertEqual(bad.status, 1)
+        XCTAssertEqual(bad.stderr, "faultline predicate: expected an expression, found the end (at character 24)\n  name == 'x' AND age >= \n                         ^\n")
+        let wrongArgument = try run(["predicate", "age > %d", "--arg", "old"])
+        XCTAssertEqual(wrongArgument.status, 1)
+        XCTAssertTrue(wrongArgument.stderr.contains("%d needs an integer, got String"), wrongArgument.stderr)
+    }
+
+    func testQueryWithPredicateSortAndResultTypes() throws {
+        let model = try dogWalkBundle()
+        let data = try write("walks.json", """
+        {"Dog": [{"@id": "fido", "name": "Fido"}, {"@id": "rex", "name": "Rex"}],
+         "Walk": [{"date": "2017-03-01T08:00:00Z", "dog": "fido"}, {"date": "2017-03-02T08:00:00Z", "dog": "fido"},
+                  {"date": "2017-03-03T08:00:00Z", "dog": "rex"}]}
+        """)
+        XCTAssertEqual(try run(["load", "--model", model, "--store", "dogs.sqlite", data]).status, 0)
+        let count = try run(["query", "--model", model, "--store", "dogs.sqlite", "Walk", "dog.name ==[c] %@", "--arg", "FIDO", "--result", "count"])
+        XCTAssertEqual(count.stdout, "{\"count\": 2}\n", count.stderr)
+        let ids = try run(["query", "--model", model, "--store", "dogs.sqlite", "Walk", "date >= %@", "--arg", "2017-03-02T00:00:00Z",
+                           "--sort", "date:desc", "--result", "ids", "--format", "table"])
+        XCTAssertEqual(ids.stdout.split(separator: "\n").map { String($0.split(separator: "/").suffix(2).joined(separator: "/")) }, ["Walk/p3", "Walk/p2", "(2 objects)"])
+        let paged = try run(["query", "--model", model, "--store", "dogs.sqlite", "Dog", "--sort", "name:desc", "--offset", "1", "--format", "table"])
+        XCTAssertTrue(paged.stdout.contains("Fido") && !paged.stdout.contains("Rex"), paged.stdout)
+        let syntax = try run(["query", "--model", model, "--store", "dogs.sqlite", "Walk", "date >"])
+        XCTAssertEqual(syntax.status, 1)
+        XCTAssertEqual(syntax.stderr, "faultline query: expected an expression, found the end (at character 7)\n  date >\n        ^\n")
+        let unknown = try run(["query", "--model", model, "--store", "dogs.sqlite", "Walk", "dog.nme == 1"])
+        XCTAssertEqual(unknown.stderr, "faultline query: fetch request: entity 'Dog' has no key 'nme'\n")
+    }
+
     func testSchemaOfEveryFixtureModel() throws {
         var fixtures = URL(fileURLWithPath: #filePath)
         for _ in 0..<4 { fixtures.deleteLastPathComponent() }

@@ -33,10 +33,10 @@ public struct ObjectPredicateError: Error, CustomStringConvertible, Sendable, Eq
         return message
     }
 
-    /// The format string with a caret under the position, then the message: for terminals.
+    /// The message, then the format string indented with a caret under the position: for terminals.
     public var caretDescription: String {
         guard let format, let position else { return description }
         let line = format.replacingOccurrences(of: "\n", with: " ").replacingOccurrences(of: "\t", with: " ")
-        return line + "\n" + String(repeating: " ", count: min(position, line.count)) + "^\n" + description
+        return description + "\n  " + line + "\n  " + String(repeating: " ", count: min(position, line.count)) + "^"
     }
 }

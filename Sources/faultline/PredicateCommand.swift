@@ -1,0 +1,28 @@
+import ArgumentParser
+import Faultline
+import Foundation
+
+struct PredicateCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "predicate",
+        abstract: "Check a predicate format string and print its canonical form.",
+        discussion: "Without --arg values, format specifiers (%@, %K, %d …) stay visible as placeholders. A syntax error is printed with a caret under its position, and the exit status is 1.")
+
+    @Argument(help: "An NSPredicate format string, e.g. \"age > %d AND name BEGINSWITH[cd] %@\".")
+    var format: String
+
+    @Option(name: .customLong("arg"), help: "A format argument (number, true/false, nil, ISO 8601 date, JSON array or string); repeat in order.")
+    var arguments: [String] = []
+
+    func run() throws {
+        do {
+            let predicate = arguments.isEmpty
+                ? try ObjectPredicate(unboundFormat: format)
+                : try ObjectPredicate(format: format, argumentArray: arguments.map(ArgumentValues.parse))
+            print(predicate.predicateFormat)
+        } catch let error as ObjectPredicateError {
+            FileHandle.standardError.write(Data("faultline predicate: \(error.caretDescription)\n".utf8))
+            throw ExitCode.failure
+        }
+    }
+}
