@@ -4,6 +4,7 @@ extension ManagedObjectContext {
     /// `lastFaultError`.
     func fulfillFault(_ object: ManagedObject) {
         guard object.flags.contains(.fault) else { return }
+        if !batchMembership.isEmpty, fulfillBatch(containing: object) { return }
         do {
             if let row = try coordinator.snapshotForFault(entity: object.entity, key: object.key, retain: !object.flags.contains(.holdsSnapshot)) {
                 fulfill(object, values: row.values, version: row.version)

@@ -30,6 +30,8 @@ public final class ManagedObjectContext: @unchecked Sendable {
     /// live ones).
     @exclusivity(unchecked) var insertionOrder: [ManagedObject] = []
     @exclusivity(unchecked) var insertedCount = 0
+    /// Faults of batched fetch results, with their batch and position.
+    var batchMembership: [ObjectIdentifier: (FaultBatch, Int)] = [:]
     var updatedSet: [ObjectIdentifier: ManagedObject] = [:]
     var deletedSet: [ObjectIdentifier: ManagedObject] = [:]
 
@@ -241,6 +243,7 @@ public final class ManagedObjectContext: @unchecked Sendable {
         registry.removeAll()
         insertionOrder.removeAll()
         insertedCount = 0
+        batchMembership.removeAll()
         updatedSet.removeAll()
         deletedSet.removeAll()
         coordinator.releaseSnapshots(held)

@@ -127,6 +127,37 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
         }
     }
 
+    /// The (entity, key) of each row `filter` selects, in order, without reading the rows' values
+    /// (`SELECT t0.Z_ENT, t0.Z_PK …`): IDs-only fetches and the first query of a batched fetch.
+    func fetchKeys(entity: EntityDescription, includesSubentities: Bool, filter: FetchFilter?, limit: Int, offset: Int) throws -> [(EntityDescription, Int64)] {
+        try withLock {
+            let store = try requireStore()
+            let single = entity.root.subentities.isEmpty
+            var (conditions, bounds) = entityConditions(store.plan(for: entity), includesSubentities: includesSubentities)
+            if let condition = filter?.condition { conditions.append(condition) }
+            var sql = "SELECT \(single ? "0" : "t0.Z_ENT"), t0.Z_PK FROM \(entity.table.name) t0" + (filter?.joins ?? "")
+            if !conditions.isEmpty { sql += " WHERE " + conditions.joined(separator: " AND ") }
+            if let order = filter?.orderBy, !order.isEmpty { sql += " ORDER BY " + order.joined(separator: ", ") }
+            if limit > 0 || offset > 0 { sql += " LIMIT ? OFFSET ?" }
+            let statement = try store.statement(sql)
+            defer { statement.reset() }
+            var index: Int32 = 1
+            for bound in bounds { statement.bind(bound, at: index); index += 1 }
+            for value in filter?.bindings ?? [] { statement.bind(value, at: index); index += 1 }
+            if limit > 0 || offset > 0 {
+                statement.bind(limit > 0 ? Int64(limit) : -1, at: index)
+                statement.bind(Int64(max(offset, 0)), at: index + 1)
+            }
+            var keys: [(EntityDescription, Int64)] = []
+            let model = entity.model!
+            while try statement.step() {
+                let rowEntity = single ? entity.root : (model.entity(number: Int(statement.int64(at: 0))) ?? entity)
+                keys.append((rowEntity, statement.int64(at: 1)))
+            }
+            return keys
+        }
+    }
+
     /// The number of rows of `entity` that `filter` selects; reads no row.
     func countRows(entity: EntityDescription, includesSubentities: Bool, filter: FetchFilter?) throws -> Int {
         try withLock {
@@ -214,9 +245,37 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
 
     /// Refreshes a row's cached snapshot for an object that already holds one (called under the lock, from a
     /// fetch handler): takes the new snapshot, then drops the extra hold.
-    func refreshCachedRow(root: Int32, key: Int64, _ snapshot: () -> [Slot]) {
-        _ = snapshot()
+    @discardableResult
+    func refreshCachedRow(root: Int32, key: Int64, _ snapshot: () -> [Slot]) -> [Slot] {
+        let values = snapshot()
         rowCache.release(ObjectKey(table: root, key: key))
+        return values
+    }
+
+    /// The members of a join-table relationship for several sources at once: (source key, destination entity,
+    /// destination key), in each source's order.
+    func relationshipKeys(_ relationship: RelationshipDescription, ofSources sources: [Int64]) throws -> [(Int64, EntityDescription, Int64)] {
+        guard let join = relationship.joinTable, !sources.isEmpty else { return [] }
+        return try withLock {
+            let store = try requireStore()
+            let destination = relationship.destination!
+            let single = destination.root.subentities.isEmpty
+            let list = sources.map { _ in "?" }.joined(separator: ", ")
+            let order = " ORDER BY j.\(join.sourceColumn)" + (join.orderColumn.map { ", j.\($0)" } ?? "") + ", j.\(join.destinationColumn)"
+            let sql = single
+                ? "SELECT j.\(join.sourceColumn), 0, j.\(join.destinationColumn) FROM \(join.name) j WHERE j.\(join.sourceColumn) IN (\(list))\(order)"
+                : "SELECT j.\(join.sourceColumn), t0.Z_ENT, t0.Z_PK FROM \(destination.table.name) t0 JOIN \(join.name) j ON t0.Z_PK = j.\(join.destinationColumn) WHERE j.\(join.sourceColumn) IN (\(list))\(order)"
+            let statement = try store.statement(sql)
+            defer { statement.reset() }
+            for (i, key) in sources.enumerated() { statement.bind(key, at: Int32(i + 1)) }
+            var rows: [(Int64, EntityDescription, Int64)] = []
+            let model = destination.model!
+            while try statement.step() {
+                let entity = single ? destination : (model.entity(number: Int(statement.int64(at: 1))) ?? destination)
+                rows.append((statement.int64(at: 0), entity, statement.int64(at: 2)))
+            }
+            return rows
+        }
     }
 
     /// Marks snapshots as no longer held by one object each.

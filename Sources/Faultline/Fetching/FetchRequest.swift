@@ -19,6 +19,15 @@ public struct FetchRequest<Result: ManagedObject>: Sendable {
     public var fetchOffset = 0
     /// Only these objects, when set.
     public var objectIDs: [ManagedObjectID]?
+    /// When false, only object IDs are read and every object is a fault that reads its own row when touched
+    /// (default true: rows go to the row cache with the fetch).
+    public var includesPropertyValues = true
+    /// When above zero, the fetch reads only IDs; the objects are faults, fulfilled a batch of this many at a
+    /// time (one statement per batch) when one of them is touched.
+    public var fetchBatchSize = 0
+    /// Relationship key paths (`"department"`, `"residents.car"`) whose destinations are fetched with the
+    /// result: one statement per relationship and level, instead of one fault per object.
+    public var relationshipKeyPathsForPrefetching: [String] = []
 
     /// A request for objects of the entity named `entityName`.
     public init(entityName: String, predicate: ObjectPredicate? = nil, sortDescriptors: [FetchSortDescriptor] = []) {
@@ -40,6 +49,9 @@ extension FetchRequest {
         fetchLimit = other.fetchLimit
         fetchOffset = other.fetchOffset
         objectIDs = other.objectIDs
+        includesPropertyValues = other.includesPropertyValues
+        fetchBatchSize = other.fetchBatchSize
+        relationshipKeyPathsForPrefetching = other.relationshipKeyPathsForPrefetching
     }
 }
 

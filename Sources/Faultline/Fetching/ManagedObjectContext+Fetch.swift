@@ -35,9 +35,15 @@ extension ManagedObjectContext {
         // With work left to do in memory, the limit and offset apply after it.
         let limitInSQL = !sortsInMemory && pending.isEmpty
         var results: [ManagedObject] = []
+        let idsOnly = !request.includesPropertyValues || request.fetchBatchSize > 0
         if keys?.isEmpty != true {
-            results = try storedObjects(entity: entity, keys: keys, filter: filter, request: request,
-                                        limit: limitInSQL ? request.fetchLimit : 0, offset: limitInSQL ? request.fetchOffset : 0)
+            if idsOnly {
+                results = try faultsForKeys(entity: entity, keys: keys, filter: filter, request: request,
+                                            limit: limitInSQL ? request.fetchLimit : 0, offset: limitInSQL ? request.fetchOffset : 0)
+            } else {
+                results = try storedObjects(entity: entity, keys: keys, filter: filter, request: request,
+                                            limit: limitInSQL ? request.fetchLimit : 0, offset: limitInSQL ? request.fetchOffset : 0)
+            }
         }
         if !pending.isEmpty {
             results = try mergingPendingChanges(results, pending: pending, request: request)
@@ -50,12 +56,40 @@ extension ManagedObjectContext {
             if request.fetchOffset > 0 { results = Array(results.dropFirst(request.fetchOffset)) }
             if request.fetchLimit > 0 { results = Array(results.prefix(request.fetchLimit)) }
         }
+        if request.fetchBatchSize > 0 {
+            registerBatches(results, size: request.fetchBatchSize)
+        }
+        if !request.relationshipKeyPathsForPrefetching.isEmpty && !results.isEmpty {
+            for path in request.relationshipKeyPathsForPrefetching { try prefetch(path, from: results) }
+        }
         return results
+    }
+
+    /// Objects for the rows a filter selects, read as IDs only: faults (uniqued) that hold no snapshot.
+    private func faultsForKeys(entity: EntityDescription, keys: [Int64]?, filter: FetchFilter, request: FetchRequest<ManagedObject>,
+                               limit: Int, offset: Int) throws -> [ManagedObject] {
+        var filter = filter
+        if let keys {
+            let list = "t0.Z_PK IN (" + Array(repeating: "?", count: keys.count).joined(separator: ", ") + ")"
+            filter.condition = filter.condition.map { "(\($0)) AND " + list } ?? list
+            filter.bindings += keys.map(Slot.integer)
+        }
+        let rows: [(EntityDescription, Int64)]
+        do {
+            rows = try coordinator.fetchKeys(entity: entity, includesSubentities: request.includesSubentities, filter: filter, limit: limit, offset: offset)
+        } catch let error as StoreError {
+            throw FetchError.store(error)
+        }
+        let skipDeleted = request.includesPendingChanges && !deletedSet.isEmpty
+        return rows.compactMap { rowEntity, key in
+            let object = faultingObject(entity: rowEntity, key: key)
+            return skipDeleted && object.isDeleted ? nil : object
+        }
     }
 
     /// Rows from the store, as uniqued objects (faults or materialized); objects deleted in this context are left
     /// out when the request includes pending changes.
-    private func storedObjects(entity: EntityDescription, keys: [Int64]?, filter: FetchFilter, request: FetchRequest<ManagedObject>,
+    func storedObjects(entity: EntityDescription, keys: [Int64]?, filter: FetchFilter, request: FetchRequest<ManagedObject>,
                                limit: Int, offset: Int) throws -> [ManagedObject] {
         var results: [ManagedObject] = []
         let root = Int32(entity.root.entityNumber)
@@ -70,9 +104,13 @@ extension ManagedObjectContext {
                     if skipDeleted && existing.isDeleted { return }
                     results.append(existing)
                     if existing.flags.contains(.holdsSnapshot) {
-                        // Registered and holding: the object keeps its state (a refresh updates it), but the row
-                        // cache takes a newer version of the row (a fault will be fulfilled from it).
-                        if existing.isFault || existing.version != version { coordinator.refreshCachedRow(root: root, key: key, snapshot) }
+                        // Registered and holding: a fault asked for with values is fulfilled from this row (batch
+                        // faulting); a materialized object keeps its state (a refresh updates it), but the row cache
+                        // takes a newer version of the row.
+                        if existing.isFault || existing.version != version {
+                            let values = coordinator.refreshCachedRow(root: root, key: key, snapshot)
+                            if existing.isFault && !returnsFaults { fulfill(existing, values: values, version: version) }
+                        }
                         return
                     }
                     let values = snapshot()

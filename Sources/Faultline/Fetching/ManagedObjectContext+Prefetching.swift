@@ -1,0 +1,90 @@
+/// Relationship prefetching: the destinations of a key path for a whole fetch result, one statement per
+/// relationship and level (a many-to-many takes two: its join rows, then its destinations).
+extension ManagedObjectContext {
+    func prefetch(_ path: String, from results: [ManagedObject]) throws {
+        var sources = results
+        for name in path.split(separator: ".").map(String.init) {
+            var next: [ManagedObject] = []
+            var seen: Set<ObjectIdentifier> = []
+            func add(_ object: ManagedObject) { if seen.insert(ObjectIdentifier(object)).inserted { next.append(object) } }
+            // Sources may be of several sub-entities; each relationship is prefetched for the sources that have it.
+            var byRelationship: [ObjectIdentifier: (RelationshipDescription, [ManagedObject])] = [:]
+            var order: [ObjectIdentifier] = []
+            for source in sources {
+                guard let relationship = source.entity.relationship(named: name) else {
+                    throw FetchError.predicate(ObjectPredicateError(.unknownKey, "prefetching '\(path)': entity '\(source.entity.name)' has no relationship '\(name)'"))
+                }
+                let id = ObjectIdentifier(relationship)
+                if byRelationship[id] == nil { order.append(id) }
+                byRelationship[id, default: (relationship, [])].1.append(source)
+            }
+            for id in order {
+                let (relationship, group) = byRelationship[id]!
+                if relationship.isToMany {
+                    for member in try prefetchToMany(relationship, for: group) { add(member) }
+                } else {
+                    let destinations = group.compactMap { $0.destination(of: relationship) }
+                    try fulfillFaults(for: destinations)
+                    destinations.forEach(add)
+                }
+            }
+            sources = next
+            if sources.isEmpty { return }
+        }
+    }
+
+    /// Loads the members of a to-many relationship for every source whose relationship is not loaded yet.
+    private func prefetchToMany(_ relationship: RelationshipDescription, for sources: [ManagedObject]) throws -> [ManagedObject] {
+        var pending: [Int64: ManagedObject] = [:]
+        var loaded: [ManagedObject] = []
+        for source in sources {
+            source.willAccessValues()
+            guard relationship.index < source.values.count else { continue }
+            if case .many(let storage) = source.values[relationship.index] {
+                loaded += storage.objects
+            } else if source.key > 0 {
+                pending[source.key] = source
+            }
+        }
+        guard !pending.isEmpty else { return loaded }
+        var members: [Int64: [ManagedObject]] = [:]
+        let keys = pending.keys.sorted()
+        for chunk in stride(from: 0, to: keys.count, by: 500).map({ Array(keys[$0..<min($0 + 500, keys.count)]) }) {
+            if relationship.joinTable != nil {
+                let rows: [(Int64, EntityDescription, Int64)]
+                do { rows = try coordinator.relationshipKeys(relationship, ofSources: chunk) } catch let error as StoreError { throw FetchError.store(error) }
+                var destinations: [ManagedObject] = []
+                for (source, entity, key) in rows {
+                    let member = faultingObject(entity: entity, key: key)
+                    destinations.append(member)
+                    members[source, default: []].append(member)
+                }
+                try fulfillFaults(for: destinations)
+            } else {
+                let inverse = relationship.inverse!
+                let column = inverse.columnName!
+                var orderBy = ["t0.Z_PK"]
+                if let order = inverse.orderColumnName { orderBy.insert("t0.\(order)", at: 0) }
+                let filter = FetchFilter(joins: "", condition: "t0.\(column) IN (" + chunk.map { _ in "?" }.joined(separator: ", ") + ")",
+                                         orderBy: orderBy, bindings: chunk.map(Slot.integer))
+                var request = FetchRequest<ManagedObject>(entityName: relationship.destination.name)
+                request.returnsObjectsAsFaults = false
+                request.includesPendingChanges = false
+                for member in try storedObjects(entity: relationship.destination, keys: nil, filter: filter, request: request, limit: 0, offset: 0) {
+                    switch member.values[inverse.index] {
+                    case .integer(let packed): members[ToOneReference.unpack(packed, relationship: inverse).key, default: []].append(member)
+                    case .object(let owner): members[owner.key, default: []].append(member)
+                    default: break
+                    }
+                }
+            }
+        }
+        var result = loaded
+        for (key, source) in pending {
+            let group = (members[key] ?? []).filter { !$0.isDeleted }
+            source.values[relationship.index] = .many(ToManyStorage(objects: group))
+            result += group
+        }
+        return result
+    }
+}
