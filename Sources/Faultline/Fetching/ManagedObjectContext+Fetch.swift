@@ -207,6 +207,37 @@ extension ManagedObjectContext {
         return PredicateEvaluator.order(a, b, folding: comparison == .caseInsensitive ? 1 : 0) ?? .orderedSame
     }
 
+    /// The object IDs of the objects `request` describes (Core Data's managed-object-ID result type): the store
+    /// query reads IDs only, and no object is registered.
+    public func fetchObjectIDs<T: ManagedObject>(_ request: FetchRequest<T>) throws -> [ManagedObjectID] {
+        guard let entity = model.entity(named: request.entityName) else { throw FetchError.unknownEntity(request.entityName) }
+        let entities = request.includesSubentities ? entity.selfAndDescendants : [entity]
+        let plain = FetchRequest<ManagedObject>(request)
+        // Pending changes and in-memory sorts need objects; otherwise IDs come straight from the store.
+        if (request.includesPendingChanges && !pendingCandidates(for: entities, request: plain).isEmpty)
+            || request.sortDescriptors.contains(where: { $0.comparison == .localized }) || request.objectIDs != nil {
+            return try fetch(plain).map(\.objectID)
+        }
+        let filter: FetchFilter
+        do {
+            filter = try FetchFilter.compile(predicate: request.predicate, sortDescriptors: request.sortDescriptors,
+                                             entity: entity, storeIdentifier: coordinator.storeIdentifier)
+        } catch let error as ObjectPredicateError {
+            throw FetchError.predicate(error)
+        }
+        let store = coordinator.storeIdentifier
+        do {
+            return try coordinator.fetchKeys(entity: entity, includesSubentities: request.includesSubentities, filter: filter,
+                                             limit: request.fetchLimit, offset: request.fetchOffset)
+                .compactMap { entity, key in
+                    let id = ManagedObjectID(entity: entity, key: key, storeIdentifier: store)
+                    return request.includesPendingChanges && registeredObject(for: id)?.isDeleted == true ? nil : id
+                }
+        } catch let error as StoreError {
+            throw FetchError.store(error)
+        }
+    }
+
     /// The number of objects `request` would return. Without pending changes it is one `SELECT COUNT(*)` that
     /// reads no rows.
     public func count<T: ManagedObject>(for request: FetchRequest<T>) throws -> Int {

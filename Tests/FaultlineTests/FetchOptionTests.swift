@@ -1,0 +1,184 @@
+import Foundation
+import XCTest
+@testable import Faultline
+
+final class FetchOptionTests: XCTestCase {
+    /// Employee/Department of Apple's guide (seed 000, L4081–4155).
+    func makeCompanyModel() throws -> ManagedObjectModel {
+        try ManagedObjectModel(entities: [
+            EntityDescription(name: "Department", properties: [
+                AttributeDescription(name: "name", type: .string),
+                RelationshipDescription(name: "employees", destination: "Employee", inverse: "department", isToMany: true),
+            ]),
+            EntityDescription(name: "Employee", properties: [
+                AttributeDescription(name: "name", type: .string),
+                AttributeDescription(name: "salary", type: .integer32),
+                RelationshipDescription(name: "department", destination: "Department", inverse: "employees"),
+                RelationshipDescription(name: "projects", destination: "Project", inverse: "members", isToMany: true),
+            ]),
+            EntityDescription(name: "Project", properties: [
+                AttributeDescription(name: "title", type: .string),
+                RelationshipDescription(name: "members", destination: "Employee", inverse: "projects", isToMany: true),
+            ]),
+        ])
+    }
+
+    /// Six employees in three departments, each on one or two projects; returns a cold reader (empty row cache).
+    func seedCompany(in dir: TemporaryDirectory) throws -> (PersistentStoreCoordinator, ManagedObjectContext) {
+        let model = try makeCompanyModel()
+        let (_, writer) = try makeStack(model, in: dir)
+        try writer.performAndWait {
+            let departments = try ["Sales", "Legal", "Tech"].map { name -> ManagedObject in
+                let d = try writer.insertNewObject(forEntityName: "Department")
+                try d.setValue(name, forKey: "name")
+                return d
+            }
+            let projects = try ["Apollo", "Gemini"].map { title -> ManagedObject in
+                let p = try writer.insertNewObject(forEntityName: "Project")
+                try p.setValue(title, forKey: "title")
+                return p
+            }
+            for i in 0..<6 {
+                let e = try writer.insertNewObject(forEntityName: "Employee")
+                try e.setValue("E\(i)", forKey: "name")
+                try e.setValue(1000 * (i + 1), forKey: "salary")
+                try e.setValue(departments[i % 3], forKey: "department")
+                try e.setValue(i % 2 == 0 ? [projects[0]] : projects, forKey: "projects")
+            }
+            try writer.save()
+        }
+        let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
+        try coordinator.addPersistentStore(at: dir.file("store.sqlite"))
+        return (coordinator, ManagedObjectContext(.privateQueue, coordinator: coordinator))
+    }
+
+    func departmentNames(_ context: ManagedObjectContext, _ request: FetchRequest<ManagedObject>, batchFault: Bool = false) throws -> [String] {
+        try context.performAndWait {
+            let employees = try context.fetch(request)
+            if batchFault { try context.fulfillFaults(for: employees.compactMap { $0.value(forKey: "department") as? ManagedObject }) }
+            return employees.map { ($0.value(forKey: "department") as? ManagedObject)?.value(forKey: "name") as? String ?? "?" }
+        }
+    }
+
+    func testPrefetchingAndBatchFaultingTurnNPlusOneIntoTwoRoundTrips() throws {
+        let request = FetchRequest<ManagedObject>(entityName: "Employee", sortDescriptors: [FetchSortDescriptor(keyPath: "name")])
+        let expected = ["Sales", "Legal", "Tech", "Sales", "Legal", "Tech"]
+        do {
+            let dir = TemporaryDirectory()
+            let (coordinator, context) = try seedCompany(in: dir)
+            let before = coordinator.statistics.statementsExecuted
+            XCTAssertEqual(try departmentNames(context, request), expected)
+            XCTAssertEqual(coordinator.statistics.statementsExecuted - before, 4, "one fetch, then one fault per department")
+        }
+        do {
+            let dir = TemporaryDirectory()
+            let (coordinator, context) = try seedCompany(in: dir)
+            var prefetching = request
+            prefetching.relationshipKeyPathsForPrefetching = ["department"]
+            let before = coordinator.statistics.statementsExecuted
+            XCTAssertEqual(try departmentNames(context, prefetching), expected)
+            XCTAssertEqual(coordinator.statistics.statementsExecuted - before, 2, "one fetch and one prefetch")
+        }
+        do {
+            let dir = TemporaryDirectory()
+            let (coordinator, context) = try seedCompany(in: dir)
+            let before = coordinator.statistics.statementsExecuted
+            XCTAssertEqual(try departmentNames(context, request, batchFault: true), expected)
+            XCTAssertEqual(coordinator.statistics.statementsExecuted - before, 2, "one fetch and one batch fault")
+        }
+    }
+
+    func testToManyAndNestedPrefetching() throws {
+        let dir = TemporaryDirectory()
+        let (coordinator, context) = try seedCompany(in: dir)
+        try context.performAndWait {
+            var request = FetchRequest<ManagedObject>(entityName: "Department", sortDescriptors: [FetchSortDescriptor(keyPath: "name")])
+            request.relationshipKeyPathsForPrefetching = ["employees.projects"]
+            let before = coordinator.statistics.statementsExecuted
+            let departments = try context.fetch(request)
+            // departments, their employees (one statement), the join rows and the projects (two statements).
+            XCTAssertEqual(coordinator.statistics.statementsExecuted - before, 4)
+            let snapshot = coordinator.statistics.statementsExecuted
+            let titles = departments.map { d in
+                d.objects(forRelationship: "employees").map { e in
+                    e.objects(forRelationship: "projects").compactMap { $0.value(forKey: "title") as? String }.sorted().joined(separator: "+")
+                }.sorted()
+            }
+            XCTAssertEqual(titles, [["Apollo", "Apollo+Gemini"], ["Apollo", "Apollo+Gemini"], ["Apollo", "Apollo+Gemini"]])
+            XCTAssertEqual(coordinator.statistics.statementsExecuted, snapshot, "everything was prefetched")
+        }
+    }
+
+    func testBatchedFetchReadsIDsThenOneStatementPerBatch() throws {
+        let dir = TemporaryDirectory()
+        let model = try makeCityModel()
+        let (_, writer) = try makeStack(model, in: dir)
+        try writer.performAndWait {
+            for i in 0..<50 {
+                let person = try writer.insertNewObject(forEntityName: "Person")
+                try person.setValue("p\(i)", forKey: "name")
+                try person.setValue(i, forKey: "age")
+            }
+            try writer.save()
+        }
+        let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
+        try coordinator.addPersistentStore(at: dir.file("store.sqlite"))
+        let context = ManagedObjectContext(.privateQueue, coordinator: coordinator)
+        try context.performAndWait {
+            var request = FetchRequest<ManagedObject>(entityName: "Person", predicate: try ObjectPredicate(format: "age >= 5"),
+                                                      sortDescriptors: [FetchSortDescriptor(keyPath: "age", ascending: false)])
+            request.fetchBatchSize = 20
+            var count = coordinator.statistics.statementsExecuted
+            let people = try context.fetch(request)
+            XCTAssertEqual(people.count, 45)
+            XCTAssertEqual(coordinator.statistics.statementsExecuted - count, 1, "the first query reads IDs only")
+            XCTAssertEqual(coordinator.statistics.rowCacheCount, 0, "and no row")
+            XCTAssertTrue(people.allSatisfy(\.isFault))
+            count = coordinator.statistics.statementsExecuted
+            XCTAssertEqual(people[0].value(forKey: "age") as? Int16, 49)
+            XCTAssertEqual(coordinator.statistics.statementsExecuted - count, 1, "touching element 0 loads its batch")
+            XCTAssertEqual(people.prefix(20).filter(\.isFault).count, 0)
+            XCTAssertEqual(people.dropFirst(20).filter(\.isFault).count, 25)
+            XCTAssertEqual(people.prefix(20).map { $0.value(forKey: "age") as? Int16 }, (30...49).reversed().map { Int16($0) })
+            XCTAssertEqual(coordinator.statistics.statementsExecuted - count, 1)
+            XCTAssertEqual(people[44].value(forKey: "age") as? Int16, 5)
+            XCTAssertEqual(coordinator.statistics.statementsExecuted - count, 2, "the last batch, with one statement")
+        }
+    }
+
+    func testWithoutPropertyValuesEachFaultReadsItsOwnRow() throws {
+        let dir = TemporaryDirectory()
+        let (coordinator, context) = try seedCompany(in: dir)
+        try context.performAndWait {
+            var request = FetchRequest<ManagedObject>(entityName: "Employee")
+            request.includesPropertyValues = false
+            let before = coordinator.statistics
+            let employees = try context.fetch(request)
+            XCTAssertEqual(employees.count, 6)
+            _ = employees.map { $0.value(forKey: "name") }
+            let after = coordinator.statistics
+            XCTAssertEqual(after.statementsExecuted - before.statementsExecuted, 7, "one IDs query, then six single-row SELECTs (seed 001 F12)")
+            XCTAssertEqual(after.rowCacheMisses - before.rowCacheMisses, 6)
+        }
+    }
+
+    func testObjectIDsResultAndFaultsRefreshedByFetchWithValues() throws {
+        let dir = TemporaryDirectory()
+        let (coordinator, context) = try seedCompany(in: dir)
+        try context.performAndWait {
+            let ids = try context.fetchObjectIDs(FetchRequest<ManagedObject>(entityName: "Employee", predicate: try ObjectPredicate(format: "salary > 3000")))
+            XCTAssertEqual(ids.count, 3)
+            XCTAssertEqual(coordinator.statistics.rowCacheCount, 0, "IDs only: no row read")
+            XCTAssertTrue(context.registeredObjects.isEmpty)
+            // `self IN %@` with values turns registered faults into objects in one statement.
+            let faults = ids.map(context.object(with:))
+            XCTAssertTrue(faults.allSatisfy(\.isFault))
+            var request = FetchRequest<ManagedObject>(entityName: "Employee", predicate: try ObjectPredicate(format: "self IN %@", ids))
+            request.returnsObjectsAsFaults = false
+            let before = coordinator.statistics.statementsExecuted
+            XCTAssertEqual(try context.fetch(request).count, 3)
+            XCTAssertTrue(faults.allSatisfy { !$0.isFault })
+            XCTAssertEqual(coordinator.statistics.statementsExecuted - before, 1)
+        }
+    }
+}
