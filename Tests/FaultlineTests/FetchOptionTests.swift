@@ -2,56 +2,56 @@ import Foundation
 import XCTest
 @testable import Faultline
 
-final class FetchOptionTests: XCTestCase {
-    /// Employee/Department of Apple's guide (seed 000, L4081–4155).
-    func makeCompanyModel() throws -> ManagedObjectModel {
-        try ManagedObjectModel(entities: [
-            EntityDescription(name: "Department", properties: [
-                AttributeDescription(name: "name", type: .string),
-                RelationshipDescription(name: "employees", destination: "Employee", inverse: "department", isToMany: true),
-            ]),
-            EntityDescription(name: "Employee", properties: [
-                AttributeDescription(name: "name", type: .string),
-                AttributeDescription(name: "salary", type: .integer32),
-                RelationshipDescription(name: "department", destination: "Department", inverse: "employees"),
-                RelationshipDescription(name: "projects", destination: "Project", inverse: "members", isToMany: true),
-            ]),
-            EntityDescription(name: "Project", properties: [
-                AttributeDescription(name: "title", type: .string),
-                RelationshipDescription(name: "members", destination: "Employee", inverse: "projects", isToMany: true),
-            ]),
-        ])
-    }
+/// Employee/Department of Apple's guide (seed 000, L4081–4155).
+func makeCompanyModel() throws -> ManagedObjectModel {
+    try ManagedObjectModel(entities: [
+        EntityDescription(name: "Department", properties: [
+            AttributeDescription(name: "name", type: .string),
+            RelationshipDescription(name: "employees", destination: "Employee", inverse: "department", isToMany: true),
+        ]),
+        EntityDescription(name: "Employee", properties: [
+            AttributeDescription(name: "name", type: .string),
+            AttributeDescription(name: "salary", type: .integer32),
+            RelationshipDescription(name: "department", destination: "Department", inverse: "employees"),
+            RelationshipDescription(name: "projects", destination: "Project", inverse: "members", isToMany: true),
+        ]),
+        EntityDescription(name: "Project", properties: [
+            AttributeDescription(name: "title", type: .string),
+            RelationshipDescription(name: "members", destination: "Employee", inverse: "projects", isToMany: true),
+        ]),
+    ])
+}
 
-    /// Six employees in three departments, each on one or two projects; returns a cold reader (empty row cache).
-    func seedCompany(in dir: TemporaryDirectory) throws -> (PersistentStoreCoordinator, ManagedObjectContext) {
-        let model = try makeCompanyModel()
-        let (_, writer) = try makeStack(model, in: dir)
-        try writer.performAndWait {
-            let departments = try ["Sales", "Legal", "Tech"].map { name -> ManagedObject in
-                let d = try writer.insertNewObject(forEntityName: "Department")
-                try d.setValue(name, forKey: "name")
-                return d
-            }
-            let projects = try ["Apollo", "Gemini"].map { title -> ManagedObject in
-                let p = try writer.insertNewObject(forEntityName: "Project")
-                try p.setValue(title, forKey: "title")
-                return p
-            }
-            for i in 0..<6 {
-                let e = try writer.insertNewObject(forEntityName: "Employee")
-                try e.setValue("E\(i)", forKey: "name")
-                try e.setValue(1000 * (i + 1), forKey: "salary")
-                try e.setValue(departments[i % 3], forKey: "department")
-                try e.setValue(i % 2 == 0 ? [projects[0]] : projects, forKey: "projects")
-            }
-            try writer.save()
+/// Six employees in three departments, each on one or two projects; returns a cold reader (empty row cache).
+func seedCompany(in dir: TemporaryDirectory) throws -> (PersistentStoreCoordinator, ManagedObjectContext) {
+    let model = try makeCompanyModel()
+    let (_, writer) = try makeStack(model, in: dir)
+    try writer.performAndWait {
+        let departments = try ["Sales", "Legal", "Tech"].map { name -> ManagedObject in
+            let d = try writer.insertNewObject(forEntityName: "Department")
+            try d.setValue(name, forKey: "name")
+            return d
         }
-        let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
-        try coordinator.addPersistentStore(at: dir.file("store.sqlite"))
-        return (coordinator, ManagedObjectContext(.privateQueue, coordinator: coordinator))
+        let projects = try ["Apollo", "Gemini"].map { title -> ManagedObject in
+            let p = try writer.insertNewObject(forEntityName: "Project")
+            try p.setValue(title, forKey: "title")
+            return p
+        }
+        for i in 0..<6 {
+            let e = try writer.insertNewObject(forEntityName: "Employee")
+            try e.setValue("E\(i)", forKey: "name")
+            try e.setValue(1000 * (i + 1), forKey: "salary")
+            try e.setValue(departments[i % 3], forKey: "department")
+            try e.setValue(i % 2 == 0 ? [projects[0]] : projects, forKey: "projects")
+        }
+        try writer.save()
     }
+    let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
+    try coordinator.addPersistentStore(at: dir.file("store.sqlite"))
+    return (coordinator, ManagedObjectContext(.privateQueue, coordinator: coordinator))
+}
 
+final class FetchOptionTests: XCTestCase {
     func departmentNames(_ context: ManagedObjectContext, _ request: FetchRequest<ManagedObject>, batchFault: Bool = false) throws -> [String] {
         try context.performAndWait {
             let employees = try context.fetch(request)
@@ -179,6 +179,49 @@ final class FetchOptionTests: XCTestCase {
             XCTAssertEqual(try context.fetch(request).count, 3)
             XCTAssertTrue(faults.allSatisfy { !$0.isFault })
             XCTAssertEqual(coordinator.statistics.statementsExecuted - before, 1)
+        }
+    }
+}
+
+final class DictionaryFetchTests: XCTestCase {
+    func testAggregatesGroupingHavingDistinctAndObjectIDs() throws {
+        let dir = TemporaryDirectory()
+        let (coordinator, context) = try seedCompany(in: dir)
+        try context.performAndWait {
+            var request = FetchRequest<ManagedObject>(entityName: "Employee", sortDescriptors: [FetchSortDescriptor(keyPath: "department.name")])
+            request.propertiesToFetch = [PropertyToFetch("department.name"), PropertyToFetch(.avg, "salary", as: "average"),
+                                         PropertyToFetch(.count, "*", as: "people"), try PropertyToFetch(parsing: "max(salary) as top")]
+            request.propertiesToGroupBy = ["department.name"]
+            let before = coordinator.statistics.statementsExecuted
+            let rows = try context.fetchDictionaries(request)
+            XCTAssertEqual(coordinator.statistics.statementsExecuted - before, 1, "aggregates are computed by SQLite, in one statement")
+            XCTAssertTrue(context.registeredObjects.isEmpty, "no object is made")
+            XCTAssertEqual(rows.map { $0["department.name"] as? String }, ["Legal", "Sales", "Tech"])
+            XCTAssertEqual(rows.map { $0["average"] as? Double }, [3500, 2500, 4500])
+            XCTAssertEqual(rows.map { $0["people"] as? Int64 }, [2, 2, 2])
+            XCTAssertEqual(rows.map { ($0["top"] as? Int32).map(Int.init) }, [5000, 4000, 6000])
+            // HAVING may name an aggregate column.
+            request.havingPredicate = try ObjectPredicate(format: "average > %d", 3000)
+            XCTAssertEqual(try context.fetchDictionaries(request).map { $0["department.name"] as? String }, ["Legal", "Tech"])
+
+            var distinct = FetchRequest<ManagedObject>(entityName: "Employee", predicate: try ObjectPredicate(format: "salary >= 2000"))
+            distinct.propertiesToFetch = [PropertyToFetch("department")]
+            distinct.returnsDistinctResults = true
+            let departments = try context.fetchDictionaries(distinct).compactMap { $0["department"] as? ManagedObjectID }
+            XCTAssertEqual(departments.count, 3)
+            XCTAssertEqual(Set(departments.map { $0.entity.name }), ["Department"])
+            XCTAssertEqual(try context.existingObject(with: departments[0]).entity.name, "Department")
+
+            var all = FetchRequest<ManagedObject>(entityName: "Employee", sortDescriptors: [FetchSortDescriptor(keyPath: "salary", ascending: false)])
+            all.fetchLimit = 2
+            XCTAssertEqual(try context.fetchDictionaries(all).map { $0["name"] as? String }, ["E5", "E4"], "all stored attributes by default")
+            all.propertiesToFetch = [PropertyToFetch("nonsense")]
+            XCTAssertThrowsError(try context.fetchDictionaries(all)) { error in
+                XCTAssertEqual("\(error)", "fetch request: entity 'Employee' has no key 'nonsense'")
+            }
+        }
+        XCTAssertThrowsError(try PropertyToFetch(parsing: "median(salary)")) { error in
+            XCTAssertEqual("\(error)", "unknown function 'median' in 'median(salary)' (known: count, sum, avg, min, max)")
         }
     }
 }

@@ -158,6 +158,21 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
         }
     }
 
+    /// Runs a SELECT the fetch layer built and returns its rows as slots (dictionary fetches).
+    func queryRows(_ sql: String, bindings: [Slot], columns: Int) throws -> [[Slot]] {
+        try withLock {
+            let store = try requireStore()
+            let statement = try store.statement(sql)
+            defer { statement.reset() }
+            for (i, value) in bindings.enumerated() { statement.bind(value, at: Int32(i + 1)) }
+            var rows: [[Slot]] = []
+            while try statement.step() {
+                rows.append((0..<columns).map { statement.slot(at: Int32($0)) })
+            }
+            return rows
+        }
+    }
+
     /// The number of rows of `entity` that `filter` selects; reads no row.
     func countRows(entity: EntityDescription, includesSubentities: Bool, filter: FetchFilter?) throws -> Int {
         try withLock {

@@ -28,6 +28,14 @@ public struct FetchRequest<Result: ManagedObject>: Sendable {
     /// Relationship key paths (`"department"`, `"residents.car"`) whose destinations are fetched with the
     /// result: one statement per relationship and level, instead of one fault per object.
     public var relationshipKeyPathsForPrefetching: [String] = []
+    /// For dictionary fetches: the columns (all stored attributes when nil).
+    public var propertiesToFetch: [PropertyToFetch]?
+    /// For dictionary fetches: leave out duplicate rows.
+    public var returnsDistinctResults = false
+    /// For dictionary fetches: one row per distinct value of these key paths.
+    public var propertiesToGroupBy: [String] = []
+    /// For grouped dictionary fetches: which groups to keep; may name aggregate columns.
+    public var havingPredicate: ObjectPredicate?
 
     /// A request for objects of the entity named `entityName`.
     public init(entityName: String, predicate: ObjectPredicate? = nil, sortDescriptors: [FetchSortDescriptor] = []) {
@@ -52,6 +60,10 @@ extension FetchRequest {
         includesPropertyValues = other.includesPropertyValues
         fetchBatchSize = other.fetchBatchSize
         relationshipKeyPathsForPrefetching = other.relationshipKeyPathsForPrefetching
+        propertiesToFetch = other.propertiesToFetch
+        returnsDistinctResults = other.returnsDistinctResults
+        propertiesToGroupBy = other.propertiesToGroupBy
+        havingPredicate = other.havingPredicate
     }
 }
 

@@ -13,6 +13,30 @@ struct PredicateCompiler {
     let storeIdentifier: String?
     private(set) var bindings: [Slot] = []
     private var aliasCount = 1
+    /// Names of dictionary-fetch columns, usable as keys in predicates and orderings (`total > 5000`).
+    var aliases: [String: (String, Kind)] = [:]
+
+    /// The bindings collected so far, handed over and cleared (for SQL assembled from several parts).
+    mutating func takeBindings() -> [Slot] {
+        defer { bindings = [] }
+        return bindings
+    }
+
+    /// A dictionary-fetch column: a key path's value, or an aggregate over the rows (or groups).
+    mutating func selectTerm(_ property: PropertyToFetch, in scope: Scope) throws -> (String, Kind) {
+        if property.function == .count && property.keyPath == "*" { return ("COUNT(*)", .number) }
+        guard case .scalar(let sql, let kind) = try operand(.key(property.keyPath), in: scope) else {
+            throw ObjectPredicateError(.unsupported, "cannot fetch '\(property.keyPath)': it is not a single value of \(scope.entity.name)")
+        }
+        guard let function = property.function else { return (sql, kind) }
+        switch function {
+        case .count: return ("COUNT(\(sql))", .number)
+        case .sum: return ("SUM(\(sql))", .number)
+        case .avg: return ("AVG(\(sql))", .number)
+        case .min: return ("MIN(\(sql))", kind)
+        case .max: return ("MAX(\(sql))", kind)
+        }
+    }
 
     init(model: ManagedObjectModel, storeIdentifier: String?) {
         self.model = model
@@ -165,6 +189,7 @@ struct PredicateCompiler {
     /// Follows a key path: attributes become columns, to-ones become joins, a to-many stops the walk (the rest is
     /// evaluated per member).
     private mutating func keyPath(_ components: [String], from start: Scope) throws -> Operand {
+        if components.count == 1, let (sql, kind) = aliases[components[0]] { return .scalar(sql, kind) }
         var alias = start.alias
         var entity = start.entity
         var path = ""
