@@ -22,6 +22,8 @@ public struct DataExporter {
         case ids
         /// The number of matching objects (`SELECT COUNT(*)`, no rows read).
         case count
+        /// Rows of chosen properties and aggregates (`propertiesToFetch`, grouping), no objects made.
+        case dictionary
     }
 
     /// The objects of `entityName` (and its sub-entities), at most `limit` (0 = all), in store order.
@@ -38,6 +40,17 @@ public struct DataExporter {
             var request = request
             if limit > 0 { request.fetchLimit = limit }
             switch result {
+            case .dictionary:
+                let rows = try context.fetchDictionaries(request)
+                let names = request.propertiesToFetch?.map(\.name) ?? entity.attributes.filter { !$0.isTransient }.map(\.name)
+                let cells = rows.map { row in names.map { (name: $0, value: Self.dictionaryValue(row[$0])) } }
+                switch format {
+                case .json: return try json(cells.map { $0.map { ($0.name, $0.value) } })
+                case .table:
+                    var out = names.joined(separator: "\t") + "\n"
+                    for row in cells { out += row.map { Self.cell($0.value) }.joined(separator: "\t") + "\n" }
+                    return out + "(\(rows.count) row\(rows.count == 1 ? "" : "s"))\n"
+                }
             case .count:
                 let count = try context.count(for: request)
                 return format == .json ? "{\"count\": \(count)}\n" : "\(count)\n"
@@ -56,6 +69,11 @@ public struct DataExporter {
                 }
             }
         }
+    }
+
+    private static func dictionaryValue(_ value: Any?) -> Any {
+        if let id = value as? ManagedObjectID { return id.uriString }
+        return jsonValue(value)
     }
 
     private static func quoted(_ s: String) -> String {

@@ -28,8 +28,26 @@ struct QueryCommand: ParsableCommand {
     @Option(help: "Skip this many objects.")
     var offset: Int = 0
 
-    @Option(help: "What to print: objects, ids or count.")
+    @Option(help: "What to print: objects, ids, count or dictionary.")
     var result: DataExporter.ResultType = .objects
+
+    @Option(name: .customLong("batch-size"), help: "Read IDs first, then objects in batches of N (one statement per batch).")
+    var batchSize: Int = 0
+
+    @Option(help: "A relationship key path to prefetch with the result; repeat for more.")
+    var prefetch: [String] = []
+
+    @Option(help: "For --result dictionary: a key path or function(key path) [as name], e.g. avg(salary) as average; repeat.")
+    var properties: [String] = []
+
+    @Option(name: .customLong("group-by"), help: "For --result dictionary: a key path to group by; repeat.")
+    var groupBy: [String] = []
+
+    @Option(help: "For --result dictionary with --group-by: which groups to keep (may name aggregates).")
+    var having: String?
+
+    @Flag(help: "For --result dictionary: leave out duplicate rows.")
+    var distinct = false
 
     @Option(help: "Output format: json or table.")
     var format: DataExporter.Format = .json
@@ -40,6 +58,10 @@ struct QueryCommand: ParsableCommand {
     func validate() throws {
         guard limit >= 0 else { throw ValidationError("--limit must be 0 or more") }
         guard offset >= 0 else { throw ValidationError("--offset must be 0 or more") }
+        guard batchSize >= 0 else { throw ValidationError("--batch-size must be 0 or more") }
+        if result != .dictionary && (!properties.isEmpty || !groupBy.isEmpty || having != nil || distinct) {
+            throw ValidationError("--properties, --group-by, --having and --distinct go with --result dictionary")
+        }
     }
 
     func run() throws {
@@ -59,6 +81,18 @@ struct QueryCommand: ParsableCommand {
             }
             request.sortDescriptors = try sort.map(FetchSortDescriptor.init(parsing:))
             request.fetchOffset = offset
+            request.fetchBatchSize = batchSize
+            request.relationshipKeyPathsForPrefetching = prefetch
+            if !properties.isEmpty { request.propertiesToFetch = try properties.map(PropertyToFetch.init(parsing:)) }
+            request.propertiesToGroupBy = groupBy
+            request.returnsDistinctResults = distinct
+            if let having {
+                do {
+                    request.havingPredicate = try ObjectPredicate(format: having)
+                } catch let error as ObjectPredicateError {
+                    throw QueryInputError(text: "--having: " + error.caretDescription)
+                }
+            }
             let context = try options.openContext()
             print(try DataExporter(context: context).export(request, result: result, format: format, limit: limit), terminator: "")
         }
