@@ -183,6 +183,18 @@ final class PredicateFetchTests: XCTestCase {
         }
     }
 
+    func testRepeatedFetchesCompileOnce() throws {
+        let predicate = try ObjectPredicate(format: "age > %d AND city.name BEGINSWITH[cd] %@", 3, "pa")
+        let request = FetchRequest<ManagedObject>(entityName: "Person", predicate: predicate, sortDescriptors: [FetchSortDescriptor(keyPath: "name")])
+        try context.performAndWait {
+            let before = coordinator.statistics.predicateCompilations
+            for _ in 0..<5 { _ = try context.fetch(request) }
+            XCTAssertEqual(coordinator.statistics.predicateCompilations - before, 1)
+            _ = try context.fetch(FetchRequest<ManagedObject>(entityName: "Person", predicate: try ObjectPredicate(format: "age > %d", 4)))
+            XCTAssertEqual(coordinator.statistics.predicateCompilations - before, 2, "another request compiles its own")
+        }
+    }
+
     func testPendingChangesAreMatchedInMemory() throws {
         try context.performAndWait {
             let old = try person("old", age: 50)

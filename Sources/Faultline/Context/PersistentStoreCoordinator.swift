@@ -9,6 +9,8 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
     private let lock = NSRecursiveLock()
     private var store: SQLiteStore?
     @exclusivity(unchecked) private var rowCache = RowCache()
+    private var filterCache: [FetchFilterKey: FetchFilter] = [:]
+    private var filterCompilations = 0
     private var inMemorySorts = 0
 
     /// Creates a coordinator for `model`; add a store before using contexts.
@@ -37,7 +39,7 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
         withLock {
             Statistics(statementsExecuted: store?.connection.statementCount ?? 0,
                        rowCacheHits: rowCache.hits, rowCacheMisses: rowCache.misses, rowCacheCount: rowCache.count,
-                       inMemorySorts: inMemorySorts)
+                       inMemorySorts: inMemorySorts, predicateCompilations: filterCompilations)
         }
     }
 
@@ -53,6 +55,8 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
         public var rowCacheCount: Int
         /// Fetches whose order SQLite could not give (localized sorts), sorted in memory instead.
         public var inMemorySorts: Int
+        /// Predicates and orders compiled to SQL (repeated fetches of one request compile once).
+        public var predicateCompilations: Int
     }
 
     @inline(__always) func withLock<T>(_ body: () throws -> T) rethrows -> T {
@@ -195,6 +199,20 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
     private func entityConditions(_ plan: EntityPlan, includesSubentities: Bool) -> ([String], [Int64]) {
         guard let filter = includesSubentities ? plan.filterWithSubentities : plan.filterWithoutSubentities else { return ([], []) }
         return ([filter.sql], filter.low == filter.high ? [filter.low] : [filter.low, filter.high])
+    }
+
+    /// The compiled SQL for a fetch request's predicate and order, compiled once per distinct request (the cache
+    /// keeps the last 256).
+    func fetchFilter(for entity: EntityDescription, predicate: ObjectPredicate?, sortDescriptors: [FetchSortDescriptor]) throws -> FetchFilter {
+        let key = FetchFilterKey(entity: entity.entityNumber, predicate: predicate, sortDescriptors: sortDescriptors)
+        if let cached = withLock({ filterCache[key] }) { return cached }
+        let filter = try FetchFilter.compile(predicate: predicate, sortDescriptors: sortDescriptors, entity: entity, storeIdentifier: storeIdentifier)
+        withLock {
+            filterCompilations += 1
+            if filterCache.count >= 256 { filterCache.removeAll(keepingCapacity: true) }
+            filterCache[key] = filter
+        }
+        return filter
     }
 
     /// Counts a sort done in memory (localized comparison), for statistics.

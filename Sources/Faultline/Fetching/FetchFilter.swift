@@ -1,5 +1,5 @@
 /// A fetch request's predicate and order, compiled to SQL for one entity's table (alias `t0`).
-struct FetchFilter {
+struct FetchFilter: Sendable {
     /// `LEFT OUTER JOIN …` clauses for to-one key paths.
     var joins: String
     /// The WHERE condition, nil for all rows.
@@ -22,4 +22,11 @@ struct FetchFilter {
         }
         return FetchFilter(joins: scope.joinSQL, condition: condition, orderBy: orderBy, bindings: compiler.bindings)
     }
+}
+
+/// What a compiled filter depends on: repeated fetches of the same request reuse its SQL.
+struct FetchFilterKey: Hashable, Sendable {
+    let entity: Int
+    let predicate: ObjectPredicate?
+    let sortDescriptors: [FetchSortDescriptor]
 }

@@ -18,8 +18,7 @@ extension ManagedObjectContext {
     private func fetchObjects(entity: EntityDescription, entities: [EntityDescription], request: FetchRequest<ManagedObject>) throws -> [ManagedObject] {
         let filter: FetchFilter
         do {
-            filter = try FetchFilter.compile(predicate: request.predicate, sortDescriptors: request.sortDescriptors,
-                                             entity: entity, storeIdentifier: coordinator.storeIdentifier)
+            filter = try coordinator.fetchFilter(for: entity, predicate: request.predicate, sortDescriptors: request.sortDescriptors)
         } catch let error as ObjectPredicateError {
             throw FetchError.predicate(error)
         }
@@ -220,8 +219,7 @@ extension ManagedObjectContext {
         }
         let filter: FetchFilter
         do {
-            filter = try FetchFilter.compile(predicate: request.predicate, sortDescriptors: request.sortDescriptors,
-                                             entity: entity, storeIdentifier: coordinator.storeIdentifier)
+            filter = try coordinator.fetchFilter(for: entity, predicate: request.predicate, sortDescriptors: request.sortDescriptors)
         } catch let error as ObjectPredicateError {
             throw FetchError.predicate(error)
         }
@@ -249,7 +247,7 @@ extension ManagedObjectContext {
         guard !hasPending, request.objectIDs == nil else { return try fetch(plain).count }
         let filter: FetchFilter
         do {
-            filter = try FetchFilter.compile(predicate: request.predicate, sortDescriptors: [], entity: entity, storeIdentifier: coordinator.storeIdentifier)
+            filter = try coordinator.fetchFilter(for: entity, predicate: request.predicate, sortDescriptors: [])
         } catch let error as ObjectPredicateError {
             throw FetchError.predicate(error)
         }
