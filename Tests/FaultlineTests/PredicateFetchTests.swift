@@ -233,3 +233,35 @@ final class PredicateFetchTests: XCTestCase {
         XCTAssertEqual(templated.predicateFormat, #"name == "x""#)
     }
 }
+
+final class PredicateIndexTests: XCTestCase {
+    /// EXPLAIN QUERY PLAN of the fetch SQL for a predicate over City (name indexed).
+    func plan(_ format: String, _ args: Any?...) throws -> String {
+        let dir = TemporaryDirectory()
+        let base = try makeCityModel()
+        let city = base.entity(named: "City")!
+        city.attribute(named: "name")!.isIndexed = true
+        let model = try ManagedObjectModel(entities: base.entities.map { entity in
+            EntityDescription(name: entity.name, properties: entity.declaredProperties)
+        })
+        let (coordinator, _) = try makeStack(model, in: dir)
+        let entity = model.entity(named: "City")!
+        let filter = try FetchFilter.compile(predicate: try ObjectPredicate(format: format, argumentArray: args), sortDescriptors: [],
+                                             entity: entity, storeIdentifier: coordinator.storeIdentifier)
+        let connection = try SQLiteConnection(path: dir.file("store.sqlite").path, create: false)
+        let statement = try connection.prepare("EXPLAIN QUERY PLAN SELECT t0.Z_PK FROM ZCITY t0\(filter.joins) WHERE \(filter.condition!)")
+        for (i, value) in filter.bindings.enumerated() { statement.bind(value, at: Int32(i + 1)) }
+        var details: [String] = []
+        while try statement.step() { details.append(statement.text(at: 3)) }
+        return details.joined(separator: "; ")
+    }
+
+    func testNormalizedComparisonsUseTheIndexAndFoldedOnesScan() throws {
+        XCTAssertTrue(try plan("name ==[n] %@", "ZAF").contains("USING COVERING INDEX ZCITY_ZNAME_INDEX (ZNAME=?)"))
+        XCTAssertTrue(try plan("name BEGINSWITH[n] %@", "beziers").contains("USING COVERING INDEX ZCITY_ZNAME_INDEX (ZNAME>? AND ZNAME<?)"))
+        XCTAssertTrue(try plan("name IN[n] %@", ["FRA", "FIN", "ISL"]).contains("USING COVERING INDEX ZCITY_ZNAME_INDEX (ZNAME=?)"))
+        XCTAssertTrue(try plan("name BEGINSWITH[cd] %@", "beziers").hasPrefix("SCAN"), "[cd] folds every row: no index helps")
+        XCTAssertTrue(try plan("name ENDSWITH[n] %@", "ers").contains("SCAN"))
+        XCTAssertTrue(try plan("population > 5 AND name ==[n] 'x'").contains("INDEX ZCITY_ZNAME_INDEX"))
+    }
+}
