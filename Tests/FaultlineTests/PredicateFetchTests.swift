@@ -265,3 +265,33 @@ final class PredicateIndexTests: XCTestCase {
         XCTAssertTrue(try plan("population > 5 AND name ==[n] 'x'").contains("INDEX ZCITY_ZNAME_INDEX"))
     }
 }
+
+final class FetchTemplateTests: XCTestCase {
+    func testTemplatesWithSubstitutionVariables() throws {
+        let model = try ManagedObjectModel(jsonData: Data("""
+        {"entities": [{"name": "Dog", "attributes": [{"name": "name", "type": "string"}, {"name": "age", "type": "integer16"}]}],
+         "fetchRequests": {"olderThan": {"entity": "Dog", "predicate": "age > $AGE"}, "all": {"entity": "Dog"}}}
+        """.utf8))
+        let dir = TemporaryDirectory()
+        let (_, context) = try makeStack(model, in: dir)
+        try context.performAndWait {
+            for (name, age) in [("Rex", 3), ("Fido", 9)] {
+                let dog = try context.insertNewObject(forEntityName: "Dog")
+                try dog.setValue(name, forKey: "name")
+                try dog.setValue(age, forKey: "age")
+            }
+            try context.save()
+            let request = try model.fetchRequest(fromTemplateWithName: "olderThan", substitutionVariables: ["AGE": 5])
+            XCTAssertEqual(request.predicate?.predicateFormat, "age > 5")
+            XCTAssertEqual(try context.fetch(request).map { $0.value(forKey: "name") as? String }, ["Fido"])
+            XCTAssertEqual(try context.count(for: try model.fetchRequest(fromTemplateWithName: "all")), 2)
+            XCTAssertThrowsError(try context.fetch(try model.fetchRequest(fromTemplateWithName: "olderThan"))) { error in
+                XCTAssertEqual("\(error)", "fetch request: variable $AGE has no value (substitute template variables before fetching)")
+            }
+            XCTAssertThrowsError(try model.fetchRequest(fromTemplateWithName: "nope"))
+        }
+        guard let fixtures = fixturesDirectory() else { return }
+        let momc = try ManagedObjectModel(contentsOf: fixtures.appendingPathComponent("xcdatamodels/36_atomicbird__momcom__momcTests_2.xml"))
+        XCTAssertEqual(try momc.fetchRequest(fromTemplateWithName: "FetchRequestObjects").predicate?.predicateFormat, "booleanAttribute == 1 AND floatAttribute > 5")
+    }
+}
