@@ -4,6 +4,14 @@ extension ManagedObjectContext {
     /// `lastFaultError`.
     func fulfillFault(_ object: ManagedObject) {
         guard object.flags.contains(.fault) else { return }
+        if probesEnabled {
+            tracedFault(object) { performFaultFulfilment(object) }
+        } else {
+            performFaultFulfilment(object)
+        }
+    }
+
+    private func performFaultFulfilment(_ object: ManagedObject) {
         if !batchMembership.isEmpty, fulfillBatch(containing: object) { return }
         do {
             if let row = try coordinator.snapshotForFault(entity: object.entity, key: object.key, retain: !object.flags.contains(.holdsSnapshot)) {
@@ -34,6 +42,13 @@ extension ManagedObjectContext {
     /// Loads a to-many relationship's members as (uniqued) faults. Objects deleted in this context are left out.
     func fireRelationshipFault(_ relationship: RelationshipDescription, of object: ManagedObject) -> [ManagedObject] {
         guard object.key > 0, !relationship.isTransient else { return [] }
+        if probesEnabled {
+            return tracedRelationshipFault(relationship, of: object) { loadRelationship(relationship, of: object) }
+        }
+        return loadRelationship(relationship, of: object)
+    }
+
+    private func loadRelationship(_ relationship: RelationshipDescription, of object: ManagedObject) -> [ManagedObject] {
         guard let keys = try? coordinator.relationshipKeys(relationship, of: object.key) else { return [] }
         var result: [ManagedObject] = []
         result.reserveCapacity(keys.count)

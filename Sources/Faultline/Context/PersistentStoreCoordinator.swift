@@ -13,16 +13,29 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
     private var filterCompilations = 0
     private var inMemorySorts = 0
 
-    /// Creates a coordinator for `model`; add a store before using contexts.
-    public init(managedObjectModel: ManagedObjectModel) {
+    /// Where this coordinator's probe events go (the environment's settings unless given).
+    public let probes: Probes
+
+    /// Creates a coordinator for `model`; add a store before using contexts. `probes` defaults to what
+    /// `FAULTLINE_SQLDEBUG`, `FAULTLINE_TRACE` and the launch arguments ask for.
+    public init(managedObjectModel: ManagedObjectModel, probes: Probes = .shared) {
         self.managedObjectModel = managedObjectModel
+        self.probes = probes
     }
 
     /// Opens the SQLite store at `url`, creating it when absent. Fails with a `StoreError` when the file is
     /// not a store, is damaged, or was made for another model.
     public func addPersistentStore(at url: URL) throws {
-        let opened = try SQLiteStore(path: url.path, model: managedObjectModel)
+        let opened = try SQLiteStore(path: url.path, model: managedObjectModel, probes: probes)
         withLock { store = opened }
+    }
+
+    /// Running totals of the statement probe: statements, seconds in SQLite, rows (zeros when probes are off).
+    func probeTotals() -> (statements: Int, sqlTime: Double, rows: Int) {
+        withLock {
+            guard let probe = store?.connection.probe else { return (0, 0, 0) }
+            return (probe.statements, probe.sqlTime, probe.rows)
+        }
     }
 
     /// The linked SQLite library's version.
@@ -82,6 +95,7 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
                    limit: Int, offset: Int, handler: RowHandler) throws {
         try withLock {
             let store = try requireStore()
+            store.purpose(.fetch)
             let tablePlan = store.tablePlan(for: entity)
             let (conditions, bounds) = entityConditions(store.plan(for: entity), includesSubentities: includesSubentities)
             let chunks: [[Int64]?] = keys.map { keys in stride(from: 0, to: keys.count, by: 500).map { Array(keys[$0..<min($0 + 500, keys.count)]) } } ?? [nil]
@@ -136,6 +150,7 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
     func fetchKeys(entity: EntityDescription, includesSubentities: Bool, filter: FetchFilter?, limit: Int, offset: Int) throws -> [(EntityDescription, Int64)] {
         try withLock {
             let store = try requireStore()
+            store.purpose(.fetch)
             let single = entity.root.subentities.isEmpty
             var (conditions, bounds) = entityConditions(store.plan(for: entity), includesSubentities: includesSubentities)
             if let condition = filter?.condition { conditions.append(condition) }
@@ -166,6 +181,7 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
     func queryRows(_ sql: String, bindings: [Slot], columns: Int) throws -> [[Slot]] {
         try withLock {
             let store = try requireStore()
+            store.purpose(.fetch)
             let statement = try store.statement(sql)
             defer { statement.reset() }
             for (i, value) in bindings.enumerated() { statement.bind(value, at: Int32(i + 1)) }
@@ -181,6 +197,7 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
     func countRows(entity: EntityDescription, includesSubentities: Bool, filter: FetchFilter?) throws -> Int {
         try withLock {
             let store = try requireStore()
+            store.purpose(.fetch)
             var (conditions, bounds) = entityConditions(store.plan(for: entity), includesSubentities: includesSubentities)
             if let condition = filter?.condition { conditions.append(condition) }
             var sql = "SELECT COUNT(*) FROM \(entity.table.name) t0" + (filter?.joins ?? "")
@@ -241,6 +258,7 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
     func readRow(entity: EntityDescription, key: Int64) throws -> (values: [Slot], version: Int64, entity: EntityDescription)? {
         try withLock {
             let store = try requireStore()
+            store.purpose(.fault)
             let tablePlan = store.tablePlan(for: entity)
             let statement = try store.statement(tablePlan.selectByKeySQL)
             defer { statement.reset() }
@@ -260,6 +278,7 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
     func relationshipKeys(_ relationship: RelationshipDescription, of key: Int64) throws -> [(EntityDescription, Int64)] {
         try withLock {
             let store = try requireStore()
+            store.purpose(.relationshipFault)
             let destination = relationship.destination!
             let single = destination.root.subentities.isEmpty
             let sql = RelationshipSQL.select(relationship, singleEntity: single)
@@ -291,6 +310,7 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
         guard let join = relationship.joinTable, !sources.isEmpty else { return [] }
         return try withLock {
             let store = try requireStore()
+            store.purpose(.fetch)
             let destination = relationship.destination!
             let single = destination.root.subentities.isEmpty
             let list = sources.map { _ in "?" }.joined(separator: ", ")
@@ -324,6 +344,7 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
     func save(_ changes: SaveChanges) throws {
         try withLock {
             let store = try requireStore()
+            store.purpose(.save)
             try store.write(changes)
             // The new committed state of each written object becomes its row's snapshot; inserted objects
             // hold theirs from now on (updated ones already did).

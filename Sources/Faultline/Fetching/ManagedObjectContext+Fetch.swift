@@ -3,7 +3,14 @@ import Foundation
 /// Executing fetch requests in a context: rows go to the coordinator's row cache, objects are uniqued.
 extension ManagedObjectContext {
     /// Fetches the objects `request` describes.
-    public func fetch<T: ManagedObject>(_ request: FetchRequest<T>) throws -> [T] {
+    public func fetch<T: ManagedObject>(_ request: FetchRequest<T>, file: StaticString = #fileID, line: UInt = #line) throws -> [T] {
+        guard probesEnabled else { return try fetchUntraced(request) }
+        let resultType = request.includesPropertyValues && request.fetchBatchSize == 0 ? (request.returnsObjectsAsFaults ? "faults" : "objects") : "ids"
+        return try tracedFetch(FetchRequest<ManagedObject>(request), resultType: resultType, callSite: callSite(file, line),
+                               results: { $0.count }, uris: { $0.map(\.objectID.uriString) }) { try fetchUntraced(request) }
+    }
+
+    private func fetchUntraced<T: ManagedObject>(_ request: FetchRequest<T>) throws -> [T] {
         guard let entity = model.entity(named: request.entityName) else { throw FetchError.unknownEntity(request.entityName) }
         let entities = request.includesSubentities ? entity.selfAndDescendants : [entity]
         guard entities.allSatisfy({ $0.managedClass is T.Type }) else {
@@ -208,14 +215,20 @@ extension ManagedObjectContext {
 
     /// The object IDs of the objects `request` describes (Core Data's managed-object-ID result type): the store
     /// query reads IDs only, and no object is registered.
-    public func fetchObjectIDs<T: ManagedObject>(_ request: FetchRequest<T>) throws -> [ManagedObjectID] {
+    public func fetchObjectIDs<T: ManagedObject>(_ request: FetchRequest<T>, file: StaticString = #fileID, line: UInt = #line) throws -> [ManagedObjectID] {
+        guard probesEnabled else { return try fetchObjectIDsUntraced(request) }
+        return try tracedFetch(FetchRequest<ManagedObject>(request), resultType: "ids", callSite: callSite(file, line),
+                               results: { $0.count }, uris: { $0.map(\.uriString) }) { try fetchObjectIDsUntraced(request) }
+    }
+
+    private func fetchObjectIDsUntraced<T: ManagedObject>(_ request: FetchRequest<T>) throws -> [ManagedObjectID] {
         guard let entity = model.entity(named: request.entityName) else { throw FetchError.unknownEntity(request.entityName) }
         let entities = request.includesSubentities ? entity.selfAndDescendants : [entity]
         let plain = FetchRequest<ManagedObject>(request)
         // Pending changes and in-memory sorts need objects; otherwise IDs come straight from the store.
         if (request.includesPendingChanges && !pendingCandidates(for: entities, request: plain).isEmpty)
             || request.sortDescriptors.contains(where: { $0.comparison == .localized }) || request.objectIDs != nil {
-            return try fetch(plain).map(\.objectID)
+            return try fetchUntraced(plain).map(\.objectID)
         }
         let filter: FetchFilter
         do {
@@ -238,13 +251,19 @@ extension ManagedObjectContext {
 
     /// The number of objects `request` would return. Without pending changes it is one `SELECT COUNT(*)` that
     /// reads no rows.
-    public func count<T: ManagedObject>(for request: FetchRequest<T>) throws -> Int {
+    public func count<T: ManagedObject>(for request: FetchRequest<T>, file: StaticString = #fileID, line: UInt = #line) throws -> Int {
+        guard probesEnabled else { return try countUntraced(request) }
+        return try tracedFetch(FetchRequest<ManagedObject>(request), resultType: "count", callSite: callSite(file, line),
+                               results: { $0 }, uris: { _ in nil }) { try countUntraced(request) }
+    }
+
+    private func countUntraced<T: ManagedObject>(_ request: FetchRequest<T>) throws -> Int {
         guard let entity = model.entity(named: request.entityName) else { throw FetchError.unknownEntity(request.entityName) }
         let entities = request.includesSubentities ? entity.selfAndDescendants : [entity]
         let plain = FetchRequest<ManagedObject>(request)
         let hasPending = request.includesPendingChanges && (!pendingCandidates(for: entities, request: plain).isEmpty
             || deletedSet.values.contains { object in entities.contains { $0 === object.entity } })
-        guard !hasPending, request.objectIDs == nil else { return try fetch(plain).count }
+        guard !hasPending, request.objectIDs == nil else { return try fetchUntraced(plain).count }
         let filter: FetchFilter
         do {
             filter = try coordinator.fetchFilter(for: entity, predicate: request.predicate, sortDescriptors: [])

@@ -2,7 +2,7 @@
 extension ManagedObjectContext {
     /// Writes the context's changes to the store. On error nothing is written and the context keeps its
     /// changes (resolve, then save again).
-    public func save() throws {
+    public func save(file: StaticString = #fileID, line: UInt = #line) throws {
         guard hasChanges else { return }
         try checkDenyRules()
         try validateForSave()
@@ -10,12 +10,17 @@ extension ManagedObjectContext {
             inserted: pendingInsertions,
             updated: updatedSet.values.sorted { $0.key < $1.key },
             deleted: deletedSet.values.sorted { $0.key < $1.key })
-        do {
-            try coordinator.save(changes)
-        } catch let error as SaveError {
-            throw error
-        } catch let error as StoreError {
-            throw SaveError.store(error)
+        let write = {
+            do {
+                try self.coordinator.save(changes)
+            } catch let error as StoreError {
+                throw SaveError.store(error)
+            }
+        }
+        if probesEnabled {
+            try tracedSave(changes, callSite: callSite(file, line), write)
+        } else {
+            try write()
         }
         didSave(changes)
     }

@@ -106,8 +106,7 @@ extension SQLiteStore {
         statement.bind(object.version + 1, at: index)
         statement.bind(object.key, at: index + 1)
         statement.bind(object.version, at: index + 2)
-        try execute(statement)
-        guard connection.changes == 1 else { return false }
+        guard try execute(statement) == 1 else { return false }
         object.pendingVersion = object.version + 1
         return true
     }
@@ -117,8 +116,7 @@ extension SQLiteStore {
         let statement = try statement("DELETE FROM \(object.entity.table.name) WHERE Z_PK = ? AND Z_OPT = ?")
         statement.bind(object.key, at: 1)
         statement.bind(object.version, at: 2)
-        try execute(statement)
-        let deleted = connection.changes == 1
+        let deleted = try execute(statement) == 1
         for relationship in object.entity.joinTableRelationships {
             guard let join = relationship.joinTable else { continue }
             let clear = try self.statement("DELETE FROM \(join.name) WHERE \(join.sourceColumn) = ?")
@@ -273,10 +271,13 @@ extension SQLiteStore {
         }
     }
 
-    @inline(__always) private func execute(_ statement: Statement) throws {
+    /// Runs a statement to completion; returns the rows it changed (read before anything else runs).
+    @discardableResult
+    @inline(__always) private func execute(_ statement: Statement) throws -> Int {
         defer { statement.reset() }
         do {
             while try statement.step() {}
+            return connection.changes
         } catch let error as SQLiteError {
             throw StoreError.sqlite(path: path, error: error)
         }

@@ -54,9 +54,14 @@ final class SQLiteConnection {
         try Statement(connection: self, sql: sql)
     }
 
+    /// The statement probe, when probes are on.
+    var probe: ConnectionProbe?
+
     /// Executes one or more SQL statements without parameters (DDL, pragmas, transactions).
     func execute(_ sql: String) throws {
         statementCount += 1
+        let start = probe != nil ? DispatchTime.now().uptimeNanoseconds : 0
+        defer { if start != 0 { probe?.executed(sql, start: start) } }
         var errorMessage: UnsafeMutablePointer<CChar>?
         let rc = sqlite3_exec(handle, sql, nil, nil, &errorMessage)
         if rc != SQLITE_OK {

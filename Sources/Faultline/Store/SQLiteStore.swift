@@ -14,7 +14,7 @@ final class SQLiteStore {
     let tablePlans: [TablePlan]
 
     /// Opens the store at `path`, creating it (schema and metadata) when the file is absent or empty.
-    init(path: String, model: ManagedObjectModel) throws {
+    init(path: String, model: ManagedObjectModel, probes: Probes = .disabled) throws {
         self.model = model
         self.path = path
         let attributes = try? FileManager.default.attributesOfItem(atPath: path)
@@ -26,6 +26,11 @@ final class SQLiteStore {
         }
         tablePlans = model.tables.map(TablePlan.init)
         plans = model.entities.map { EntityPlan(entity: $0) }
+        if probes.isEnabled {
+            probes.record(.connect(ConnectEvent(path: path)))
+            connection.probe = ConnectionProbe(probes: probes)
+            connection.probe?.purpose = .schema
+        }
         do {
             try connection.execute("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;")
         } catch let error as SQLiteError where error.primaryCode == SQLITE_NOTADB || error.primaryCode == SQLITE_CORRUPT {
@@ -38,6 +43,12 @@ final class SQLiteStore {
         } else {
             try validate()
         }
+        connection.probe?.purpose = .other
+    }
+
+    /// Labels the statements that follow (for probes; free when they are off).
+    @inline(__always) func purpose(_ purpose: StatementPurpose) {
+        connection.probe?.purpose = purpose
     }
 
     private func wrap<T>(_ body: () throws -> T) throws -> T {
@@ -124,7 +135,9 @@ final class SQLiteStore {
 
     /// Reserves `count` new primary keys for `root`'s table, in a transaction of its own (as Core Data).
     func allocatePrimaryKeys(root: EntityDescription, count: Int) throws -> ClosedRange<Int64> {
-        try inTransaction {
+        purpose(.keyAllocation)
+        defer { purpose(.save) }
+        return try inTransaction {
             let select = try statement("SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT = ?")
             select.bind(Int64(root.entityNumber), at: 1)
             guard try select.step() else {

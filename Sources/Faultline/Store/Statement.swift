@@ -10,6 +10,10 @@ final class Statement {
     let handle: OpaquePointer
     let sql: String
     unowned let connection: SQLiteConnection
+    /// Probe state of the current run: its start (0 = not running or probes off), rows, bound values.
+    private var probeStart: UInt64 = 0
+    private var probeRows = 0
+    private var probeBindings: [String] = []
 
     init(connection: SQLiteConnection, sql: String) throws {
         var stmt: OpaquePointer?
@@ -28,17 +32,28 @@ final class Statement {
 
     @inline(__always) func bind(_ value: Int64, at index: Int32) {
         sqlite3_bind_int64(handle, index, value)
+        if connection.probe != nil { noteBinding(.integer(value), at: index) }
     }
 
     @inline(__always) func bind(_ value: Double, at index: Int32) {
         sqlite3_bind_double(handle, index, value)
+        if connection.probe != nil { noteBinding(.real(value), at: index) }
     }
 
     @inline(__always) func bindNull(at index: Int32) {
         sqlite3_bind_null(handle, index)
+        if connection.probe != nil { noteBinding(.null, at: index) }
+    }
+
+    private func noteBinding(_ value: Slot, at index: Int32) {
+        guard let probe = connection.probe, probe.probes.wantsBindValues else { return }
+        let position = Int(index) - 1
+        if probeBindings.count <= position { probeBindings.append(contentsOf: repeatElement("nil", count: position - probeBindings.count + 1)) }
+        probeBindings[position] = ConnectionProbe.literal(value)
     }
 
     func bind(_ value: String, at index: Int32) {
+        if connection.probe != nil { noteBinding(.text(value), at: index) }
         var value = value
         value.withUTF8 { buffer in
             buffer.withMemoryRebound(to: CChar.self) { chars in
@@ -48,6 +63,7 @@ final class Statement {
     }
 
     func bind(_ value: Data, at index: Int32) {
+        if connection.probe != nil { noteBinding(.blob(value), at: index) }
         value.withUnsafeBytes { buffer in
             if let base = buffer.baseAddress {
                 _ = sqlite3_bind_blob(handle, index, base, Int32(buffer.count), SQLITE_TRANSIENT_DESTRUCTOR)
@@ -74,8 +90,12 @@ final class Statement {
 
     /// Steps once; returns true when a row is available.
     @inline(__always) func step() throws -> Bool {
+        if probeStart == 0, connection.probe != nil { probeStart = DispatchTime.now().uptimeNanoseconds }
         let rc = sqlite3_step(handle)
-        if rc == SQLITE_ROW { return true }
+        if rc == SQLITE_ROW {
+            if probeStart != 0 { probeRows += 1 }
+            return true
+        }
         if rc == SQLITE_DONE { return false }
         throw SQLiteError(connection: connection.handle, code: rc, sql: sql)
     }
@@ -87,7 +107,15 @@ final class Statement {
     }
 
     @inline(__always) func reset() {
+        if probeStart != 0 { finishProbe() }
         sqlite3_reset(handle)
+    }
+
+    private func finishProbe() {
+        connection.probe?.finished(self, start: probeStart, rows: probeRows, bindings: probeBindings)
+        probeStart = 0
+        probeRows = 0
+        probeBindings.removeAll(keepingCapacity: true)
     }
 
     // MARK: Columns (0-based)

@@ -1,0 +1,79 @@
+import CSQLite
+import Foundation
+
+/// The statement-level probe of one connection: turns each statement run into a `StatementEvent`, captures the
+/// query plan of each distinct SQL text once, and keeps running totals for fetch events.
+final class ConnectionProbe {
+    let probes: Probes
+    /// What the statements run now are for (set by the coordinator around its work).
+    var purpose: StatementPurpose = .other
+    private var planned: Set<String> = []
+    /// Running totals: statements, seconds in SQLite, rows returned.
+    private(set) var statements = 0
+    private(set) var sqlTime = 0.0
+    private(set) var rows = 0
+
+    init(probes: Probes) { self.probes = probes }
+
+    func finished(_ statement: Statement, start: UInt64, rows: Int, bindings: [String]) {
+        let duration = Double(DispatchTime.now().uptimeNanoseconds &- start) / 1e9
+        let handle = statement.handle
+        let event = StatementEvent(
+            sql: statement.sql, bindings: bindings, purpose: purpose, duration: duration, rows: rows,
+            fullScanSteps: Int(sqlite3_stmt_status(handle, Int32(SQLITE_STMTSTATUS_FULLSCAN_STEP), 1)),
+            sorts: Int(sqlite3_stmt_status(handle, Int32(SQLITE_STMTSTATUS_SORT), 1)),
+            autoIndexes: Int(sqlite3_stmt_status(handle, Int32(SQLITE_STMTSTATUS_AUTOINDEX), 1)),
+            vmSteps: Int(sqlite3_stmt_status(handle, Int32(SQLITE_STMTSTATUS_VM_STEP), 1)))
+        tally(duration: duration, rows: rows)
+        probes.record(.statement(event))
+        if probes.wantsQueryPlans { capturePlan(statement) }
+    }
+
+    /// A statement run by `sqlite3_exec` (transactions, DDL, pragmas).
+    func executed(_ sql: String, start: UInt64) {
+        let duration = Double(DispatchTime.now().uptimeNanoseconds &- start) / 1e9
+        tally(duration: duration, rows: 0)
+        probes.record(.statement(StatementEvent(sql: sql, bindings: [], purpose: purpose, duration: duration, rows: 0,
+                                                fullScanSteps: 0, sorts: 0, autoIndexes: 0, vmSteps: 0)))
+    }
+
+    private func tally(duration: Double, rows: Int) {
+        statements += 1
+        sqlTime += duration
+        self.rows += rows
+    }
+
+    private func capturePlan(_ statement: Statement) {
+        let sql = statement.sql
+        guard !planned.contains(sql) else { return }
+        planned.insert(sql)
+        let upper = sql.prefix(6).uppercased()
+        guard upper.hasPrefix("SELECT") || upper.hasPrefix("UPDATE") || upper.hasPrefix("DELETE") else { return }
+        // The plan of the statement as bound now (bound values can change a plan, e.g. GLOB prefixes).
+        guard let expanded = sqlite3_expanded_sql(statement.handle) else { return }
+        defer { sqlite3_free(expanded) }
+        let text = "EXPLAIN QUERY PLAN " + String(cString: expanded)
+        var handle: OpaquePointer?
+        guard sqlite3_prepare_v2(statement.connection.handle, text, -1, &handle, nil) == SQLITE_OK, let handle else { return }
+        defer { sqlite3_finalize(handle) }
+        var nodes: [QueryPlanEvent.Node] = []
+        while sqlite3_step(handle) == SQLITE_ROW {
+            let detail = sqlite3_column_text(handle, 3).map { String(cString: $0) } ?? ""
+            nodes.append(QueryPlanEvent.Node(id: Int(sqlite3_column_int(handle, 0)), parent: Int(sqlite3_column_int(handle, 1)), detail: detail))
+        }
+        probes.record(.queryPlan(QueryPlanEvent(sql: sql, nodes: nodes)))
+    }
+
+    /// A bound value as an SQL literal, for logs.
+    static func literal(_ slot: Slot) -> String {
+        switch slot {
+        case .null: return "nil"
+        case .integer(let n): return String(n)
+        case .real(let d): return String(d)
+        case .text(let s): return "\"" + s.replacingOccurrences(of: "\"", with: "\\\"") + "\""
+        case .blob(let d): return "<" + d.prefix(32).map { String(format: "%02x", $0) }.joined() + (d.count > 32 ? "…" : "") + ">"
+        case .object(let o): return o.primaryKeyForStorage.map { String($0) } ?? "nil"
+        case .many: return "nil"
+        }
+    }
+}

@@ -1,0 +1,87 @@
+import Foundation
+
+/// Probe sites of a context: fetches, faults and saves. With probes off each costs one branch; with them on, the
+/// work runs under the coordinator's lock so that the statements it counts are its own.
+extension ManagedObjectContext {
+    @inline(__always) var probesEnabled: Bool { coordinator.probes.isEnabled }
+
+    func tracedFetch<R>(_ request: FetchRequest<ManagedObject>, resultType: String, callSite: String,
+                        results: (R) -> Int, uris: (R) -> [String]?, _ body: () throws -> R) rethrows -> R {
+        try coordinator.withLock {
+            let before = coordinator.probeTotals()
+            let start = DispatchTime.now().uptimeNanoseconds
+            let result = try body()
+            let total = Double(DispatchTime.now().uptimeNanoseconds &- start) / 1e9
+            let after = coordinator.probeTotals()
+            let level = coordinator.probes.sqlDebugLevel
+            coordinator.probes.record(.fetch(FetchEvent(
+                entity: request.entityName, predicate: request.predicate?.predicateFormat,
+                sort: request.sortDescriptors.map(\.description), limit: request.fetchLimit, offset: request.fetchOffset,
+                batchSize: request.fetchBatchSize, prefetch: request.relationshipKeyPathsForPrefetching, resultType: resultType,
+                statements: after.statements - before.statements, rows: after.rows - before.rows, results: results(result),
+                sqlTime: after.sqlTime - before.sqlTime, totalTime: total, callSite: callSite,
+                values: level >= 3 ? uris(result) : nil)))
+            return result
+        }
+    }
+
+    func tracedFault(_ object: ManagedObject, _ body: () -> Void) {
+        coordinator.withLock {
+            let before = coordinator.probeTotals().statements
+            let batched = batchMembership[ObjectIdentifier(object)].map { $0.0.size }
+            let start = DispatchTime.now().uptimeNanoseconds
+            body()
+            let duration = Double(DispatchTime.now().uptimeNanoseconds &- start) / 1e9
+            let fromDatabase = coordinator.probeTotals().statements != before
+            let values = fromDatabase && batched == nil && coordinator.probes.sqlDebugLevel >= 3 ? Self.describeValues(object) : nil
+            coordinator.probes.record(.fault(FaultEvent(kind: .object, object: object.objectID.uriString, relationship: nil,
+                                                        source: fromDatabase ? .database : .rowCache, count: nil,
+                                                        duration: duration, values: values, batch: fromDatabase ? batched : nil)))
+        }
+    }
+
+    func tracedRelationshipFault(_ relationship: RelationshipDescription, of object: ManagedObject,
+                                 _ body: () -> [ManagedObject]) -> [ManagedObject] {
+        coordinator.withLock {
+            let start = DispatchTime.now().uptimeNanoseconds
+            let members = body()
+            let duration = Double(DispatchTime.now().uptimeNanoseconds &- start) / 1e9
+            coordinator.probes.record(.fault(FaultEvent(kind: .relationship, object: object.objectID.uriString,
+                                                        relationship: relationship.name, source: .database,
+                                                        count: members.count, duration: duration, values: nil, batch: nil)))
+            return members
+        }
+    }
+
+    func tracedSave(_ changes: SaveChanges, callSite: String, _ body: () throws -> Void) throws {
+        try coordinator.withLock {
+            let before = coordinator.probeTotals().statements
+            let start = DispatchTime.now().uptimeNanoseconds
+            var failure: Error?
+            do { try body() } catch { failure = error }
+            func counts(_ objects: [ManagedObject]) -> [String: Int] {
+                objects.reduce(into: [:]) { $0[$1.entity.name, default: 0] += 1 }
+            }
+            var conflicts = 0
+            if case SaveError.conflicts(let list)? = failure { conflicts = list.count }
+            coordinator.probes.record(.save(SaveEvent(
+                inserted: counts(changes.inserted), updated: counts(changes.updated), deleted: counts(changes.deleted),
+                statements: coordinator.probeTotals().statements - before,
+                duration: Double(DispatchTime.now().uptimeNanoseconds &- start) / 1e9,
+                conflicts: conflicts, error: failure.map { "\($0)" }, callSite: callSite)))
+            if let failure { throw failure }
+        }
+    }
+
+    /// `{key = value; …}` of an object's attributes, for SQLDebug level 3.
+    static func describeValues(_ object: ManagedObject) -> String {
+        let pairs = object.entity.attributes.filter { !$0.isTransient }.map { attribute -> String in
+            let slot = attribute.index < object.values.count ? object.values[attribute.index] : .null
+            return "\(attribute.name) = \(ConnectionProbe.literal(slot))"
+        }
+        return "{" + pairs.joined(separator: "; ") + "}"
+    }
+}
+
+/// `file:line` of a caller, for events.
+@inline(__always) func callSite(_ file: StaticString, _ line: UInt) -> String { "\(file):\(line)" }

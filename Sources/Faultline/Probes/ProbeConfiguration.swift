@@ -1,0 +1,46 @@
+import Foundation
+
+/// Which probes are on: from `FAULTLINE_SQLDEBUG`, `FAULTLINE_TRACE`, `FAULTLINE_CONCURRENCYDEBUG` and Core Data's
+/// launch arguments (`-com.apple.CoreData.SQLDebug N`, `-com.apple.CoreData.ConcurrencyDebug 1`), or set in code.
+public struct ProbeConfiguration: Sendable, Equatable {
+    /// 0 = off; 1 SQL and timings; 2 + bind values; 3 + returned values; 4 + EXPLAIN QUERY PLAN.
+    public var sqlDebugLevel: Int
+    /// Where to write the JSON Lines trace, if anywhere.
+    public var tracePath: String?
+    /// Bind values appear in traces only when true (they may hold user data).
+    public var traceBindValues: Bool
+    /// Stop when a context or object is used off its queue.
+    public var concurrencyDebug: Bool
+
+    public init(sqlDebugLevel: Int = 0, tracePath: String? = nil, traceBindValues: Bool = false, concurrencyDebug: Bool = false) {
+        self.sqlDebugLevel = sqlDebugLevel
+        self.tracePath = tracePath
+        self.traceBindValues = traceBindValues
+        self.concurrencyDebug = concurrencyDebug
+    }
+
+    /// The settings of this process's environment and launch arguments.
+    public static let environment = ProbeConfiguration(environment: ProcessInfo.processInfo.environment,
+                                                        arguments: ProcessInfo.processInfo.arguments)
+
+    /// Reads settings from environment variables and launch arguments (arguments win).
+    public init(environment: [String: String], arguments: [String]) {
+        self.init()
+        if let level = environment["FAULTLINE_SQLDEBUG"].flatMap(Int.init) { sqlDebugLevel = max(0, min(level, 4)) }
+        if let path = environment["FAULTLINE_TRACE"], !path.isEmpty { tracePath = path }
+        if environment["FAULTLINE_TRACE_BINDS"] == "1" { traceBindValues = true }
+        if let flag = environment["FAULTLINE_CONCURRENCYDEBUG"].flatMap(Int.init) { concurrencyDebug = flag > 0 }
+        for (i, argument) in arguments.enumerated() where i + 1 < arguments.count {
+            switch argument {
+            case "-com.apple.CoreData.SQLDebug", "-com.faultline.SQLDebug":
+                if let level = Int(arguments[i + 1]) { sqlDebugLevel = max(0, min(level, 4)) }
+            case "-com.apple.CoreData.ConcurrencyDebug":
+                if let flag = Int(arguments[i + 1]) { concurrencyDebug = flag > 0 }
+            default:
+                break
+            }
+        }
+    }
+
+    var isEnabled: Bool { sqlDebugLevel > 0 || tracePath != nil }
+}

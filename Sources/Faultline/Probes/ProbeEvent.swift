@@ -1,0 +1,117 @@
+import Foundation
+
+/// One thing the engine did, as the probes record it (docs/trace-format.md).
+public enum ProbeEvent: Sendable {
+    case connect(ConnectEvent)
+    case statement(StatementEvent)
+    case queryPlan(QueryPlanEvent)
+    case fetch(FetchEvent)
+    case fault(FaultEvent)
+    case save(SaveEvent)
+
+    /// The event's type name in the trace.
+    public var type: String {
+        switch self {
+        case .connect: return "connect"
+        case .statement: return "statement"
+        case .queryPlan: return "queryPlan"
+        case .fetch: return "fetch"
+        case .fault(let f): return f.source == .database ? "cacheMiss" : "fault"
+        case .save: return "save"
+        }
+    }
+}
+
+/// A store file opened (logged before anything is read from it).
+public struct ConnectEvent: Sendable, Codable, Equatable {
+    public var path: String
+}
+
+/// What a statement ran for.
+public enum StatementPurpose: String, Sendable, Codable {
+    case fetch, fault, relationshipFault, save, keyAllocation, schema, other
+}
+
+/// One SQL statement run to completion.
+public struct StatementEvent: Sendable, Codable, Equatable {
+    public var sql: String
+    /// Bound values as SQL literals (`18`, `'Maui'`, `NULL`, `x'0102'`); `?` each when redacted.
+    public var bindings: [String]
+    public var purpose: StatementPurpose
+    /// Seconds, on the monotonic clock.
+    public var duration: Double
+    public var rows: Int
+    /// `sqlite3_stmt_status` counters for this run: full-scan steps, sorts, automatic indexes, VM steps.
+    public var fullScanSteps: Int
+    public var sorts: Int
+    public var autoIndexes: Int
+    public var vmSteps: Int
+}
+
+/// EXPLAIN QUERY PLAN of one distinct SQL text (captured once).
+public struct QueryPlanEvent: Sendable, Codable, Equatable {
+    public struct Node: Sendable, Codable, Equatable {
+        public var id: Int
+        public var parent: Int
+        public var detail: String
+    }
+    public var sql: String
+    public var nodes: [Node]
+}
+
+/// A fetch request executed by a context.
+public struct FetchEvent: Sendable, Codable, Equatable {
+    public var entity: String
+    public var predicate: String?
+    public var sort: [String]
+    public var limit: Int
+    public var offset: Int
+    public var batchSize: Int
+    public var prefetch: [String]
+    /// objects, faults, ids, count or dictionary.
+    public var resultType: String
+    public var statements: Int
+    /// Rows SQLite returned.
+    public var rows: Int
+    /// Objects (or IDs, dictionaries) returned.
+    public var results: Int
+    /// Seconds in SQLite (statement runs).
+    public var sqlTime: Double
+    /// Seconds for the whole fetch.
+    public var totalTime: Double
+    /// The caller's `#fileID:#line`.
+    public var callSite: String?
+    /// The returned objects' URIs (SQLDebug level 3 only).
+    public var values: [String]?
+}
+
+/// A fault fired.
+public struct FaultEvent: Sendable, Codable, Equatable {
+    public enum Kind: String, Sendable, Codable { case object, relationship }
+    public enum Source: String, Sendable, Codable { case rowCache, database }
+    public var kind: Kind
+    public var object: String
+    /// For relationship faults: the relationship's name.
+    public var relationship: String?
+    public var source: Source
+    /// For relationship faults: how many objects it held.
+    public var count: Int?
+    public var duration: Double
+    /// The row's values (SQLDebug level 3 only).
+    public var values: String?
+    /// When the fault was fulfilled with its batch (a batched fetch result): the batch size.
+    public var batch: Int?
+}
+
+/// A context saved.
+public struct SaveEvent: Sendable, Codable, Equatable {
+    public var inserted: [String: Int]
+    public var updated: [String: Int]
+    public var deleted: [String: Int]
+    public var statements: Int
+    public var duration: Double
+    public var conflicts: Int
+    /// The error, when the save failed.
+    public var error: String?
+    public var callSite: String?
+}

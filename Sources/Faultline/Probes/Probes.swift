@@ -1,0 +1,104 @@
+import Foundation
+
+/// Receives probe events. Called under the coordinator's lock, on the thread that did the work: keep it quick.
+public protocol ProbeRecorder: AnyObject, Sendable {
+    func record(_ event: ProbeEvent)
+    /// Writes out anything buffered.
+    func flush()
+}
+
+extension ProbeRecorder {
+    public func flush() {}
+}
+
+/// Where a coordinator's probe events go: the SQLDebug logger and trace file the configuration asks for, plus any
+/// recorders attached in code. With nothing attached, every probe site costs one branch.
+public final class Probes: @unchecked Sendable {
+    /// The settings these probes were made from.
+    public let configuration: ProbeConfiguration
+    /// True when any recorder listens.
+    public let isEnabled: Bool
+    /// The most detailed SQLDebug level any logger asks for (what to gather for events).
+    let sqlDebugLevel: Int
+    /// True when bind values are wanted (SQLDebug level ≥ 2, or traces with bind values).
+    let wantsBindValues: Bool
+    /// True when query plans are wanted (SQLDebug level 4, or any trace or attached recorder).
+    let wantsQueryPlans: Bool
+    let recorders: [ProbeRecorder]
+    let clock = ProbeClock()
+
+    /// Probes from a configuration, plus `recorders` (an in-memory recorder in tests, the benchmark runner's).
+    public init(configuration: ProbeConfiguration = ProbeConfiguration(), recorders extra: [ProbeRecorder] = []) {
+        self.configuration = configuration
+        var recorders = extra
+        if configuration.sqlDebugLevel > 0 { recorders.append(SQLDebugLogger(level: configuration.sqlDebugLevel)) }
+        if let path = configuration.tracePath {
+            if let writer = try? TraceWriter(path: path, includeBindValues: configuration.traceBindValues) {
+                recorders.append(writer)
+            } else {
+                FileHandle.standardError.write(Data("Faultline: error: cannot write the trace to \"\(path)\"\n".utf8))
+            }
+        }
+        self.recorders = recorders
+        isEnabled = !recorders.isEmpty
+        sqlDebugLevel = recorders.compactMap { ($0 as? SQLDebugLogger)?.level }.max() ?? 0
+        wantsBindValues = configuration.sqlDebugLevel >= 2 || configuration.traceBindValues || !extra.isEmpty
+        wantsQueryPlans = configuration.sqlDebugLevel >= 4 || configuration.tracePath != nil || !extra.isEmpty
+    }
+
+    /// The probes this process's environment and launch arguments ask for (shared by every coordinator that is
+    /// not given its own).
+    public static let shared: Probes = {
+        let probes = Probes(configuration: .environment)
+        if probes.isEnabled { atexit { Probes.shared.flush() } }
+        return probes
+    }()
+
+    /// No probes.
+    public static let disabled = Probes()
+
+    func record(_ event: ProbeEvent) {
+        for recorder in recorders { recorder.record(event) }
+    }
+
+    /// Writes out buffered events (traces flush on their own every 100 ms and at exit).
+    public func flush() {
+        for recorder in recorders { recorder.flush() }
+    }
+}
+
+/// Monotonic time in seconds since the probes started.
+final class ProbeClock: @unchecked Sendable {
+    let start = DispatchTime.now().uptimeNanoseconds
+    @inline(__always) func now() -> UInt64 { DispatchTime.now().uptimeNanoseconds }
+    func seconds(since start: UInt64) -> Double { Double(now() &- start) / 1e9 }
+    func elapsed() -> Double { Double(now() &- start) / 1e9 }
+}
+
+/// Keeps every event in memory: for tests and the benchmark runner.
+public final class InMemoryProbeRecorder: ProbeRecorder, @unchecked Sendable {
+    private var stored: [ProbeEvent] = []
+    private let lock = NSLock()
+
+    public init() {}
+
+    public func record(_ event: ProbeEvent) {
+        lock.lock()
+        stored.append(event)
+        lock.unlock()
+    }
+
+    /// Everything recorded so far.
+    public var events: [ProbeEvent] {
+        lock.lock()
+        defer { lock.unlock() }
+        return stored
+    }
+
+    /// Forgets everything recorded so far.
+    public func removeAll() {
+        lock.lock()
+        stored.removeAll()
+        lock.unlock()
+    }
+}

@@ -1,0 +1,229 @@
+import Foundation
+import XCTest
+@testable import Faultline
+
+/// Collects log lines (thread-safe), with timings masked so that lines compare exactly.
+final class LineCollector: @unchecked Sendable {
+    private var stored: [String] = []
+    private let lock = NSLock()
+    func append(_ line: String) { lock.lock(); stored.append(line); lock.unlock() }
+    var lines: [String] {
+        lock.lock()
+        defer { lock.unlock() }
+        return stored.map { $0.replacingOccurrences(of: #"\d+\.\d{4}s"#, with: "T", options: .regularExpression) }
+    }
+    func removeAll() { lock.lock(); stored.removeAll(); lock.unlock() }
+}
+
+final class ProbeTests: XCTestCase {
+    func model() throws -> ManagedObjectModel {
+        try ManagedObjectModel(entities: [
+            EntityDescription(name: "Dog", properties: [
+                AttributeDescription(name: "name", type: .string),
+                RelationshipDescription(name: "walks", destination: "Walk", inverse: "dog", isToMany: true),
+            ]),
+            EntityDescription(name: "Walk", properties: [
+                AttributeDescription(name: "distance", type: .integer32),
+                RelationshipDescription(name: "dog", destination: "Dog", inverse: "walks"),
+            ]),
+        ])
+    }
+
+    /// A store with one dog and three walks, written without probes; returns its path.
+    func seed(_ dir: TemporaryDirectory) throws -> URL {
+        let url = dir.file("dogs.sqlite")
+        let coordinator = PersistentStoreCoordinator(managedObjectModel: try model(), probes: .disabled)
+        try coordinator.addPersistentStore(at: url)
+        let context = ManagedObjectContext(.privateQueue, coordinator: coordinator)
+        try context.performAndWait {
+            let dog = try context.insertNewObject(forEntityName: "Dog")
+            try dog.setValue("Fido", forKey: "name")
+            for d in [3, 5, 8] {
+                let walk = try context.insertNewObject(forEntityName: "Walk")
+                try walk.setValue(d, forKey: "distance")
+                try walk.setValue(dog, forKey: "dog")
+            }
+            try context.save()
+        }
+        return url
+    }
+
+    func stack(level: Int, url: URL, recorder: InMemoryProbeRecorder? = nil) throws -> (PersistentStoreCoordinator, ManagedObjectContext, LineCollector) {
+        let lines = LineCollector()
+        let logger = SQLDebugLogger(level: level) { lines.append($0) }
+        let probes = Probes(configuration: ProbeConfiguration(), recorders: [logger] + (recorder.map { [$0] } ?? []))
+        let coordinator = PersistentStoreCoordinator(managedObjectModel: try model(), probes: probes)
+        try coordinator.addPersistentStore(at: url)
+        return (coordinator, ManagedObjectContext(.privateQueue, coordinator: coordinator), lines)
+    }
+
+    func testLevelOneLinesForFetchFaultsAndSave() throws {
+        let dir = TemporaryDirectory()
+        let url = try seed(dir)
+        let (_, context, lines) = try stack(level: 1, url: url)
+        XCTAssertEqual(lines.lines.first, "Faultline: annotation: Connecting to sqlite database file at \"\(url.path)\"")
+        lines.removeAll()
+        try context.performAndWait {
+            // A fetch: its SQL, SQLite's time, the total.
+            let walks = try context.fetch(FetchRequest<ManagedObject>(entityName: "Walk", predicate: try ObjectPredicate(format: "distance > %d", 4)))
+            XCTAssertEqual(lines.lines, [
+                "Faultline: sql: SELECT 0, t0.Z_PK, t0.Z_OPT, t0.ZDISTANCE, t0.ZDOG FROM ZWALK t0 WHERE t0.ZDISTANCE > ?",
+                "Faultline: annotation: sql connection fetch time: T",
+                "Faultline: annotation: total fetch execution time: T for 2 rows.",
+            ])
+            // A fault from the row cache: no line, no statement.
+            lines.removeAll()
+            XCTAssertEqual(walks[0].value(forKey: "distance") as? Int32, 5)
+            XCTAssertEqual(lines.lines, [])
+            // A fault from the database: Core Data's four-part sequence.
+            let dog = try XCTUnwrap(walks[0].value(forKey: "dog") as? ManagedObject)
+            _ = dog.value(forKey: "name")
+            XCTAssertEqual(lines.lines, [
+                "Faultline: sql: SELECT 0, t0.Z_PK, t0.Z_OPT, t0.ZNAME FROM ZDOG t0 WHERE t0.Z_PK = ?",
+                "Faultline: annotation: sql connection fetch time: T",
+                "Faultline: annotation: total fetch execution time: T for 1 rows.",
+                "Faultline: annotation: fault fulfilled from database for : <\(dog.objectID.uriString)>",
+            ])
+            // A to-many relationship fault.
+            lines.removeAll()
+            XCTAssertEqual(dog.count(forRelationship: "walks"), 3)
+            XCTAssertEqual(lines.lines, [
+                "Faultline: sql: SELECT 0, t0.Z_PK FROM ZWALK t0 WHERE t0.ZDOG = ?",
+                "Faultline: annotation: sql connection fetch time: T",
+                "Faultline: annotation: to-many relationship fault \"walks\" for objectID <\(dog.objectID.uriString)> fulfilled from database.  Got 3 rows",
+            ])
+            // A save: the statements Core Data prints, then the save time it does not.
+            lines.removeAll()
+            try dog.setValue("Rex", forKey: "name")
+            let walk = try context.insertNewObject(forEntityName: "Walk")
+            try walk.setValue(dog, forKey: "dog")
+            try context.save()
+            XCTAssertEqual(lines.lines, [
+                "Faultline: sql: BEGIN EXCLUSIVE", "Faultline: annotation: sql execution time: T",
+                "Faultline: sql: SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT = ?", "Faultline: annotation: sql execution time: T",
+                "Faultline: sql: UPDATE Z_PRIMARYKEY SET Z_MAX = ? WHERE Z_ENT = ? AND Z_MAX = ?", "Faultline: annotation: sql execution time: T",
+                "Faultline: sql: COMMIT", "Faultline: annotation: sql execution time: T",
+                "Faultline: sql: BEGIN EXCLUSIVE", "Faultline: annotation: sql execution time: T",
+                "Faultline: sql: INSERT INTO ZWALK(Z_PK, Z_ENT, Z_OPT, ZDISTANCE, ZDOG) VALUES(?, ?, ?, ?, ?)", "Faultline: annotation: sql execution time: T",
+                "Faultline: sql: UPDATE ZDOG SET ZNAME = ?, Z_OPT = ? WHERE Z_PK = ? AND Z_OPT = ?", "Faultline: annotation: sql execution time: T",
+                "Faultline: sql: COMMIT", "Faultline: annotation: sql execution time: T",
+                "Faultline: annotation: save execution time: T for 1 inserted, 1 updated, 0 deleted objects.",
+            ])
+        }
+    }
+
+    func testBatchedFetchLines() throws {
+        let dir = TemporaryDirectory()
+        let url = try seed(dir)
+        let (_, context, lines) = try stack(level: 1, url: url)
+        lines.removeAll()
+        try context.performAndWait {
+            var request = FetchRequest<ManagedObject>(entityName: "Walk", sortDescriptors: [FetchSortDescriptor(keyPath: "distance", ascending: false)])
+            request.fetchBatchSize = 2
+            let walks = try context.fetch(request)
+            XCTAssertEqual(lines.lines, [
+                "Faultline: sql: SELECT 0, t0.Z_PK FROM ZWALK t0 ORDER BY t0.ZDISTANCE DESC",
+                "Faultline: annotation: sql connection fetch time: T",
+                "Faultline: annotation: total fetch execution time: T for 3 rows.",
+            ])
+            lines.removeAll()
+            _ = walks[0].value(forKey: "distance")
+            XCTAssertEqual(lines.lines, [
+                "Faultline: sql: SELECT 0, t0.Z_PK, t0.Z_OPT, t0.ZDISTANCE, t0.ZDOG FROM ZWALK t0 WHERE t0.Z_PK IN (?, ?)",
+                "Faultline: annotation: sql connection fetch time: T",
+                "Faultline: annotation: total fetch execution time: T for 2 rows.",
+            ], "one statement fulfils the batch")
+        }
+    }
+
+    func testHigherLevelsAddBindsValuesAndPlans() throws {
+        let dir = TemporaryDirectory()
+        let url = try seed(dir)
+        let (_, context, lines) = try stack(level: 4, url: url)
+        lines.removeAll()
+        try context.performAndWait {
+            let dogs = try context.fetch(FetchRequest<ManagedObject>(entityName: "Dog", predicate: try ObjectPredicate(format: "name == %@", "Fido")))
+            XCTAssertEqual(lines.lines, [
+                "Faultline: sql: SELECT 0, t0.Z_PK, t0.Z_OPT, t0.ZNAME FROM ZDOG t0 WHERE t0.ZNAME = ?",
+                "Faultline: details: SQLite bind[0] = \"Fido\"",
+                "Faultline: annotation: sql connection fetch time: T",
+                "Faultline: details: SQLite: EXPLAIN QUERY PLAN SELECT 0, t0.Z_PK, t0.Z_OPT, t0.ZNAME FROM ZDOG t0 WHERE t0.ZNAME = ?",
+                "Faultline: details: SQLite: 2|0|0|SCAN t0",
+                "Faultline: annotation: total fetch execution time: T for 1 rows.",
+                "Faultline: annotation: fetch on entity 'Dog' returned 1 rows with values: (\(dogs[0].objectID.uriString))",
+            ])
+            // The plan is captured once per distinct SQL.
+            lines.removeAll()
+            _ = try context.fetch(FetchRequest<ManagedObject>(entityName: "Dog", predicate: try ObjectPredicate(format: "name == %@", "Rex")))
+            XCTAssertFalse(lines.lines.contains { $0.contains("EXPLAIN") })
+        }
+        let (_, fresh, freshLines) = try stack(level: 3, url: url)
+        freshLines.removeAll()
+        try fresh.performAndWait {
+            let dog = fresh.object(with: ManagedObjectID(entity: fresh.model.entity(named: "Dog")!, key: 1, storeIdentifier: fresh.coordinator.storeIdentifier))
+            _ = dog.value(forKey: "name")
+            XCTAssertEqual(freshLines.lines.last, "Faultline: annotation: fault fulfilled from database for : <\(dog.objectID.uriString)> with row values: {name = \"Fido\"}")
+        }
+    }
+
+    func testEventsCacheMissesAndTraceFile() throws {
+        let dir = TemporaryDirectory()
+        let url = try seed(dir)
+        let recorder = InMemoryProbeRecorder()
+        let tracePath = dir.file("trace.jsonl").path
+        let trace = try TraceWriter(path: tracePath)
+        let probes = Probes(configuration: ProbeConfiguration(), recorders: [recorder, trace])
+        let coordinator = PersistentStoreCoordinator(managedObjectModel: try model(), probes: probes)
+        try coordinator.addPersistentStore(at: url)
+        let context = ManagedObjectContext(.privateQueue, coordinator: coordinator)
+        try context.performAndWait {
+            let walks = try context.fetch(FetchRequest<ManagedObject>(entityName: "Walk"))
+            for walk in walks { _ = walk.value(forKey: "distance") }           // three row-cache faults
+            _ = (walks[0].value(forKey: "dog") as? ManagedObject)?.value(forKey: "name") // one cache miss
+            try walks[0].setValue(Int32(9), forKey: "distance")
+            try context.save()
+        }
+        let events = recorder.events
+        let faults = events.compactMap { event -> FaultEvent? in if case .fault(let f) = event { return f }; return nil }
+        XCTAssertEqual(faults.filter { $0.source == .rowCache }.count, 3)
+        let misses = faults.filter { $0.source == .database }
+        XCTAssertEqual(misses.count, 1)
+        // A cache miss exists exactly when SQL was issued for a fault.
+        let faultStatements = events.filter { if case .statement(let s) = $0 { return s.purpose == .fault }; return false }
+        XCTAssertEqual(faultStatements.count, misses.count)
+        guard case .fetch(let fetch)? = events.first(where: { if case .fetch = $0 { return true }; return false }) else { return XCTFail("no fetch event") }
+        XCTAssertEqual(fetch.statements, 1)
+        XCTAssertEqual(fetch.rows, 3)
+        XCTAssertEqual(fetch.results, 3)
+        XCTAssertTrue(fetch.callSite?.hasPrefix("FaultlineTests/ProbeTests.swift:") == true, fetch.callSite ?? "")
+        guard case .save(let save)? = events.last else { return XCTFail("the save comes last") }
+        XCTAssertEqual(save.updated, ["Walk": 1])
+        XCTAssertEqual(save.statements, 3, "BEGIN EXCLUSIVE, UPDATE, COMMIT")
+        // The trace: a header, then one parseable event per line, in the documented shape.
+        probes.flush()
+        let lines = try String(contentsOfFile: tracePath, encoding: .utf8).split(separator: "\n").map(String.init)
+        let decoded = try lines.map { try XCTUnwrap(JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]) }
+        XCTAssertEqual(decoded[0]["type"] as? String, "header")
+        XCTAssertEqual(decoded[0]["format"] as? String, "faultline-trace")
+        XCTAssertEqual(decoded[0]["version"] as? Int, 1)
+        XCTAssertEqual(decoded.count - 1, events.count)
+        XCTAssertEqual(decoded.dropFirst().map { $0["type"] as? String }, events.map(\.type))
+        let statement = try XCTUnwrap(decoded.first { $0["type"] as? String == "statement" })
+        for key in ["sql", "purpose", "bindings", "duration", "rows", "fullScanSteps", "sorts", "autoIndexes", "vmSteps", "t"] {
+            XCTAssertNotNil(statement[key], key)
+        }
+        XCTAssertEqual(decoded.first { $0["type"] as? String == "cacheMiss" }?["source"] as? String, "database")
+        let traceBindings = decoded.compactMap { $0["bindings"] as? [String] }.flatMap { $0 }
+        XCTAssertTrue(traceBindings.allSatisfy { $0 == "?" }, "bind values are redacted unless asked for")
+    }
+
+    func testConfigurationFromEnvironmentAndLaunchArguments() {
+        XCTAssertEqual(ProbeConfiguration(environment: [:], arguments: []), ProbeConfiguration())
+        XCTAssertEqual(ProbeConfiguration(environment: ["FAULTLINE_SQLDEBUG": "3", "FAULTLINE_TRACE": "/tmp/t.jsonl"], arguments: []),
+                       ProbeConfiguration(sqlDebugLevel: 3, tracePath: "/tmp/t.jsonl"))
+        XCTAssertEqual(ProbeConfiguration(environment: ["FAULTLINE_SQLDEBUG": "1"], arguments: ["app", "-com.apple.CoreData.SQLDebug", "4",
+                                                                                              "-com.apple.CoreData.ConcurrencyDebug", "1"]).sqlDebugLevel, 4)
+        XCTAssertTrue(ProbeConfiguration(environment: ["FAULTLINE_CONCURRENCYDEBUG": "1"], arguments: []).concurrencyDebug)
+        XCTAssertEqual(ProbeConfiguration(environment: ["FAULTLINE_SQLDEBUG": "9"], arguments: []).sqlDebugLevel, 4)
+    }
+}
