@@ -8,7 +8,29 @@ struct FaultlineCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "faultline",
         abstract: "Core Data's object-graph persistence for Swift on Linux, with Instruments built in.",
-        subcommands: [SchemaCommand.self, LoadCommand.self, QueryCommand.self, PredicateCommand.self, DemoCommand.self])
+        discussion: """
+        Probes: FAULTLINE_SQLDEBUG=1…4 (or the launch argument -com.apple.CoreData.SQLDebug N) writes Core Data-style \
+        SQL debug lines to standard error; FAULTLINE_TRACE=PATH writes a JSON Lines trace (docs/trace-format.md).
+        """,
+        subcommands: [SchemaCommand.self, LoadCommand.self, QueryCommand.self, PredicateCommand.self, ExplainCommand.self, DemoCommand.self])
+
+    /// Core Data's launch arguments (`-com.apple.CoreData.SQLDebug N`, `-com.apple.CoreData.ConcurrencyDebug 1`)
+    /// are read by the engine's probes; they are taken out before the command line is parsed.
+    static func main() {
+        var arguments = Array(CommandLine.arguments.dropFirst())
+        let launchArguments: Set<String> = ["-com.apple.CoreData.SQLDebug", "-com.apple.CoreData.ConcurrencyDebug", "-com.faultline.SQLDebug"]
+        while let i = arguments.firstIndex(where: launchArguments.contains) {
+            arguments.removeSubrange(i..<min(i + 2, arguments.count))
+        }
+        do {
+            var command = try parseAsRoot(arguments)
+            try command.run()
+            Probes.shared.flush()
+        } catch {
+            Probes.shared.flush()
+            exit(withError: error)
+        }
+    }
 }
 
 /// Runs `body`, turning any error into one line on stderr and a non-zero exit.

@@ -185,6 +185,34 @@ final class CLITests: XCTestCase {
         XCTAssertEqual(unknown.stderr, "faultline query: fetch request: entity 'Dog' has no key 'nme'\n")
     }
 
+    func testExplainShowsPlanAndProvenIndex() throws {
+        let model = try dogWalkBundle()
+        let data = try write("walks.json", #"{"Walk": [{"date": "2017-03-01T08:00:00Z"}, {"date": "2017-03-02T08:00:00Z"}]}"#)
+        XCTAssertEqual(try run(["load", "--model", model, "--store", "dogs.sqlite", data]).status, 0)
+        let before = try Data(contentsOf: dir.appendingPathComponent("dogs.sqlite"))
+        let result = try run(["explain", "--model", model, "--store", "dogs.sqlite", "Walk", "date > %@", "--arg", "2017-01-01T00:00:00Z", "--sort", "date:desc"])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        XCTAssertTrue(result.stdout.hasPrefix("SQL: SELECT 0, t0.Z_PK, t0.Z_OPT, t0.ZDATE, t0.ZDOG, t0.Z_FOK_DOG FROM ZWALK t0 WHERE t0.ZDATE > ? ORDER BY t0.ZDATE DESC\n"), result.stdout)
+        XCTAssertTrue(result.stdout.contains("`--SCAN t0   [full scan]"), result.stdout)
+        XCTAssertTrue(result.stdout.contains("suggestion: CREATE INDEX ZWALK_ZDATE ON ZWALK (ZDATE)"), result.stdout)
+        XCTAssertTrue(result.stdout.contains("`--SEARCH t0 USING INDEX ZWALK_ZDATE (ZDATE>?)"), result.stdout)
+        XCTAssertEqual(try Data(contentsOf: dir.appendingPathComponent("dogs.sqlite")), before, "the store itself is not changed")
+    }
+
+    func testSQLDebugLaunchArgumentAndEnvironment() throws {
+        let model = try dogWalkBundle()
+        let data = try write("walks.json", #"{"Dog": [{"name": "Rex"}]}"#)
+        XCTAssertEqual(try run(["load", "--model", model, "--store", "dogs.sqlite", data]).status, 0)
+        let result = try run(["query", "--model", model, "--store", "dogs.sqlite", "Dog", "name == %@", "--arg", "Rex", "--result", "count",
+                              "-com.apple.CoreData.SQLDebug", "2"])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        XCTAssertEqual(result.stdout, "{\"count\": 1}\n")
+        let lines = result.stderr.split(separator: "\n").map(String.init)
+        XCTAssertTrue(lines.contains("Faultline: sql: SELECT COUNT(*) FROM ZDOG t0 WHERE t0.ZNAME = ?"), result.stderr)
+        XCTAssertTrue(lines.contains("Faultline: details: SQLite bind[0] = \"Rex\""), result.stderr)
+        XCTAssertTrue(lines.contains { $0.hasPrefix("Faultline: annotation: total count request execution time: ") && $0.hasSuffix("for count of 1.") }, result.stderr)
+    }
+
     func testSchemaOfEveryFixtureModel() throws {
         var fixtures = URL(fileURLWithPath: #filePath)
         for _ in 0..<4 { fixtures.deleteLastPathComponent() }

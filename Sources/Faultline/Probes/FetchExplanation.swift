@@ -1,0 +1,169 @@
+import CSQLite
+import Foundation
+
+/// What SQLite plans for a fetch request, and the index that would make it cheaper — proven by creating the
+/// index on a scratch copy of the store and planning again (as SQLite's `.expert` does).
+public struct FetchExplanation: Sendable {
+    /// An index that improves the plan.
+    public struct IndexSuggestion: Sendable {
+        public let table: String
+        public let columns: [String]
+        public let reason: String
+        /// `CREATE INDEX …` to add it.
+        public let sql: String
+        /// The plan with the index in place (on the scratch copy).
+        public let planWithIndex: QueryPlan
+    }
+
+    public let sql: String
+    /// Bound values, as SQL literals.
+    public let bindings: [String]
+    public let plan: QueryPlan
+    public let suggestions: [IndexSuggestion]
+}
+
+extension ManagedObjectContext {
+    /// Explains the SELECT `request` would run: its SQL, its query plan with verdicts, and suggested indexes
+    /// checked on a scratch copy of the store.
+    public func explain<T: ManagedObject>(_ request: FetchRequest<T>) throws -> FetchExplanation {
+        guard let entity = model.entity(named: request.entityName) else { throw FetchError.unknownEntity(request.entityName) }
+        let filter: FetchFilter
+        do {
+            filter = try FetchFilter.compile(predicate: request.predicate, sortDescriptors: request.sortDescriptors,
+                                             entity: entity, storeIdentifier: coordinator.storeIdentifier)
+        } catch let error as ObjectPredicateError {
+            throw FetchError.predicate(error)
+        }
+        return try coordinator.explain(entity: entity, includesSubentities: request.includesSubentities, filter: filter,
+                                       candidates: IndexCandidates(entity: entity, predicate: request.predicate, sort: request.sortDescriptors))
+    }
+}
+
+/// Columns an index could serve for a fetch: equality columns first, then one range column, then the order.
+struct IndexCandidates {
+    var equality: [String] = []
+    var range: [String] = []
+    var order: [String] = []
+
+    init(entity: EntityDescription, predicate: ObjectPredicate?, sort: [FetchSortDescriptor]) {
+        func column(_ e: ObjectExpression) -> String? {
+            guard case .keyPath(nil, let components) = e, components.count == 1, let property = entity.property(named: components[0]) else { return nil }
+            return property.columnName
+        }
+        func visit(_ p: ObjectPredicate) {
+            switch p {
+            case .and(let items): items.forEach(visit)
+            case .comparison(let c) where c.quantifier == .direct && !c.options.folds:
+                guard let name = column(c.left) ?? column(c.right) else { return }
+                switch c.op {
+                case .equal, .in: if !equality.contains(name) { equality.append(name) }
+                case .lessThan, .lessThanOrEqual, .greaterThan, .greaterThanOrEqual, .between, .beginsWith:
+                    if !range.contains(name) { range.append(name) }
+                default: break
+                }
+            default: break
+            }
+        }
+        predicate.map(visit)
+        order = sort.filter { $0.comparison == .binary }.compactMap { column(.key($0.keyPath)) }
+    }
+
+    /// Index column lists to try, most useful first.
+    var proposals: [[String]] {
+        var result: [[String]] = []
+        func add(_ columns: [String]) {
+            var seen: Set<String> = []
+            let unique = columns.filter { seen.insert($0).inserted }
+            if !unique.isEmpty && !result.contains(unique) { result.append(unique) }
+        }
+        add(equality + order)
+        add(equality + range.prefix(1))
+        add(equality)
+        add(Array(range.prefix(1)))
+        add(order)
+        return result
+    }
+}
+
+extension PersistentStoreCoordinator {
+    func explain(entity: EntityDescription, includesSubentities: Bool, filter: FetchFilter, candidates: IndexCandidates) throws -> FetchExplanation {
+        try withLock {
+            let store = try requireStore()
+            let tablePlan = store.tablePlan(for: entity)
+            var conditions: [String] = []
+            var bindings: [Slot] = []
+            let plan = store.plan(for: entity)
+            if let restriction = includesSubentities ? plan.filterWithSubentities : plan.filterWithoutSubentities {
+                conditions.append(restriction.sql)
+                bindings.append(.integer(restriction.low))
+                if restriction.low != restriction.high { bindings.append(.integer(restriction.high)) }
+            }
+            if let condition = filter.condition { conditions.append(condition) }
+            bindings += filter.bindings
+            var sql = tablePlan.selectSQL + filter.joins
+            if !conditions.isEmpty { sql += " WHERE " + conditions.joined(separator: " AND ") }
+            if !filter.orderBy.isEmpty { sql += " ORDER BY " + filter.orderBy.joined(separator: ", ") }
+            let current = try Self.queryPlan(sql, bindings: bindings, on: store.connection.handle)
+            var suggestions: [FetchExplanation.IndexSuggestion] = []
+            if !current.fullScans.isEmpty || current.sortsInTemporaryBTree {
+                suggestions = try suggest(sql: sql, bindings: bindings, current: current, table: entity.table.name, candidates: candidates, store: store)
+            }
+            return FetchExplanation(sql: sql, bindings: bindings.map(ConnectionProbe.literal), plan: current, suggestions: suggestions)
+        }
+    }
+
+    /// Tries each candidate index on a scratch copy of the store; keeps the first that removes a full scan or a
+    /// temporary B-tree.
+    private func suggest(sql: String, bindings: [Slot], current: QueryPlan, table: String, candidates: IndexCandidates,
+                         store: SQLiteStore) throws -> [FetchExplanation.IndexSuggestion] {
+        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("faultline-explain-\(UUID().uuidString).sqlite").path
+        defer { for suffix in ["", "-wal", "-shm", "-journal"] { try? FileManager.default.removeItem(atPath: scratch + suffix) } }
+        let copy = try store.connection.prepare("VACUUM INTO ?")
+        copy.bind(scratch, at: 1)
+        do { try copy.execute() } catch let error as SQLiteError { throw StoreError.sqlite(path: store.path, error: error) }
+        var db: OpaquePointer?
+        guard sqlite3_open_v2(scratch, &db, SQLITE_OPEN_READWRITE, nil) == SQLITE_OK, let db else {
+            sqlite3_close_v2(db)
+            return []
+        }
+        defer { sqlite3_close_v2(db) }
+        SQLFunctions.register(on: db)
+        for columns in candidates.proposals {
+            let name = ([table] + columns).joined(separator: "_")
+            let create = "CREATE INDEX \(name) ON \(table) (\(columns.joined(separator: ", ")))"
+            guard sqlite3_exec(db, create, nil, nil, nil) == SQLITE_OK else { continue }
+            let improved = try Self.queryPlan(sql, bindings: bindings, on: db)
+            sqlite3_exec(db, "DROP INDEX \(name)", nil, nil, nil)
+            let removesScan = improved.fullScans.count < current.fullScans.count
+            let removesSort = current.sortsInTemporaryBTree && !improved.sortsInTemporaryBTree
+            guard removesScan || removesSort else { continue }
+            let reason = [removesScan ? "no full scan of \(table)" : nil, removesSort ? "no temporary B-tree for ORDER BY" : nil]
+                .compactMap { $0 }.joined(separator: ", ")
+            return [FetchExplanation.IndexSuggestion(table: table, columns: columns, reason: reason, sql: create, planWithIndex: improved)]
+        }
+        return []
+    }
+
+    static func queryPlan(_ sql: String, bindings: [Slot], on db: OpaquePointer) throws -> QueryPlan {
+        var handle: OpaquePointer?
+        let rc = sqlite3_prepare_v2(db, "EXPLAIN QUERY PLAN " + sql, -1, &handle, nil)
+        guard rc == SQLITE_OK, let handle else { throw SQLiteError(connection: db, code: rc, sql: sql) }
+        defer { sqlite3_finalize(handle) }
+        for (i, value) in bindings.enumerated() {
+            let index = Int32(i + 1)
+            switch value {
+            case .integer(let n): sqlite3_bind_int64(handle, index, n)
+            case .real(let d): sqlite3_bind_double(handle, index, d)
+            case .text(let s): sqlite3_bind_text(handle, index, s, -1, SQLITE_TRANSIENT_DESTRUCTOR)
+            case .blob(let d): _ = d.withUnsafeBytes { sqlite3_bind_blob(handle, index, $0.baseAddress, Int32(d.count), SQLITE_TRANSIENT_DESTRUCTOR) }
+            default: sqlite3_bind_null(handle, index)
+            }
+        }
+        var nodes: [QueryPlanEvent.Node] = []
+        while sqlite3_step(handle) == SQLITE_ROW {
+            nodes.append(QueryPlanEvent.Node(id: Int(sqlite3_column_int(handle, 0)), parent: Int(sqlite3_column_int(handle, 1)),
+                                             detail: sqlite3_column_text(handle, 3).map { String(cString: $0) } ?? ""))
+        }
+        return QueryPlan(nodes: nodes)
+    }
+}

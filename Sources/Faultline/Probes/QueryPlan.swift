@@ -1,0 +1,85 @@
+/// An EXPLAIN QUERY PLAN result as a tree, with a verdict per step: which index a table is searched with, which
+/// tables are scanned whole, and where SQLite sorts in a temporary B-tree. Reads both the old detail shapes
+/// (`SCAN TABLE ZCITY AS t0`, SQLite before 3.36) and the current ones (`SCAN t0`).
+public struct QueryPlan: Sendable, Equatable, CustomStringConvertible {
+    /// One step.
+    public struct Step: Sendable, Equatable {
+        public enum Kind: String, Sendable { case search, scan, tempBTree, subquery, other }
+        public let id: Int
+        public let parent: Int
+        public let detail: String
+        public let kind: Kind
+        /// The table or alias the step reads (`t0`), if any.
+        public let table: String?
+        /// The index used, if any (`INTEGER PRIMARY KEY` for rowid lookups).
+        public let index: String?
+        /// The index's constrained columns, e.g. `ZNAME=?`.
+        public let constraint: String?
+    }
+
+    public let steps: [Step]
+
+    public init(nodes: [QueryPlanEvent.Node]) {
+        steps = nodes.map(QueryPlan.parse)
+    }
+
+    static func parse(_ node: QueryPlanEvent.Node) -> Step {
+        var words = node.detail.split(separator: " ").map(String.init)
+        var kind = Step.Kind.other
+        var table: String?
+        var index: String?
+        var constraint: String?
+        if node.detail.hasPrefix("USE TEMP B-TREE") {
+            kind = .tempBTree
+        } else if let first = words.first, first == "SCAN" || first == "SEARCH" {
+            kind = first == "SCAN" ? .scan : .search
+            words.removeFirst()
+            if words.first == "TABLE" { words.removeFirst() }
+            table = words.first
+            if words.count >= 3, words[1] == "AS" { table = words[2] }
+            if let using = words.firstIndex(of: "USING") {
+                let rest = words[(using + 1)...].filter { $0 != "COVERING" && $0 != "INDEX" }
+                if node.detail.contains("INTEGER PRIMARY KEY") {
+                    index = "INTEGER PRIMARY KEY"
+                } else {
+                    index = rest.first
+                }
+            }
+            if let open = node.detail.firstIndex(of: "("), node.detail.hasSuffix(")") {
+                constraint = String(node.detail[node.detail.index(after: open)..<node.detail.index(before: node.detail.endIndex)])
+            }
+        } else if node.detail.contains("SUBQUERY") {
+            kind = .subquery
+        }
+        return Step(id: node.id, parent: node.parent, detail: node.detail, kind: kind, table: table, index: index, constraint: constraint)
+    }
+
+    /// Tables read whole, without an index.
+    public var fullScans: [Step] { steps.filter { $0.kind == .scan && $0.index == nil } }
+    /// True when SQLite sorts the result itself (`USE TEMP B-TREE FOR ORDER BY`).
+    public var sortsInTemporaryBTree: Bool { steps.contains { $0.kind == .tempBTree && $0.detail.contains("ORDER BY") } }
+
+    /// A verdict for each step.
+    public func verdict(_ step: Step) -> String {
+        switch step.kind {
+        case .search: return "index \(step.index ?? "?")" + (step.constraint.map { " (\($0))" } ?? "")
+        case .scan: return step.index.map { "scan in index order (\($0))" } ?? "full scan"
+        case .tempBTree: return "sorts in a temporary B-tree"
+        case .subquery: return "subquery"
+        case .other: return step.detail
+        }
+    }
+
+    /// The plan drawn as a tree, each step with its verdict.
+    public var description: String {
+        var lines: [String] = []
+        func draw(_ parent: Int, _ depth: Int) {
+            for step in steps where step.parent == parent {
+                lines.append(String(repeating: "   ", count: depth) + "`--" + step.detail + "   [" + verdict(step) + "]")
+                draw(step.id, depth + 1)
+            }
+        }
+        draw(0, 0)
+        return "QUERY PLAN\n" + lines.joined(separator: "\n")
+    }
+}
