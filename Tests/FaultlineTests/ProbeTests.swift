@@ -227,3 +227,25 @@ final class ProbeTests: XCTestCase {
         XCTAssertEqual(ProbeConfiguration(environment: ["FAULTLINE_SQLDEBUG": "9"], arguments: []).sqlDebugLevel, 4)
     }
 }
+
+final class ConcurrencyDebugTests: XCTestCase {
+    func testUseOffTheQueueIsNamed() throws {
+        let dir = TemporaryDirectory()
+        let model = try makeTestModel()
+        let coordinator = PersistentStoreCoordinator(managedObjectModel: model, probes: Probes(configuration: ProbeConfiguration(concurrencyDebug: true)))
+        try coordinator.addPersistentStore(at: dir.file("store.sqlite"))
+        let context = ManagedObjectContext(.privateQueue, coordinator: coordinator)
+        XCTAssertTrue(context.checksQueue)
+        let dog = try context.performAndWait { () throws -> ManagedObject in
+            XCTAssertNil(context.concurrencyViolation(), "on the queue: fine")
+            let dog = try context.insertNewObject(forEntityName: "Dog")
+            try context.save()
+            return dog
+        }
+        // Off the queue (this test's thread): the message names the object, the context and the queue.
+        let message = try XCTUnwrap(context.concurrencyViolation(touching: dog))
+        XCTAssertTrue(message.hasPrefix("Faultline: concurrency violation: Dog \(dog.objectID.uriString) of context 0x"), message)
+        XCTAssertTrue(message.contains("(private-queue)") && message.contains("outside its private queue"), message)
+        XCTAssertFalse(ManagedObjectContext(.privateQueue, coordinator: PersistentStoreCoordinator(managedObjectModel: model, probes: .disabled)).checksQueue)
+    }
+}

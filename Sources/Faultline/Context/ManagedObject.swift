@@ -110,6 +110,7 @@ open class ManagedObject: CustomStringConvertible {
     // MARK: Slot access (hot path)
 
     @inline(__always) final func willAccessValues() {
+        if let context = managedObjectContext, context.checksQueue { context.checkQueue(touching: self) }
         if flags.contains(.fault) { managedObjectContext?.fulfillFault(self) }
     }
 

@@ -35,6 +35,10 @@ public final class ManagedObjectContext: @unchecked Sendable {
     var updatedSet: [ObjectIdentifier: ManagedObject] = [:]
     var deletedSet: [ObjectIdentifier: ManagedObject] = [:]
 
+    /// True when every use of the context and its objects checks that it happens on the context's queue
+    /// (concurrency debugging; from the coordinator's probe configuration or the environment).
+    public let checksQueue: Bool
+
     /// The last fault that could not be fulfilled (its row was deleted elsewhere), if any.
     public internal(set) var lastFaultError: StoreError?
 
@@ -48,6 +52,7 @@ public final class ManagedObjectContext: @unchecked Sendable {
         case .mainQueue: queue = DispatchQueue.main
         case .privateQueue: queue = DispatchQueue(label: "faultline.context")
         }
+        checksQueue = coordinator.probes.configuration.concurrencyDebug || ProbeConfiguration.environment.concurrencyDebug
         if type == .privateQueue { queue.setSpecific(key: queueKey, value: ObjectIdentifier(self)) }
     }
 
@@ -64,7 +69,7 @@ public final class ManagedObjectContext: @unchecked Sendable {
 
     // MARK: Queues
 
-    private var isOnQueue: Bool {
+    var isOnQueue: Bool {
         switch concurrencyType {
         case .mainQueue: return Thread.isMainThread
         case .privateQueue: return DispatchQueue.getSpecific(key: queueKey) == ObjectIdentifier(self)
@@ -170,6 +175,7 @@ public final class ManagedObjectContext: @unchecked Sendable {
 
     /// Registers a new object (called by `ManagedObject.init(entity:insertInto:)`).
     func insert(_ object: ManagedObject) {
+        if checksQueue { checkQueue(touching: nil) }
         guard object.managedObjectContext == nil, object.key == 0 else { return }
         let key = Self.temporaryKeys.wrappingAdd(1, ordering: .relaxed).newValue
         object.managedObjectContext = self

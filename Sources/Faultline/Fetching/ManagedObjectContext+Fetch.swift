@@ -4,6 +4,7 @@ import Foundation
 extension ManagedObjectContext {
     /// Fetches the objects `request` describes.
     public func fetch<T: ManagedObject>(_ request: FetchRequest<T>, file: StaticString = #fileID, line: UInt = #line) throws -> [T] {
+        if checksQueue { checkQueue(touching: nil) }
         guard probesEnabled else { return try fetchUntraced(request) }
         let resultType = request.includesPropertyValues && request.fetchBatchSize == 0 ? (request.returnsObjectsAsFaults ? "faults" : "objects") : "ids"
         return try tracedFetch(FetchRequest<ManagedObject>(request), resultType: resultType, callSite: callSite(file, line),

@@ -3,6 +3,7 @@ extension ManagedObjectContext {
     /// Writes the context's changes to the store. On error nothing is written and the context keeps its
     /// changes (resolve, then save again).
     public func save(file: StaticString = #fileID, line: UInt = #line) throws {
+        if checksQueue { checkQueue(touching: nil) }
         guard hasChanges else { return }
         try checkDenyRules()
         try validateForSave()
