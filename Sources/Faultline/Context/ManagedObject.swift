@@ -42,6 +42,8 @@ open class ManagedObject: CustomStringConvertible {
         static let inaccessible = Flags(rawValue: 32)
         /// `committedCopy` holds the committed values (otherwise they are `values` themselves).
         static let hasCommittedCopy = Flags(rawValue: 64)
+        /// The context checks that the object is used on its queue (concurrency debugging).
+        static let checksQueue = Flags(rawValue: 128)
     }
 
     /// The values as last fetched or saved. A fetched object shares one array with the row cache until its
@@ -110,7 +112,13 @@ open class ManagedObject: CustomStringConvertible {
     // MARK: Slot access (hot path)
 
     @inline(__always) final func willAccessValues() {
-        if let context = managedObjectContext, context.checksQueue { context.checkQueue(touching: self) }
+        // One test covers both rare cases: a fault to fire, a queue to check.
+        if !flags.isDisjoint(with: [.fault, .checksQueue]) { willAccessValuesSlowPath() }
+    }
+
+    @inline(never)
+    final func willAccessValuesSlowPath() {
+        if flags.contains(.checksQueue) { managedObjectContext?.checkQueue(touching: self) }
         if flags.contains(.fault) { managedObjectContext?.fulfillFault(self) }
     }
 

@@ -38,6 +38,8 @@ public final class ManagedObjectContext: @unchecked Sendable {
     /// True when every use of the context and its objects checks that it happens on the context's queue
     /// (concurrency debugging; from the coordinator's probe configuration or the environment).
     public let checksQueue: Bool
+    /// `ManagedObject.Flags.checksQueue` when the context checks queues, else empty: or-ed into new objects' flags.
+    var queueFlag: ManagedObject.Flags { checksQueue ? .checksQueue : [] }
 
     /// The last fault that could not be fulfilled (its row was deleted elsewhere), if any.
     public internal(set) var lastFaultError: StoreError?
@@ -166,7 +168,7 @@ public final class ManagedObjectContext: @unchecked Sendable {
         let object = entity.managedClass.init(entity: entity, insertInto: nil)
         object.managedObjectContext = self
         object.key = key
-        object.flags = .fault
+        object.flags = [.fault, queueFlag]
         registry[objectKey] = object
         return object
     }
@@ -182,7 +184,7 @@ public final class ManagedObjectContext: @unchecked Sendable {
         object.key = -key
         object.values = object.entity.insertTemplate
         for (slot, value) in object.entity.transientDefaults { object.transientObjects[slot] = value }
-        object.flags = .inserted
+        object.flags = [.inserted, queueFlag]
         insertionOrder.append(object)
         insertedCount += 1
         object.awakeFromInsert()
@@ -288,7 +290,7 @@ public final class ManagedObjectContext: @unchecked Sendable {
     public func refresh(_ object: ManagedObject, mergeChanges: Bool) {
         guard object.managedObjectContext === self, !object.isInserted else { return }
         if !mergeChanges || !object.hasChanges {
-            object.flags = object.flags.intersection([.holdsSnapshot])
+            object.flags = object.flags.intersection([.holdsSnapshot, .checksQueue])
             object.flags.insert(.fault)
             object.values = []
             object.valuesAreCommitted()

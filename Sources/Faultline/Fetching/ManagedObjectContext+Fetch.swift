@@ -130,11 +130,11 @@ extension ManagedObjectContext {
                 object.key = key
                 let values = snapshot()
                 if returnsFaults {
-                    object.flags = [.fault, .holdsSnapshot]
+                    object.flags = [.fault, .holdsSnapshot, queueFlag]
                 } else {
                     object.values = values
                     object.version = version
-                    object.flags = .holdsSnapshot
+                    object.flags = [.holdsSnapshot, queueFlag]
                 }
                 registry[ObjectKey(table: root, key: key)] = object
                 results.append(object)

@@ -9,7 +9,9 @@ let SQLITE_TRANSIENT_DESTRUCTOR = unsafeBitCast(-1, to: sqlite3_destructor_type.
 final class Statement {
     let handle: OpaquePointer
     let sql: String
-    unowned let connection: SQLiteConnection
+    unowned(unsafe) let connection: SQLiteConnection
+    /// True when the connection had a probe when the statement was prepared (probes never change afterwards).
+    private let probed: Bool
     /// Probe state of the current run: its start (0 = not running or probes off), rows, bound values.
     private var probeStart: UInt64 = 0
     private var probeRows = 0
@@ -24,6 +26,7 @@ final class Statement {
         self.handle = stmt
         self.sql = sql
         self.connection = connection
+        self.probed = connection.probe != nil
     }
 
     deinit { sqlite3_finalize(handle) }
@@ -32,19 +35,20 @@ final class Statement {
 
     @inline(__always) func bind(_ value: Int64, at index: Int32) {
         sqlite3_bind_int64(handle, index, value)
-        if connection.probe != nil { noteBinding(.integer(value), at: index) }
+        if probed { noteBinding(.integer(value), at: index) }
     }
 
     @inline(__always) func bind(_ value: Double, at index: Int32) {
         sqlite3_bind_double(handle, index, value)
-        if connection.probe != nil { noteBinding(.real(value), at: index) }
+        if probed { noteBinding(.real(value), at: index) }
     }
 
     @inline(__always) func bindNull(at index: Int32) {
         sqlite3_bind_null(handle, index)
-        if connection.probe != nil { noteBinding(.null, at: index) }
+        if probed { noteBinding(.null, at: index) }
     }
 
+    @inline(never)
     private func noteBinding(_ value: Slot, at index: Int32) {
         guard let probe = connection.probe, probe.probes.wantsBindValues else { return }
         let position = Int(index) - 1
@@ -53,7 +57,7 @@ final class Statement {
     }
 
     func bind(_ value: String, at index: Int32) {
-        if connection.probe != nil { noteBinding(.text(value), at: index) }
+        if probed { noteBinding(.text(value), at: index) }
         var value = value
         value.withUTF8 { buffer in
             buffer.withMemoryRebound(to: CChar.self) { chars in
@@ -63,7 +67,7 @@ final class Statement {
     }
 
     func bind(_ value: Data, at index: Int32) {
-        if connection.probe != nil { noteBinding(.blob(value), at: index) }
+        if probed { noteBinding(.blob(value), at: index) }
         value.withUnsafeBytes { buffer in
             if let base = buffer.baseAddress {
                 _ = sqlite3_bind_blob(handle, index, base, Int32(buffer.count), SQLITE_TRANSIENT_DESTRUCTOR)
@@ -90,12 +94,9 @@ final class Statement {
 
     /// Steps once; returns true when a row is available.
     @inline(__always) func step() throws -> Bool {
-        if probeStart == 0, connection.probe != nil { probeStart = DispatchTime.now().uptimeNanoseconds }
+        if probed { noteStep() }
         let rc = sqlite3_step(handle)
-        if rc == SQLITE_ROW {
-            if probeStart != 0 { probeRows += 1 }
-            return true
-        }
+        if rc == SQLITE_ROW { return true }
         if rc == SQLITE_DONE { return false }
         throw SQLiteError(connection: connection.handle, code: rc, sql: sql)
     }
@@ -111,6 +112,13 @@ final class Statement {
         sqlite3_reset(handle)
     }
 
+    @inline(never)
+    private func noteStep() {
+        // Called before each step: the first marks the start; each later one follows a row.
+        if probeStart == 0 { probeStart = DispatchTime.now().uptimeNanoseconds } else { probeRows += 1 }
+    }
+
+    @inline(never)
     private func finishProbe() {
         connection.probe?.finished(self, start: probeStart, rows: probeRows, bindings: probeBindings)
         probeStart = 0
