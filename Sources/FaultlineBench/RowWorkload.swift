@@ -37,6 +37,22 @@ public enum RowWorkload {
         return context
     }
 
+    /// `count` single-object fetches by object ID (`SELF == %@`, rows 1…1,000 in turn): a fetch-heavy workload
+    /// where per-fetch costs (compiling the predicate, probes) weigh most. Returns the objects found.
+    public static func smallFetches(_ context: ManagedObjectContext, count: Int) throws -> Int {
+        try context.performAndWait {
+            let store = context.coordinator.storeIdentifier ?? ""
+            var found = 0
+            for i in 0..<count {
+                guard let id = context.objectID(forURIString: "x-coredata://\(store)/Row/p\(i % 1_000 + 1)") else { continue }
+                var request = FetchRequest<ManagedObject>(entityName: "Row", predicate: .comparison(Comparison(.evaluatedObject, .equal, .constant(.objectID(id)))))
+                request.returnsObjectsAsFaults = false
+                found += try context.fetch(request).count
+            }
+            return found
+        }
+    }
+
     /// Fetches every row fully materialized through `context` and reads two attributes of each; returns a checksum.
     public static func fetchMaterialized(_ context: ManagedObjectContext) throws -> Int64 {
         try context.performAndWait {

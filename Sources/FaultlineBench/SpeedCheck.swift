@@ -96,6 +96,36 @@ public struct SpeedCheck {
             precondition(coordinator.statistics.statementsExecuted == before, "row-cache faults must issue no SQL")
         }
         results.append(Result(name: "fault fulfilled from the row cache (per fault)", engineSeconds: perFault, peerSeconds: nil, target: "≪ 1 µs"))
+
+        // The probes' cost: the same work with a JSON Lines trace on, compared with probes off.
+        progress("the same fetches with the trace on")
+        let tracePath = folder.appendingPathComponent("probe-cost-trace.jsonl").path
+        let traced = PersistentStoreCoordinator(managedObjectModel: model,
+                                                probes: Probes(configuration: ProbeConfiguration(tracePath: tracePath)))
+        try traced.addPersistentStore(at: fetchStore)
+        let plain = PersistentStoreCoordinator(managedObjectModel: model, probes: .disabled)
+        try plain.addPersistentStore(at: fetchStore)
+        func bulk(_ coordinator: PersistentStoreCoordinator) throws -> Double {
+            var context: ManagedObjectContext?
+            defer { context = nil }
+            return try Stopwatch.median(repetitions: repetitions, setUp: {
+                context = nil
+                context = ManagedObjectContext(.privateQueue, coordinator: coordinator)
+            }) {
+                checksum &+= try RowWorkload.fetchMaterialized(context!)
+            }
+        }
+        func small(_ coordinator: PersistentStoreCoordinator) throws -> Double {
+            try Stopwatch.median(repetitions: repetitions) {
+                let context = ManagedObjectContext(.privateQueue, coordinator: coordinator)
+                checksum &+= Int64(try RowWorkload.smallFetches(context, count: 5_000))
+            }
+        }
+        let bulkOff = try bulk(plain), bulkOn = try bulk(traced)
+        let smallOff = try small(plain), smallOn = try small(traced)
+        traced.probes.flush()
+        results.append(Result(name: "trace on: fetch \(fetchCount) rows (vs probes off)", engineSeconds: bulkOn, peerSeconds: bulkOff, target: "≤ 1.05×"))
+        results.append(Result(name: "trace on: 5,000 one-row fetches (vs probes off)", engineSeconds: smallOn, peerSeconds: smallOff, target: "≤ 1.05×"))
         if checksum == 42 { print("") } // keep the work observable
         return results
     }
@@ -106,6 +136,7 @@ public struct SpeedCheck {
         for r in results {
             let engine = r.engineSeconds < 0.001 ? String(format: "%9.1f ns", r.engineSeconds * 1e9) : String(format: "%9.1f ms", r.engineSeconds * 1e3)
             let peer = r.peerSeconds.map { String(format: "%9.1f ms", $0 * 1e3) } ?? "            "
+            // The peer column holds raw SQLite, or the engine without probes for the probe-cost lines.
             let ratio = r.ratio.map { String(format: "%5.2f×", $0) } ?? "      "
             lines.append(r.name.padding(toLength: 52, withPad: " ", startingAt: 0) + " " + engine + "   " + peer + "   " + ratio + "  " + r.target)
         }

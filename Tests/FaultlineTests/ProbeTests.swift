@@ -195,7 +195,7 @@ final class ProbeTests: XCTestCase {
         XCTAssertEqual(fetch.statements, 1)
         XCTAssertEqual(fetch.rows, 3)
         XCTAssertEqual(fetch.results, 3)
-        XCTAssertTrue(fetch.callSite?.hasPrefix("FaultlineTests/ProbeTests.swift:") == true, fetch.callSite ?? "")
+        XCTAssertTrue(fetch.callSite?.description.hasPrefix("FaultlineTests/ProbeTests.swift:") == true, fetch.callSite?.description ?? "")
         guard case .save(let save)? = events.last else { return XCTFail("the save comes last") }
         XCTAssertEqual(save.updated, ["Walk": 1])
         XCTAssertEqual(save.statements, 3, "BEGIN EXCLUSIVE, UPDATE, COMMIT")

@@ -31,7 +31,9 @@ public struct ManagedObjectID: Hashable, Sendable, CustomStringConvertible {
 
     /// The URI as a string.
     public var uriString: String {
-        let name = entity.name.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? entity.name
+        // Entity names are identifiers; only non-ASCII ones need percent-encoding (which is slow).
+        let plain = entity.name.utf8.allSatisfy { $0 < 0x80 }
+        let name = plain ? entity.name : (entity.name.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? entity.name)
         if key > 0 { return "x-coredata://\(storeIdentifier ?? "")/\(name)/p\(key)" }
         return "x-coredata:///\(name)/t\(-key)"
     }

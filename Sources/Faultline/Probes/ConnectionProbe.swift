@@ -18,13 +18,18 @@ final class ConnectionProbe {
     func finished(_ statement: Statement, start: UInt64, rows: Int, bindings: [String]) {
         let duration = Double(DispatchTime.now().uptimeNanoseconds &- start) / 1e9
         let handle = statement.handle
-        let event = StatementEvent(
+        var event = StatementEvent(
             sql: statement.sql, bindings: bindings, purpose: purpose, duration: duration, rows: rows,
             fullScanSteps: Int(sqlite3_stmt_status(handle, Int32(SQLITE_STMTSTATUS_FULLSCAN_STEP), 1)),
             sorts: Int(sqlite3_stmt_status(handle, Int32(SQLITE_STMTSTATUS_SORT), 1)),
             autoIndexes: Int(sqlite3_stmt_status(handle, Int32(SQLITE_STMTSTATUS_AUTOINDEX), 1)),
             vmSteps: Int(sqlite3_stmt_status(handle, Int32(SQLITE_STMTSTATUS_VM_STEP), 1)))
         tally(duration: duration, rows: rows)
+        if event.bindings.isEmpty {
+            // Values not wanted: the trace still shows how many there were.
+            let count = Int(sqlite3_bind_parameter_count(handle))
+            if count > 0 { event.bindings = Array(repeating: "?", count: count) }
+        }
         probes.record(.statement(event))
         if probes.wantsQueryPlans { capturePlan(statement) }
     }

@@ -5,7 +5,7 @@ import Foundation
 extension ManagedObjectContext {
     @inline(__always) var probesEnabled: Bool { coordinator.probes.isEnabled }
 
-    func tracedFetch<R>(_ request: FetchRequest<ManagedObject>, resultType: String, callSite: String,
+    func tracedFetch<R>(_ request: FetchRequest<ManagedObject>, resultType: String, callSite: CallSite,
                         results: (R) -> Int, uris: (R) -> [String]?, _ body: () throws -> R) rethrows -> R {
         try coordinator.withLock {
             let before = coordinator.probeTotals()
@@ -15,8 +15,8 @@ extension ManagedObjectContext {
             let after = coordinator.probeTotals()
             let level = coordinator.probes.sqlDebugLevel
             coordinator.probes.record(.fetch(FetchEvent(
-                entity: request.entityName, predicate: request.predicate?.predicateFormat,
-                sort: request.sortDescriptors.map(\.description), limit: request.fetchLimit, offset: request.fetchOffset,
+                entity: request.entityName, predicate: request.predicate,
+                sort: request.sortDescriptors, limit: request.fetchLimit, offset: request.fetchOffset,
                 batchSize: request.fetchBatchSize, prefetch: request.relationshipKeyPathsForPrefetching, resultType: resultType,
                 statements: after.statements - before.statements, rows: after.rows - before.rows, results: results(result),
                 sqlTime: after.sqlTime - before.sqlTime, totalTime: total, callSite: callSite,
@@ -53,7 +53,7 @@ extension ManagedObjectContext {
         }
     }
 
-    func tracedSave(_ changes: SaveChanges, callSite: String, _ body: () throws -> Void) throws {
+    func tracedSave(_ changes: SaveChanges, callSite: CallSite, _ body: () throws -> Void) throws {
         try coordinator.withLock {
             let before = coordinator.probeTotals().statements
             let start = DispatchTime.now().uptimeNanoseconds
@@ -84,4 +84,4 @@ extension ManagedObjectContext {
 }
 
 /// `file:line` of a caller, for events.
-@inline(__always) func callSite(_ file: StaticString, _ line: UInt) -> String { "\(file):\(line)" }
+@inline(__always) func callSite(_ file: StaticString, _ line: UInt) -> CallSite { CallSite(file: file, line: line) }

@@ -60,10 +60,11 @@ public struct QueryPlanEvent: Sendable, Codable, Equatable {
 }
 
 /// A fetch request executed by a context.
-public struct FetchEvent: Sendable, Codable, Equatable {
+public struct FetchEvent: Sendable, Equatable {
     public var entity: String
-    public var predicate: String?
-    public var sort: [String]
+    /// The predicate (formatted when the event is written: `predicate?.predicateFormat`).
+    public var predicate: ObjectPredicate?
+    public var sort: [FetchSortDescriptor]
     public var limit: Int
     public var offset: Int
     public var batchSize: Int
@@ -79,8 +80,8 @@ public struct FetchEvent: Sendable, Codable, Equatable {
     public var sqlTime: Double
     /// Seconds for the whole fetch.
     public var totalTime: Double
-    /// The caller's `#fileID:#line`.
-    public var callSite: String?
+    /// The caller's `#fileID` and `#line`.
+    public var callSite: CallSite?
     /// The returned objects' URIs (SQLDebug level 3 only).
     public var values: [String]?
 }
@@ -104,7 +105,7 @@ public struct FaultEvent: Sendable, Codable, Equatable {
 }
 
 /// A context saved.
-public struct SaveEvent: Sendable, Codable, Equatable {
+public struct SaveEvent: Sendable, Equatable {
     public var inserted: [String: Int]
     public var updated: [String: Int]
     public var deleted: [String: Int]
@@ -113,5 +114,18 @@ public struct SaveEvent: Sendable, Codable, Equatable {
     public var conflicts: Int
     /// The error, when the save failed.
     public var error: String?
-    public var callSite: String?
+    public var callSite: CallSite?
+}
+
+/// Where in the caller's code an event started.
+public struct CallSite: Sendable, Equatable, CustomStringConvertible {
+    public let file: StaticString
+    public let line: UInt
+
+    public static func == (lhs: CallSite, rhs: CallSite) -> Bool {
+        lhs.line == rhs.line && lhs.file.description == rhs.file.description
+    }
+
+    /// `Module/File.swift:42`.
+    public var description: String { "\(file):\(line)" }
 }
