@@ -249,3 +249,63 @@ final class ConcurrencyDebugTests: XCTestCase {
         XCTAssertFalse(ManagedObjectContext(.privateQueue, coordinator: PersistentStoreCoordinator(managedObjectModel: model, probes: .disabled)).checksQueue)
     }
 }
+
+final class TraceSchemaTests: XCTestCase {
+    /// The fields docs/trace-format.md documents for each event type (optional ones marked with ?).
+    static let schema: [String: Set<String>] = [
+        "header": ["type", "format", "version", "started", "process", "pid", "sqlite", "host"],
+        "connect": ["type", "t", "path"],
+        "statement": ["type", "t", "sql", "purpose", "bindings", "duration", "rows", "fullScanSteps", "sorts", "autoIndexes", "vmSteps"],
+        "queryPlan": ["type", "t", "sql", "nodes"],
+        "fetch": ["type", "t", "entity", "predicate", "sort", "limit", "offset", "batchSize", "prefetch", "resultType", "statements",
+                  "rows", "results", "sqlTime", "totalTime", "callSite"],
+        "fault": ["type", "t", "kind", "object", "relationship", "source", "duration"],
+        "cacheMiss": ["type", "t", "kind", "object", "relationship", "source", "duration", "count?", "batch?"],
+        "save": ["type", "t", "inserted", "updated", "deleted", "statements", "duration", "conflicts", "error", "callSite"],
+    ]
+
+    func testScriptedSessionMatchesTheDocumentedSchema() throws {
+        let dir = TemporaryDirectory()
+        let path = dir.file("session.jsonl").path
+        let coordinator = PersistentStoreCoordinator(managedObjectModel: try makeCityModel(),
+                                                     probes: Probes(configuration: ProbeConfiguration(tracePath: path, traceBindValues: true)))
+        try coordinator.addPersistentStore(at: dir.file("store.sqlite"))
+        let context = ManagedObjectContext(.privateQueue, coordinator: coordinator)
+        try context.performAndWait {
+            let city = try context.insertNewObject(forEntityName: "City")
+            try city.setValue("Paris", forKey: "name")
+            for i in 0..<3 {
+                let person = try context.insertNewObject(forEntityName: "Person")
+                try person.setValue("p\(i)", forKey: "name")
+                try person.setValue(city, forKey: "city")
+            }
+            try context.save()
+            context.reset()
+            let cities = try context.fetch(FetchRequest<ManagedObject>(entityName: "City"))
+            _ = cities[0].value(forKey: "name")             // a fault from the row cache
+            var request = FetchRequest<ManagedObject>(entityName: "Person", predicate: try ObjectPredicate(format: "name BEGINSWITH %@", "p"),
+                                                      sortDescriptors: [FetchSortDescriptor(keyPath: "name", ascending: false)])
+            request.fetchBatchSize = 2
+            let people = try context.fetch(request)
+            _ = people.map { $0.value(forKey: "name") }
+            _ = try context.count(for: FetchRequest<ManagedObject>(entityName: "City"))
+            let paris = try XCTUnwrap(people[0].value(forKey: "city") as? ManagedObject)
+            _ = paris.objects(forRelationship: "residents")
+        }
+        coordinator.probes.flush()
+        let lines = try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n")
+        var seen: Set<String> = []
+        for line in lines {
+            let object = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], String(line))
+            let type = try XCTUnwrap(object["type"] as? String)
+            let documented = try XCTUnwrap(Self.schema[type], "undocumented event type \(type)")
+            let required = Set(documented.filter { !$0.hasSuffix("?") })
+            let allowed = Set(documented.map { $0.hasSuffix("?") ? String($0.dropLast()) : $0 })
+            XCTAssertTrue(required.isSubset(of: Set(object.keys)), "\(type) lacks \(required.subtracting(object.keys))")
+            XCTAssertTrue(Set(object.keys).isSubset(of: allowed), "\(type) has undocumented \(Set(object.keys).subtracting(allowed))")
+            seen.insert(type)
+        }
+        XCTAssertEqual(seen, ["header", "connect", "statement", "queryPlan", "fetch", "fault", "cacheMiss", "save"])
+        XCTAssertTrue(lines.contains { $0.contains(#""bindings":["\"p*\""]"#) }, "bind values when asked for")
+    }
+}
