@@ -15,7 +15,7 @@ let benchmarks: @Sendable () -> Void = {
     let model = try! RowWorkload.model()
     RowWorkload.removeStore(at: fetchStore)
     try! RowWorkload.insert(count: 200_000, into: fetchStore, model: model)
-    let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
+    let coordinator = PersistentStoreCoordinator(managedObjectModel: model, probes: .disabled)
     try! coordinator.addPersistentStore(at: fetchStore)
 
     Benchmark("Fetch 200k × 10 ints, materialized, new context") { benchmark in
@@ -57,6 +57,34 @@ let benchmarks: @Sendable () -> Void = {
             benchmark.startMeasurement()
             try RawSQLite.insertRows(path: store.path, count: 50_000)
             benchmark.stopMeasurement()
+        }
+    }
+
+    // The probes' cost: the same work with a JSON Lines trace on.
+    let traced = PersistentStoreCoordinator(managedObjectModel: model, probes: Probes(configuration: ProbeConfiguration(
+        tracePath: folder.appendingPathComponent("probe-cost.jsonl").path)))
+    try! traced.addPersistentStore(at: fetchStore)
+    let untraced = PersistentStoreCoordinator(managedObjectModel: model, probes: .disabled)
+    try! untraced.addPersistentStore(at: fetchStore)
+
+    Benchmark("Fetch 200k × 10 ints, materialized, trace on") { benchmark in
+        for _ in benchmark.scaledIterations {
+            let context = ManagedObjectContext(.privateQueue, coordinator: traced)
+            benchmark.startMeasurement()
+            blackHole(try RowWorkload.fetchMaterialized(context))
+            benchmark.stopMeasurement()
+        }
+    }
+
+    Benchmark("5k one-row fetches, probes off") { benchmark in
+        for _ in benchmark.scaledIterations {
+            blackHole(try RowWorkload.smallFetches(ManagedObjectContext(.privateQueue, coordinator: untraced), count: 5_000))
+        }
+    }
+
+    Benchmark("5k one-row fetches, trace on") { benchmark in
+        for _ in benchmark.scaledIterations {
+            blackHole(try RowWorkload.smallFetches(ManagedObjectContext(.privateQueue, coordinator: traced), count: 5_000))
         }
     }
 
