@@ -10,30 +10,12 @@ struct ExplainCommand: ParsableCommand {
 
     @OptionGroup var options: StoreOptions
 
-    @Argument(help: "The entity to fetch.")
-    var entity: String
-
-    @Argument(help: "A predicate format string; all objects when absent.")
-    var predicate: String?
-
-    @Option(name: .customLong("arg"), help: "A format argument for the predicate; repeat in order.")
-    var arguments: [String] = []
-
-    @Option(help: "Sort key path, with :desc or :ci; repeat for more keys.")
-    var sort: [String] = []
+    @OptionGroup var fetch: FetchOptions
 
     func run() throws {
         try reportingErrors("explain") {
             guard FileManager.default.fileExists(atPath: options.store) else { throw ValidationError("no store at '\(options.store)'") }
-            var request = FetchRequest<ManagedObject>(entityName: entity)
-            if let predicate {
-                do {
-                    request.predicate = try ObjectPredicate(format: predicate, argumentArray: arguments.map(ArgumentValues.parse))
-                } catch let error as ObjectPredicateError {
-                    throw QueryInputError(text: error.caretDescription)
-                }
-            }
-            request.sortDescriptors = try sort.map(FetchSortDescriptor.init(parsing:))
+            let request = try fetch.request()
             let context = try options.openContext()
             let explanation = try context.performAndWait { try context.explain(request) }
             var out = "SQL: \(explanation.sql)\n"

@@ -13,17 +13,7 @@ struct QueryCommand: ParsableCommand {
 
     @OptionGroup var options: StoreOptions
 
-    @Argument(help: "The entity (its sub-entities' objects are included).")
-    var entity: String
-
-    @Argument(help: "A predicate format string (NSPredicate syntax); all objects when absent.")
-    var predicate: String?
-
-    @Option(name: .customLong("arg"), help: "A format argument for the predicate; repeat in order.")
-    var arguments: [String] = []
-
-    @Option(help: "Sort key path, with :desc, :ci (case-insensitive) or :localized; repeat for more keys.")
-    var sort: [String] = []
+    @OptionGroup var fetch: FetchOptions
 
     @Option(help: "Skip this many objects.")
     var offset: Int = 0
@@ -69,17 +59,7 @@ struct QueryCommand: ParsableCommand {
             guard FileManager.default.fileExists(atPath: options.store) else {
                 throw ValidationError("no store at '\(options.store)'")
             }
-            var request = FetchRequest<ManagedObject>(entityName: entity)
-            if let predicate {
-                do {
-                    request.predicate = try ObjectPredicate(format: predicate, argumentArray: arguments.map(ArgumentValues.parse))
-                } catch let error as ObjectPredicateError {
-                    throw QueryInputError(text: error.caretDescription)
-                }
-            } else if !arguments.isEmpty {
-                throw ValidationError("--arg needs a predicate")
-            }
-            request.sortDescriptors = try sort.map(FetchSortDescriptor.init(parsing:))
+            var request = try fetch.request()
             request.fetchOffset = offset
             request.fetchBatchSize = batchSize
             request.relationshipKeyPathsForPrefetching = prefetch
@@ -97,10 +77,4 @@ struct QueryCommand: ParsableCommand {
             print(try DataExporter(context: context).export(request, result: result, format: format, limit: limit), terminator: "")
         }
     }
-}
-
-/// A predicate error, shown with its caret.
-struct QueryInputError: Error, CustomStringConvertible {
-    let text: String
-    var description: String { text }
 }

@@ -105,23 +105,11 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
             let singleEntity = tablePlan.isSingleEntity ? entity.root : nil
             let singlePlan = singleEntity.map { store.plan(for: $0) }
             for chunk in chunks {
-                var sql = tablePlan.selectSQL + (filter?.joins ?? "")
-                var where_ = conditions
-                if let chunk { where_.append("t0.Z_PK IN (\(Array(repeating: "?", count: chunk.count).joined(separator: ", ")))") }
-                if let condition = filter?.condition { where_.append(condition) }
-                if !where_.isEmpty { sql += " WHERE " + where_.joined(separator: " AND ") }
-                if let order = filter?.orderBy, !order.isEmpty { sql += " ORDER BY " + order.joined(separator: ", ") }
-                if limit > 0 || offset > 0 { sql += " LIMIT ? OFFSET ?" }
-                let statement = try store.statement(sql)
+                let query = SelectQuery(select: tablePlan.selectSQL, conditions: conditions, bounds: bounds, keys: chunk,
+                                        filter: filter, limit: limit, offset: offset)
+                let statement = try store.statement(query.sql)
                 defer { statement.reset() }
-                var index: Int32 = 1
-                for bound in bounds { statement.bind(bound, at: index); index += 1 }
-                for key in chunk ?? [] { statement.bind(key, at: index); index += 1 }
-                for value in filter?.bindings ?? [] { statement.bind(value, at: index); index += 1 }
-                if limit > 0 || offset > 0 {
-                    statement.bind(limit > 0 ? Int64(limit) : -1, at: index)
-                    statement.bind(Int64(max(offset, 0)), at: index + 1)
-                }
+                query.bind(statement)
                 while try statement.step() {
                     let rowEntity: EntityDescription
                     let plan: EntityPlan
@@ -152,21 +140,12 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
             let store = try requireStore()
             store.purpose(.fetch)
             let single = entity.root.subentities.isEmpty
-            var (conditions, bounds) = entityConditions(store.plan(for: entity), includesSubentities: includesSubentities)
-            if let condition = filter?.condition { conditions.append(condition) }
-            var sql = "SELECT \(single ? "0" : "t0.Z_ENT"), t0.Z_PK FROM \(entity.table.name) t0" + (filter?.joins ?? "")
-            if !conditions.isEmpty { sql += " WHERE " + conditions.joined(separator: " AND ") }
-            if let order = filter?.orderBy, !order.isEmpty { sql += " ORDER BY " + order.joined(separator: ", ") }
-            if limit > 0 || offset > 0 { sql += " LIMIT ? OFFSET ?" }
-            let statement = try store.statement(sql)
+            let (conditions, bounds) = entityConditions(store.plan(for: entity), includesSubentities: includesSubentities)
+            let query = SelectQuery(select: "SELECT \(single ? "0" : "t0.Z_ENT"), t0.Z_PK FROM \(entity.table.name) t0", conditions: conditions,
+                                    bounds: bounds, keys: nil, filter: filter, limit: limit, offset: offset)
+            let statement = try store.statement(query.sql)
             defer { statement.reset() }
-            var index: Int32 = 1
-            for bound in bounds { statement.bind(bound, at: index); index += 1 }
-            for value in filter?.bindings ?? [] { statement.bind(value, at: index); index += 1 }
-            if limit > 0 || offset > 0 {
-                statement.bind(limit > 0 ? Int64(limit) : -1, at: index)
-                statement.bind(Int64(max(offset, 0)), at: index + 1)
-            }
+            query.bind(statement)
             var keys: [(EntityDescription, Int64)] = []
             let model = entity.model!
             while try statement.step() {
@@ -198,22 +177,21 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
         try withLock {
             let store = try requireStore()
             store.purpose(.fetch)
-            var (conditions, bounds) = entityConditions(store.plan(for: entity), includesSubentities: includesSubentities)
-            if let condition = filter?.condition { conditions.append(condition) }
-            var sql = "SELECT COUNT(*) FROM \(entity.table.name) t0" + (filter?.joins ?? "")
-            if !conditions.isEmpty { sql += " WHERE " + conditions.joined(separator: " AND ") }
-            let statement = try store.statement(sql)
+            let (conditions, bounds) = entityConditions(store.plan(for: entity), includesSubentities: includesSubentities)
+            var unordered = filter
+            unordered?.orderBy = []
+            let query = SelectQuery(select: "SELECT COUNT(*) FROM \(entity.table.name) t0", conditions: conditions, bounds: bounds,
+                                    keys: nil, filter: unordered, limit: 0, offset: 0)
+            let statement = try store.statement(query.sql)
             defer { statement.reset() }
-            var index: Int32 = 1
-            for bound in bounds { statement.bind(bound, at: index); index += 1 }
-            for value in filter?.bindings ?? [] { statement.bind(value, at: index); index += 1 }
+            query.bind(statement)
             _ = try statement.step()
             return Int(statement.int64(at: 0))
         }
     }
 
     /// The entity restriction of a fetch: (conditions, their bound entity numbers).
-    private func entityConditions(_ plan: EntityPlan, includesSubentities: Bool) -> ([String], [Int64]) {
+    func entityConditions(_ plan: EntityPlan, includesSubentities: Bool) -> ([String], [Int64]) {
         guard let filter = includesSubentities ? plan.filterWithSubentities : plan.filterWithoutSubentities else { return ([], []) }
         return ([filter.sql], filter.low == filter.high ? [filter.low] : [filter.low, filter.high])
     }

@@ -89,20 +89,10 @@ extension PersistentStoreCoordinator {
     func explain(entity: EntityDescription, includesSubentities: Bool, filter: FetchFilter, candidates: IndexCandidates) throws -> FetchExplanation {
         try withLock {
             let store = try requireStore()
-            let tablePlan = store.tablePlan(for: entity)
-            var conditions: [String] = []
-            var bindings: [Slot] = []
-            let plan = store.plan(for: entity)
-            if let restriction = includesSubentities ? plan.filterWithSubentities : plan.filterWithoutSubentities {
-                conditions.append(restriction.sql)
-                bindings.append(.integer(restriction.low))
-                if restriction.low != restriction.high { bindings.append(.integer(restriction.high)) }
-            }
-            if let condition = filter.condition { conditions.append(condition) }
-            bindings += filter.bindings
-            var sql = tablePlan.selectSQL + filter.joins
-            if !conditions.isEmpty { sql += " WHERE " + conditions.joined(separator: " AND ") }
-            if !filter.orderBy.isEmpty { sql += " ORDER BY " + filter.orderBy.joined(separator: ", ") }
+            let (conditions, bounds) = entityConditions(store.plan(for: entity), includesSubentities: includesSubentities)
+            let query = SelectQuery(select: store.tablePlan(for: entity).selectSQL, conditions: conditions, bounds: bounds,
+                                    keys: nil, filter: filter, limit: 0, offset: 0)
+            let (sql, bindings) = (query.sql, query.bindings)
             let current = try Self.queryPlan(sql, bindings: bindings, on: store.connection.handle)
             var suggestions: [FetchExplanation.IndexSuggestion] = []
             if !current.fullScans.isEmpty || current.sortsInTemporaryBTree {
