@@ -176,9 +176,11 @@ final class ProbeTests: XCTestCase {
         let coordinator = PersistentStoreCoordinator(managedObjectModel: try model(), probes: probes)
         try coordinator.addPersistentStore(at: url)
         let context = ManagedObjectContext(.privateQueue, coordinator: coordinator)
+        var missLine = 0
         try context.performAndWait {
             let walks = try context.fetch(FetchRequest<ManagedObject>(entityName: "Walk"))
             for walk in walks { _ = walk.value(forKey: "distance") }           // three row-cache faults
+            missLine = #line + 1
             _ = (walks[0].value(forKey: "dog") as? ManagedObject)?.value(forKey: "name") // one cache miss
             try walks[0].setValue(Int32(9), forKey: "distance")
             try context.save()
@@ -188,6 +190,9 @@ final class ProbeTests: XCTestCase {
         XCTAssertEqual(faults.filter { $0.source == .rowCache }.count, 3)
         let misses = faults.filter { $0.source == .database }
         XCTAssertEqual(misses.count, 1)
+        // The cache miss knows where this test touched the object (a property read has no #fileID).
+        XCTAssertEqual(misses[0].stack?.callSite, "FaultlineTests/ProbeTests.swift:\(missLine)")
+        XCTAssertNil(faults.first { $0.source == .rowCache }?.stack, "row-cache faults capture no stack")
         // A cache miss exists exactly when SQL was issued for a fault.
         let faultStatements = events.filter { if case .statement(let s) = $0 { return s.purpose == .fault }; return false }
         XCTAssertEqual(faultStatements.count, misses.count)
@@ -260,7 +265,7 @@ final class TraceSchemaTests: XCTestCase {
         "fetch": ["type", "t", "entity", "predicate", "sort", "limit", "offset", "batchSize", "prefetch", "resultType", "statements",
                   "rows", "results", "sqlTime", "totalTime", "callSite"],
         "fault": ["type", "t", "kind", "object", "relationship", "source", "duration"],
-        "cacheMiss": ["type", "t", "kind", "object", "relationship", "source", "duration", "count?", "batch?"],
+        "cacheMiss": ["type", "t", "kind", "object", "relationship", "source", "duration", "count?", "batch?", "callSite"],
         "save": ["type", "t", "inserted", "updated", "deleted", "statements", "duration", "conflicts", "error", "callSite"],
     ]
 

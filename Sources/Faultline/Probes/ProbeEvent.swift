@@ -87,7 +87,7 @@ public struct FetchEvent: Sendable, Equatable {
 }
 
 /// A fault fired.
-public struct FaultEvent: Sendable, Codable, Equatable {
+public struct FaultEvent: Sendable, Equatable {
     public enum Kind: String, Sendable, Codable { case object, relationship }
     public enum Source: String, Sendable, Codable { case rowCache, database }
     public var kind: Kind
@@ -102,6 +102,8 @@ public struct FaultEvent: Sendable, Codable, Equatable {
     public var values: String?
     /// When the fault was fulfilled with its batch (a batched fetch result): the batch size.
     public var batch: Int?
+    /// For faults that read SQLite: where the caller's code touched the object (`stack.callSite`).
+    public var stack: FaultStack?
 }
 
 /// A context saved.

@@ -125,6 +125,7 @@ public final class TraceWriter: ProbeRecorder, @unchecked Sendable {
             json.string("source", e.source.rawValue)
             if let count = e.count { json.int("count", count) }
             if let batch = e.batch { json.int("batch", batch) }
+            if let stack = e.stack { json.optionalString("callSite", stack.callSite) }
             json.double("duration", e.duration)
         case .save(let e):
             json.raw("inserted", JSONLine.counts(e.inserted))

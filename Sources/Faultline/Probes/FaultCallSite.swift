@@ -1,0 +1,48 @@
+import Foundation
+import Runtime
+
+/// The return addresses of a fault (a cache miss or a relationship fault), captured cheaply when it fires and
+/// resolved to the first frame outside Faultline — file and line from DWARF — only when an event is written or
+/// reported, once per distinct stack.
+public struct FaultStack: Sendable, Equatable {
+    let backtrace: Backtrace
+    private let key: String
+
+    private static let images = ImageMap.capture()
+
+    /// Captures the current stack (frame-pointer walk, about 2 µs), or nil when it cannot.
+    static func capture() -> FaultStack? {
+        guard let backtrace = try? Backtrace.capture(algorithm: .fast, limit: 24, images: images) else { return nil }
+        return FaultStack(backtrace: backtrace, key: backtrace.frames.map { "\($0)" }.joined(separator: ","))
+    }
+
+    public static func == (lhs: FaultStack, rhs: FaultStack) -> Bool { lhs.key == rhs.key }
+
+    private static let resolved = LockedDictionary<String, String>()
+
+    /// `Module/File.swift:line` of the first frame outside Faultline (its symbol name when there is no debug
+    /// information), or nil when every frame is Faultline's or the runtime's.
+    public var callSite: String? {
+        if let cached = Self.resolved.get(key) { return cached.isEmpty ? nil : cached }
+        var answer = ""
+        if let symbolicated = backtrace.symbolicated(with: Self.images) {
+            for frame in symbolicated.frames {
+                guard let symbol = frame.symbol else { continue }
+                let raw = symbol.rawName
+                // Skip the engine itself, the Swift runtime and standard library, and Dispatch.
+                if raw.hasPrefix("$s9Faultline") || raw.hasPrefix("$ss") || raw.hasPrefix("$s8Dispatch") || raw.hasPrefix("swift_") || raw.hasPrefix("_swift") {
+                    continue
+                }
+                if let location = symbol.sourceLocation {
+                    let parts = location.path.split(separator: "/").suffix(2)
+                    answer = parts.joined(separator: "/") + ":\(location.line)"
+                } else {
+                    answer = symbol.name
+                }
+                break
+            }
+        }
+        Self.resolved.set(answer, for: key)
+        return answer.isEmpty ? nil : answer
+    }
+}
