@@ -1,7 +1,7 @@
 import Foundation
 
 /// An attribute: a named value of one of Core Data's attribute types.
-public final class AttributeDescription: PropertyDescription {
+public final class AttributeDescription: PropertyDescription, @unchecked Sendable {
     /// The attribute's type.
     public var type: AttributeType
     /// The value a new object starts with (a Swift value of the attribute's type), or nil.

@@ -1,5 +1,5 @@
 /// A relationship from one entity to another: to-one, or to-many (unordered or ordered).
-public final class RelationshipDescription: PropertyDescription {
+public final class RelationshipDescription: PropertyDescription, @unchecked Sendable {
     /// The destination entity's name.
     public let destinationName: String
     /// The inverse relationship's name on the destination, if any.
