@@ -44,6 +44,7 @@ public struct SpeedCheck {
         }) {
             inserted = try RowWorkload.insert(count: insertCount, into: insertStore, model: model)
         }
+        precondition(inserted?.hasChanges == false, "the insert's context was saved")
         inserted = nil
         let rawInsertStore = folder.appendingPathComponent("insert-raw.sqlite")
         let rawInsert = try Stopwatch.median(repetitions: repetitions, setUp: { RowWorkload.removeStore(at: rawInsertStore) }) {
