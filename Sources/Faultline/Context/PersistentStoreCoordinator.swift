@@ -32,10 +32,13 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
 
     /// Running totals of the statement probe: statements, seconds in SQLite, rows (zeros when probes are off).
     func probeTotals() -> (statements: Int, sqlTime: Double, rows: Int) {
-        withLock {
-            guard let probe = store?.connection.probe else { return (0, 0, 0) }
-            return (probe.statements, probe.sqlTime, probe.rows)
-        }
+        withLock { probeTotalsLocked() }
+    }
+
+    /// `probeTotals()` for a caller that holds the lock.
+    func probeTotalsLocked() -> (statements: Int, sqlTime: Double, rows: Int) {
+        guard let probe = store?.connection.probe else { return (0, 0, 0) }
+        return (probe.statements, probe.sqlTime, probe.rows)
     }
 
     /// The linked SQLite library's version.

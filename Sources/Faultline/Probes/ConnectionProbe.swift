@@ -19,17 +19,13 @@ final class ConnectionProbe {
         let duration = Double(DispatchTime.now().uptimeNanoseconds &- start) / 1e9
         let handle = statement.handle
         var event = StatementEvent(
-            sql: statement.sql, bindings: bindings, purpose: purpose, duration: duration, rows: rows,
+            sql: statement.sql, bindings: bindings, parameters: bindings.count, purpose: purpose, duration: duration, rows: rows,
             fullScanSteps: Int(sqlite3_stmt_status(handle, Int32(SQLITE_STMTSTATUS_FULLSCAN_STEP), 1)),
             sorts: Int(sqlite3_stmt_status(handle, Int32(SQLITE_STMTSTATUS_SORT), 1)),
             autoIndexes: Int(sqlite3_stmt_status(handle, Int32(SQLITE_STMTSTATUS_AUTOINDEX), 1)),
             vmSteps: Int(sqlite3_stmt_status(handle, Int32(SQLITE_STMTSTATUS_VM_STEP), 1)))
         tally(duration: duration, rows: rows)
-        if event.bindings.isEmpty {
-            // Values not wanted: the trace still shows how many there were.
-            let count = Int(sqlite3_bind_parameter_count(handle))
-            if count > 0 { event.bindings = Array(repeating: "?", count: count) }
-        }
+        if bindings.isEmpty { event.parameters = Int(sqlite3_bind_parameter_count(handle)) }
         probes.record(.statement(event))
         if probes.wantsQueryPlans { capturePlan(statement) }
     }
@@ -38,7 +34,7 @@ final class ConnectionProbe {
     func executed(_ sql: String, start: UInt64) {
         let duration = Double(DispatchTime.now().uptimeNanoseconds &- start) / 1e9
         tally(duration: duration, rows: 0)
-        probes.record(.statement(StatementEvent(sql: sql, bindings: [], purpose: purpose, duration: duration, rows: 0,
+        probes.record(.statement(StatementEvent(sql: sql, bindings: [], parameters: 0, purpose: purpose, duration: duration, rows: 0,
                                                 fullScanSteps: 0, sorts: 0, autoIndexes: 0, vmSteps: 0)))
     }
 

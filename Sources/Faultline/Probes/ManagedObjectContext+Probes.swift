@@ -8,11 +8,11 @@ extension ManagedObjectContext {
     func tracedFetch<R>(_ request: FetchRequest<ManagedObject>, resultType: String, callSite: CallSite,
                         results: (R) -> Int, uris: (R) -> [String]?, _ body: () throws -> R) rethrows -> R {
         try coordinator.withLock {
-            let before = coordinator.probeTotals()
+            let before = coordinator.probeTotalsLocked()
             let start = DispatchTime.now().uptimeNanoseconds
             let result = try body()
             let total = Double(DispatchTime.now().uptimeNanoseconds &- start) / 1e9
-            let after = coordinator.probeTotals()
+            let after = coordinator.probeTotalsLocked()
             let level = coordinator.probes.sqlDebugLevel
             coordinator.probes.record(.fetch(FetchEvent(
                 entity: request.entityName, predicate: request.predicate,

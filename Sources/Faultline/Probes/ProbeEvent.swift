@@ -35,8 +35,10 @@ public enum StatementPurpose: String, Sendable, Codable {
 /// One SQL statement run to completion.
 public struct StatementEvent: Sendable, Codable, Equatable {
     public var sql: String
-    /// Bound values as SQL literals (`18`, `'Maui'`, `NULL`, `x'0102'`); `?` each when redacted.
+    /// Bound values as literals (`18`, `"Maui"`, `nil`, `<0102>`) when wanted; empty otherwise.
     public var bindings: [String]
+    /// How many values were bound.
+    public var parameters: Int
     public var purpose: StatementPurpose
     /// Seconds, on the monotonic clock.
     public var duration: Double

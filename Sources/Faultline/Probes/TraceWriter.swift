@@ -87,7 +87,7 @@ public final class TraceWriter: ProbeRecorder, @unchecked Sendable {
         case .statement(let e):
             json.string("sql", e.sql)
             json.string("purpose", e.purpose.rawValue)
-            json.strings("bindings", bindValues ? e.bindings : e.bindings.map { _ in "?" })
+            json.strings("bindings", bindValues && !e.bindings.isEmpty ? e.bindings : Array(repeating: "?", count: e.parameters))
             json.double("duration", e.duration)
             json.int("rows", e.rows)
             json.int("fullScanSteps", e.fullScanSteps)
