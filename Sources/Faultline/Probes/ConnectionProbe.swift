@@ -7,7 +7,6 @@ final class ConnectionProbe {
     let probes: Probes
     /// What the statements run now are for (set by the coordinator around its work).
     var purpose: StatementPurpose = .other
-    private var planned: Set<String> = []
     /// Running totals: statements, seconds in SQLite, rows returned.
     private(set) var statements = 0
     private(set) var sqlTime = 0.0
@@ -27,7 +26,10 @@ final class ConnectionProbe {
         tally(duration: duration, rows: rows)
         if bindings.isEmpty { event.parameters = Int(sqlite3_bind_parameter_count(handle)) }
         probes.record(.statement(event))
-        if probes.wantsQueryPlans { capturePlan(statement) }
+        if probes.wantsQueryPlans && !statement.planCaptured {
+            statement.planCaptured = true
+            capturePlan(statement)
+        }
     }
 
     /// A statement run by `sqlite3_exec` (transactions, DDL, pragmas).
@@ -46,8 +48,6 @@ final class ConnectionProbe {
 
     private func capturePlan(_ statement: Statement) {
         let sql = statement.sql
-        guard !planned.contains(sql) else { return }
-        planned.insert(sql)
         let upper = sql.prefix(6).uppercased()
         guard upper.hasPrefix("SELECT") || upper.hasPrefix("UPDATE") || upper.hasPrefix("DELETE") else { return }
         // The plan of the statement as bound now (bound values can change a plan, e.g. GLOB prefixes).

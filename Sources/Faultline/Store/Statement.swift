@@ -16,6 +16,9 @@ final class Statement {
     private var probeStart: UInt64 = 0
     private var probeRows = 0
     private var probeBindings: [String] = []
+    /// True once the probe captured this statement's query plan (statements are cached per SQL text, so this is
+    /// once per distinct SQL without hashing the text on every run).
+    var planCaptured = false
 
     init(connection: SQLiteConnection, sql: String) throws {
         var stmt: OpaquePointer?
