@@ -133,14 +133,14 @@ public struct SpeedCheck {
 
     /// Formats results as a text table.
     public static func table(_ results: [Result]) -> String {
-        var lines = ["measure                                              engine        raw SQLite    ratio   target"]
+        var lines = ["measure                                              engine        peer          ratio   target"]
         for r in results {
             let engine = r.engineSeconds < 0.001 ? String(format: "%9.1f ns", r.engineSeconds * 1e9) : String(format: "%9.1f ms", r.engineSeconds * 1e3)
             let peer = r.peerSeconds.map { String(format: "%9.1f ms", $0 * 1e3) } ?? "            "
-            // The peer column holds raw SQLite, or the engine without probes for the probe-cost lines.
             let ratio = r.ratio.map { String(format: "%5.2f×", $0) } ?? "      "
             lines.append(r.name.padding(toLength: 52, withPad: " ", startingAt: 0) + " " + engine + "   " + peer + "   " + ratio + "  " + r.target)
         }
+        lines.append("(peer: a raw SQLite C-API loop doing the same work; for the trace lines, the engine with probes off)")
         return lines.joined(separator: "\n") + "\n"
     }
 }
