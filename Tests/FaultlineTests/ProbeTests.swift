@@ -222,6 +222,27 @@ final class ProbeTests: XCTestCase {
         XCTAssertTrue(traceBindings.allSatisfy { $0 == "?" }, "bind values are redacted unless asked for")
     }
 
+    func testRowCacheFaultCallSitesWhenAsked() throws {
+        let dir = TemporaryDirectory()
+        let url = try seed(dir)
+        let recorder = InMemoryProbeRecorder()
+        let probes = Probes(configuration: ProbeConfiguration(faultCallSites: .all), recorders: [recorder])
+        let coordinator = PersistentStoreCoordinator(managedObjectModel: try model(), probes: probes)
+        try coordinator.addPersistentStore(at: url)
+        let context = ManagedObjectContext(.privateQueue, coordinator: coordinator)
+        var line = 0
+        try context.performAndWait {
+            let walks = try context.fetch(FetchRequest<ManagedObject>(entityName: "Walk"))
+            line = #line + 1
+            _ = walks[0].value(forKey: "distance")
+        }
+        let fault = try XCTUnwrap(recorder.events.compactMap { event -> FaultEvent? in if case .fault(let f) = event { return f }; return nil }.first)
+        XCTAssertEqual(fault.source, .rowCache)
+        XCTAssertEqual(fault.stack?.callSite, "FaultlineTests/ProbeTests.swift:\(line)")
+        XCTAssertEqual(ProbeConfiguration(environment: ["FAULTLINE_FAULT_STACKS": "64"], arguments: []).faultCallSites, .sampled(64))
+        XCTAssertEqual(ProbeConfiguration(environment: [:], arguments: []).faultCallSites, .cacheMisses)
+    }
+
     func testConfigurationFromEnvironmentAndLaunchArguments() {
         XCTAssertEqual(ProbeConfiguration(environment: [:], arguments: []), ProbeConfiguration())
         XCTAssertEqual(ProbeConfiguration(environment: ["FAULTLINE_SQLDEBUG": "3", "FAULTLINE_TRACE": "/tmp/t.jsonl"], arguments: []),
@@ -264,7 +285,7 @@ final class TraceSchemaTests: XCTestCase {
         "queryPlan": ["type", "t", "sql", "nodes"],
         "fetch": ["type", "t", "entity", "predicate", "sort", "limit", "offset", "batchSize", "prefetch", "resultType", "statements",
                   "rows", "results", "sqlTime", "totalTime", "callSite"],
-        "fault": ["type", "t", "kind", "object", "relationship", "source", "duration"],
+        "fault": ["type", "t", "kind", "object", "relationship", "source", "duration", "callSite?"],
         "cacheMiss": ["type", "t", "kind", "object", "relationship", "source", "duration", "count?", "batch?", "callSite"],
         "save": ["type", "t", "inserted", "updated", "deleted", "statements", "duration", "conflicts", "error", "callSite"],
     ]

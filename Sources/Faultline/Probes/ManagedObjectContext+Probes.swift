@@ -34,11 +34,10 @@ extension ManagedObjectContext {
             let duration = Double(DispatchTime.now().uptimeNanoseconds &- start) / 1e9
             let fromDatabase = coordinator.probeTotals().statements != before
             let values = fromDatabase && batched == nil && coordinator.probes.sqlDebugLevel >= 3 ? Self.describeValues(object) : nil
-            // Only faults that went to SQLite pay for a stack: a row-cache fault costs less than capturing one.
             coordinator.probes.record(.fault(FaultEvent(kind: .object, object: object.objectID.uriString, relationship: nil,
                                                         source: fromDatabase ? .database : .rowCache, count: nil,
                                                         duration: duration, values: values, batch: fromDatabase ? batched : nil,
-                                                        stack: fromDatabase ? FaultStack.capture() : nil)))
+                                                        stack: coordinator.probes.wantsStack(cacheMiss: fromDatabase) ? FaultStack.capture() : nil)))
         }
     }
 
@@ -51,7 +50,7 @@ extension ManagedObjectContext {
             coordinator.probes.record(.fault(FaultEvent(kind: .relationship, object: object.objectID.uriString,
                                                         relationship: relationship.name, source: .database,
                                                         count: members.count, duration: duration, values: nil, batch: nil,
-                                                        stack: FaultStack.capture())))
+                                                        stack: coordinator.probes.wantsStack(cacheMiss: true) ? FaultStack.capture() : nil)))
             return members
         }
     }

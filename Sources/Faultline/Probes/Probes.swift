@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// Receives probe events. Called under the coordinator's lock, on the thread that did the work: keep it quick.
 public protocol ProbeRecorder: AnyObject, Sendable {
@@ -59,6 +60,20 @@ public final class Probes: @unchecked Sendable {
 
     func record(_ event: ProbeEvent) {
         for recorder in recorders { recorder.record(event) }
+    }
+
+    private let rowCacheFaults = Atomic<Int>(0)
+
+    /// Whether a fault event should carry a stack (called under the coordinator's lock).
+    func wantsStack(cacheMiss: Bool) -> Bool {
+        switch configuration.faultCallSites {
+        case .none: return false
+        case .cacheMisses: return cacheMiss
+        case .all: return true
+        case .sampled(let n):
+            if cacheMiss { return true }
+            return rowCacheFaults.wrappingAdd(1, ordering: .relaxed).newValue % max(n, 1) == 0
+        }
     }
 
     /// Writes out buffered events (traces flush on their own every 100 ms and at exit).

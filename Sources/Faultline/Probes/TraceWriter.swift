@@ -125,7 +125,7 @@ public final class TraceWriter: ProbeRecorder, @unchecked Sendable {
             json.string("source", e.source.rawValue)
             if let count = e.count { json.int("count", count) }
             if let batch = e.batch { json.int("batch", batch) }
-            if let stack = e.stack { json.optionalString("callSite", stack.callSite) }
+            if e.source == .database || e.stack != nil { json.optionalString("callSite", e.stack?.callSite) }
             json.double("duration", e.duration)
         case .save(let e):
             json.raw("inserted", JSONLine.counts(e.inserted))
