@@ -121,5 +121,5 @@ enum PredicateFormatter {
     }
 
     /// A string literal; the format's escapes are JSON's (`\"`, `\\`, `\n`, `\t`, `\r`, `\uXXXX`).
-    static func quoted(_ s: String) -> String { JSONLine.quote(s) }
+    static func quoted(_ s: String) -> String { JSONLineBuffer.quote(s) }
 }

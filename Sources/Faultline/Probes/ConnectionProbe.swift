@@ -15,7 +15,8 @@ final class ConnectionProbe {
     init(probes: Probes) { self.probes = probes }
 
     func finished(_ statement: Statement, start: UInt64, rows: Int, bindings: [String]) {
-        let duration = Double(DispatchTime.now().uptimeNanoseconds &- start) / 1e9
+        let end = ProbeClock.now()
+        let duration = ProbeClock.seconds(start, end)
         let handle = statement.handle
         var event = StatementEvent(
             sql: statement.sql, bindings: bindings, parameters: bindings.count, purpose: purpose, duration: duration, rows: rows,
@@ -25,19 +26,20 @@ final class ConnectionProbe {
             vmSteps: Int(sqlite3_stmt_status(handle, Int32(SQLITE_STMTSTATUS_VM_STEP), 1)))
         tally(duration: duration, rows: rows)
         if bindings.isEmpty { event.parameters = Int(sqlite3_bind_parameter_count(handle)) }
-        probes.record(.statement(event))
+        probes.record(.statement(event), at: end)
         if probes.wantsQueryPlans && !statement.planCaptured {
             statement.planCaptured = true
-            capturePlan(statement)
+            capturePlan(statement, at: end)
         }
     }
 
     /// A statement run by `sqlite3_exec` (transactions, DDL, pragmas).
     func executed(_ sql: String, start: UInt64) {
-        let duration = Double(DispatchTime.now().uptimeNanoseconds &- start) / 1e9
+        let end = ProbeClock.now()
+        let duration = ProbeClock.seconds(start, end)
         tally(duration: duration, rows: 0)
         probes.record(.statement(StatementEvent(sql: sql, bindings: [], parameters: 0, purpose: purpose, duration: duration, rows: 0,
-                                                fullScanSteps: 0, sorts: 0, autoIndexes: 0, vmSteps: 0)))
+                                                fullScanSteps: 0, sorts: 0, autoIndexes: 0, vmSteps: 0)), at: end)
     }
 
     private func tally(duration: Double, rows: Int) {
@@ -46,7 +48,8 @@ final class ConnectionProbe {
         self.rows += rows
     }
 
-    private func capturePlan(_ statement: Statement) {
+    /// Records the plan as of `time`, the end of the statement's run (so it sorts right after it).
+    private func capturePlan(_ statement: Statement, at time: UInt64) {
         let sql = statement.sql
         let upper = sql.prefix(6).uppercased()
         guard upper.hasPrefix("SELECT") || upper.hasPrefix("UPDATE") || upper.hasPrefix("DELETE") else { return }
@@ -62,7 +65,7 @@ final class ConnectionProbe {
             let detail = sqlite3_column_text(handle, 3).map { String(cString: $0) } ?? ""
             nodes.append(QueryPlanEvent.Node(id: Int(sqlite3_column_int(handle, 0)), parent: Int(sqlite3_column_int(handle, 1)), detail: detail))
         }
-        probes.record(.queryPlan(QueryPlanEvent(sql: sql, nodes: nodes)))
+        probes.record(.queryPlan(QueryPlanEvent(sql: sql, nodes: nodes)), at: time)
     }
 
     /// A bound value as an SQL literal, for logs.

@@ -9,9 +9,9 @@ extension ManagedObjectContext {
                         results: (R) -> Int, uris: (R) -> [String]?, _ body: () throws -> R) rethrows -> R {
         try coordinator.withLock {
             let before = coordinator.probeTotalsLocked()
-            let start = DispatchTime.now().uptimeNanoseconds
+            let start = ProbeClock.now()
             let result = try body()
-            let total = Double(DispatchTime.now().uptimeNanoseconds &- start) / 1e9
+            let end = ProbeClock.now()
             let after = coordinator.probeTotalsLocked()
             let level = coordinator.probes.sqlDebugLevel
             coordinator.probes.record(.fetch(FetchEvent(
@@ -19,8 +19,8 @@ extension ManagedObjectContext {
                 sort: request.sortDescriptors, limit: request.fetchLimit, offset: request.fetchOffset,
                 batchSize: request.fetchBatchSize, prefetch: request.relationshipKeyPathsForPrefetching, resultType: resultType,
                 statements: after.statements - before.statements, rows: after.rows - before.rows, results: results(result),
-                sqlTime: after.sqlTime - before.sqlTime, totalTime: total, callSite: callSite,
-                values: level >= 3 ? uris(result) : nil)))
+                sqlTime: after.sqlTime - before.sqlTime, totalTime: ProbeClock.seconds(start, end), callSite: callSite,
+                values: level >= 3 ? uris(result) : nil)), at: end)
             return result
         }
     }
@@ -29,28 +29,30 @@ extension ManagedObjectContext {
         coordinator.withLock {
             let before = coordinator.probeTotals().statements
             let batched = batchMembership[ObjectIdentifier(object)].map { $0.0.size }
-            let start = DispatchTime.now().uptimeNanoseconds
+            let start = ProbeClock.now()
             body()
-            let duration = Double(DispatchTime.now().uptimeNanoseconds &- start) / 1e9
+            let end = ProbeClock.now()
+            let duration = ProbeClock.seconds(start, end)
             let fromDatabase = coordinator.probeTotals().statements != before
             let values = fromDatabase && batched == nil && coordinator.probes.sqlDebugLevel >= 3 ? Self.describeValues(object) : nil
             coordinator.probes.record(.fault(FaultEvent(kind: .object, object: object.objectID.uriString, relationship: nil,
                                                         source: fromDatabase ? .database : .rowCache, count: nil,
                                                         duration: duration, values: values, batch: fromDatabase ? batched : nil,
-                                                        stack: coordinator.probes.wantsStack(cacheMiss: fromDatabase) ? FaultStack.capture() : nil)))
+                                                        stack: coordinator.probes.wantsStack(cacheMiss: fromDatabase) ? FaultStack.capture() : nil)), at: end)
         }
     }
 
     func tracedRelationshipFault(_ relationship: RelationshipDescription, of object: ManagedObject,
                                  _ body: () -> [ManagedObject]) -> [ManagedObject] {
         coordinator.withLock {
-            let start = DispatchTime.now().uptimeNanoseconds
+            let start = ProbeClock.now()
             let members = body()
-            let duration = Double(DispatchTime.now().uptimeNanoseconds &- start) / 1e9
+            let end = ProbeClock.now()
+            let duration = ProbeClock.seconds(start, end)
             coordinator.probes.record(.fault(FaultEvent(kind: .relationship, object: object.objectID.uriString,
                                                         relationship: relationship.name, source: .database,
                                                         count: members.count, duration: duration, values: nil, batch: nil,
-                                                        stack: coordinator.probes.wantsStack(cacheMiss: true) ? FaultStack.capture() : nil)))
+                                                        stack: coordinator.probes.wantsStack(cacheMiss: true) ? FaultStack.capture() : nil)), at: end)
             return members
         }
     }
@@ -58,7 +60,7 @@ extension ManagedObjectContext {
     func tracedSave(_ changes: SaveChanges, callSite: CallSite, _ body: () throws -> Void) throws {
         try coordinator.withLock {
             let before = coordinator.probeTotals().statements
-            let start = DispatchTime.now().uptimeNanoseconds
+            let start = ProbeClock.now()
             var failure: Error?
             do { try body() } catch { failure = error }
             func counts(_ objects: [ManagedObject]) -> [String: Int] {
@@ -69,7 +71,7 @@ extension ManagedObjectContext {
             coordinator.probes.record(.save(SaveEvent(
                 inserted: counts(changes.inserted), updated: counts(changes.updated), deleted: counts(changes.deleted),
                 statements: coordinator.probeTotals().statements - before,
-                duration: Double(DispatchTime.now().uptimeNanoseconds &- start) / 1e9,
+                duration: ProbeClock.seconds(start, ProbeClock.now()),
                 conflicts: conflicts, error: failure.map { "\($0)" }, callSite: callSite)))
             if let failure { throw failure }
         }

@@ -3,7 +3,9 @@ import Synchronization
 
 /// Receives probe events. Called under the coordinator's lock, on the thread that did the work: keep it quick.
 public protocol ProbeRecorder: AnyObject, Sendable {
-    func record(_ event: ProbeEvent)
+    /// Receives one event; `time` is when it ended, in nanoseconds of the monotonic clock
+    /// (`DispatchTime.uptimeNanoseconds`).
+    func record(_ event: consuming ProbeEvent, at time: UInt64)
     /// Writes out anything buffered.
     func flush()
 }
@@ -26,7 +28,6 @@ public final class Probes: @unchecked Sendable {
     /// True when query plans are wanted (SQLDebug level 4, or any trace or attached recorder).
     let wantsQueryPlans: Bool
     let recorders: [ProbeRecorder]
-    let clock = ProbeClock()
 
     /// Probes from a configuration, plus `recorders` (an in-memory recorder in tests, the benchmark runner's).
     public init(configuration: ProbeConfiguration = ProbeConfiguration(), recorders extra: [ProbeRecorder] = []) {
@@ -58,8 +59,15 @@ public final class Probes: @unchecked Sendable {
     /// No probes.
     public static let disabled = Probes()
 
-    func record(_ event: ProbeEvent) {
-        for recorder in recorders { recorder.record(event) }
+    /// Hands `event`, which ended at `time` (`ProbeClock.now()`), to every recorder.
+    func record(_ event: consuming ProbeEvent, at time: UInt64) {
+        if recorders.count == 1 { recorders[0].record(event, at: time); return }
+        for recorder in recorders { recorder.record(copy event, at: time) }
+    }
+
+    /// Hands `event`, which ended now, to every recorder.
+    func record(_ event: consuming ProbeEvent) {
+        record(event, at: ProbeClock.now())
     }
 
     private let rowCacheFaults = Atomic<Int>(0)
@@ -82,12 +90,12 @@ public final class Probes: @unchecked Sendable {
     }
 }
 
-/// Monotonic time in seconds since the probes started.
-final class ProbeClock: @unchecked Sendable {
-    let start = DispatchTime.now().uptimeNanoseconds
-    @inline(__always) func now() -> UInt64 { DispatchTime.now().uptimeNanoseconds }
-    func seconds(since start: UInt64) -> Double { Double(now() &- start) / 1e9 }
-    func elapsed() -> Double { Double(now() &- start) / 1e9 }
+/// The probes' clock: monotonic nanoseconds (`DispatchTime.uptimeNanoseconds`).
+enum ProbeClock {
+    @inline(__always) static func now() -> UInt64 { DispatchTime.now().uptimeNanoseconds }
+
+    /// Seconds from `start` to `end`.
+    @inline(__always) static func seconds(_ start: UInt64, _ end: UInt64) -> Double { Double(end &- start) / 1e9 }
 }
 
 /// Keeps every event in memory: for tests and the benchmark runner.
@@ -97,7 +105,7 @@ public final class InMemoryProbeRecorder: ProbeRecorder, @unchecked Sendable {
 
     public init() {}
 
-    public func record(_ event: ProbeEvent) {
+    public func record(_ event: consuming ProbeEvent, at time: UInt64) {
         lock.lock()
         stored.append(event)
         lock.unlock()

@@ -14,7 +14,7 @@ public final class SQLDebugLogger: ProbeRecorder, @unchecked Sendable {
 
     private func line(_ category: String, _ text: String) { write("Faultline: \(category): \(text)") }
 
-    public func record(_ event: ProbeEvent) {
+    public func record(_ event: consuming ProbeEvent, at time: UInt64) {
         switch event {
         case .connect(let e):
             line("annotation", "Connecting to sqlite database file at \"\(e.path)\"")

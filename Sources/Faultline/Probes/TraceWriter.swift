@@ -1,7 +1,7 @@
 import Foundation
 
 /// Writes probe events as JSON Lines (docs/trace-format.md): a header line, then one event per line. Events are
-/// queued as they happen and formatted and written whole on a queue of the writer's own, every 100 ms (or 4,096
+/// queued as they happen and formatted and written whole on a queue of the writer's own, every 100 ms (or 512
 /// events) and at exit, so the traced thread pays little, a crash loses at most the last interval, and no line
 /// before it is ever broken.
 public final class TraceWriter: ProbeRecorder, @unchecked Sendable {
@@ -11,13 +11,18 @@ public final class TraceWriter: ProbeRecorder, @unchecked Sendable {
     public let path: String
     private let handle: FileHandle
     private let includeBindValues: Bool
-    private var pending: [(time: Double, event: ProbeEvent)] = []
+    private let start = DispatchTime.now().uptimeNanoseconds
+
+    /// Guards the queue: events waiting to be written, and the emptied array of the last batch, kept so that
+    /// recording does not allocate once both have grown.
+    private let queueLock = PlainLock()
+    private var events: [(time: UInt64, event: ProbeEvent)] = []
+    private var spare: [(time: UInt64, event: ProbeEvent)] = []
     private var flushScheduled = false
     private var lastFlush = DispatchTime.now().uptimeNanoseconds
-    private let start = DispatchTime.now().uptimeNanoseconds
-    private let lock = NSLock()
-    /// Serializes writes, so lines land in the order their events happened.
+    /// Serializes writes, so lines land in the order their events happened; guards `buffer`.
     private let writeLock = NSLock()
+    private var buffer = JSONLineBuffer()
     private let writerQueue = DispatchQueue(label: "faultline.trace-writer", qos: .utility)
 
     /// Creates (or replaces) the trace file at `path` and writes its header.
@@ -28,7 +33,8 @@ public final class TraceWriter: ProbeRecorder, @unchecked Sendable {
         self.path = path
         self.handle = handle
         self.includeBindValues = includeBindValues
-        var header = JSONLine()
+        var header = JSONLineBuffer()
+        header.begin()
         header.string("type", "header")
         header.string("format", "faultline-trace")
         header.int("version", Self.formatVersion)
@@ -37,7 +43,8 @@ public final class TraceWriter: ProbeRecorder, @unchecked Sendable {
         header.int("pid", Int(ProcessInfo.processInfo.processIdentifier))
         header.string("sqlite", SQLiteConnection.libraryVersion)
         header.string("host", ProcessInfo.processInfo.hostName)
-        handle.write(Data((header.finish() + "\n").utf8))
+        header.endLine()
+        write(header.bytes)
     }
 
     deinit {
@@ -45,13 +52,12 @@ public final class TraceWriter: ProbeRecorder, @unchecked Sendable {
         try? handle.close()
     }
 
-    public func record(_ event: ProbeEvent) {
-        let now = DispatchTime.now().uptimeNanoseconds
-        lock.lock()
-        pending.append((Double(now &- start) / 1e9, event))
-        let due = !flushScheduled && (pending.count >= 4096 || now &- lastFlush > 100_000_000)
+    public func record(_ event: consuming ProbeEvent, at time: UInt64) {
+        queueLock.lock()
+        events.append((time, event))
+        let due = !flushScheduled && (events.count >= 512 || time > lastFlush &+ 100_000_000)
         if due { flushScheduled = true }
-        lock.unlock()
+        queueLock.unlock()
         if due { writerQueue.async { self.flush() } }
     }
 
@@ -59,36 +65,65 @@ public final class TraceWriter: ProbeRecorder, @unchecked Sendable {
     public func flush() {
         writeLock.lock()
         defer { writeLock.unlock() }
-        lock.lock()
-        let batch = pending
-        pending.removeAll(keepingCapacity: true)
+        queueLock.lock()
+        var batch = events
+        events = spare
+        spare = []
         flushScheduled = false
         lastFlush = DispatchTime.now().uptimeNanoseconds
-        lock.unlock()
-        guard !batch.isEmpty else { return }
-        var text = ""
-        text.reserveCapacity(batch.count * 160)
-        for (time, event) in batch {
-            text += Self.line(for: event, at: time, bindValues: includeBindValues)
-            text += "\n"
+        queueLock.unlock()
+        if !batch.isEmpty {
+            // Formatted in a local: writing to a field of `self` here would share a cache line with the queue,
+            // which the traced thread updates for every event.
+            var buffer = JSONLineBuffer()
+            swap(&buffer, &self.buffer)
+            buffer.removeAll()
+            batch.withUnsafeBufferPointer { events in
+                for i in events.indices {
+                    Self.write(events[i].event, at: Double(events[i].time &- start) / 1e9, bindValues: includeBindValues, into: &buffer)
+                }
+            }
+            write(buffer.bytes)
+            swap(&buffer, &self.buffer)
+            batch.removeAll(keepingCapacity: true)
         }
-        handle.seekToEndOfFile()
-        handle.write(Data(text.utf8))
+        queueLock.lock()
+        if spare.capacity < batch.capacity { spare = batch }
+        queueLock.unlock()
     }
 
-    /// One event as a JSON line (hand-written: an encoder per event would cost more than the event).
+    /// Writes whole, retrying short writes (a trace line is never left half written by us).
+    private func write(_ bytes: [UInt8]) {
+        let fd = handle.fileDescriptor
+        bytes.withUnsafeBytes { raw in
+            var offset = 0
+            while offset < raw.count {
+                let n = Foundation.write(fd, raw.baseAddress! + offset, raw.count - offset)
+                if n > 0 { offset += n } else if n < 0 && errno == EINTR { continue } else { return }
+            }
+        }
+    }
+
+    /// One event as a JSON line, for tests and tools (the writer formats straight into its batch buffer).
     static func line(for event: ProbeEvent, at time: Double, bindValues: Bool) -> String {
-        var json = JSONLine()
+        var buffer = JSONLineBuffer()
+        write(event, at: time, bindValues: bindValues, into: &buffer)
+        return String(decoding: buffer.bytes.dropLast(), as: UTF8.self)
+    }
+
+    /// Appends one event's line (hand-written: an encoder per event would cost more than the event).
+    static func write(_ event: ProbeEvent, at time: Double, bindValues: Bool, into json: inout JSONLineBuffer) {
+        json.begin()
         json.string("type", event.type)
-        json.double("t", time)
+        json.seconds("t", time)
         switch event {
         case .connect(let e):
             json.string("path", e.path)
         case .statement(let e):
             json.string("sql", e.sql)
             json.string("purpose", e.purpose.rawValue)
-            json.strings("bindings", bindValues && !e.bindings.isEmpty ? e.bindings : Array(repeating: "?", count: e.parameters))
-            json.double("duration", e.duration)
+            if bindValues && !e.bindings.isEmpty { json.strings("bindings", e.bindings) } else { json.placeholders("bindings", count: e.parameters) }
+            json.seconds("duration", e.duration)
             json.int("rows", e.rows)
             json.int("fullScanSteps", e.fullScanSteps)
             json.int("sorts", e.sorts)
@@ -96,13 +131,15 @@ public final class TraceWriter: ProbeRecorder, @unchecked Sendable {
             json.int("vmSteps", e.vmSteps)
         case .queryPlan(let e):
             json.string("sql", e.sql)
-            json.raw("nodes", "[" + e.nodes.map { node in
-                var n = JSONLine()
-                n.int("id", node.id)
-                n.int("parent", node.parent)
-                n.string("detail", node.detail)
-                return n.finish()
-            }.joined(separator: ",") + "]")
+            json.beginArray("nodes")
+            for node in e.nodes {
+                json.element()
+                json.int("id", node.id)
+                json.int("parent", node.parent)
+                json.string("detail", node.detail)
+                json.end()
+            }
+            json.endArray()
         case .fetch(let e):
             json.string("entity", e.entity)
             json.optionalString("predicate", e.predicate?.predicateFormat)
@@ -115,8 +152,8 @@ public final class TraceWriter: ProbeRecorder, @unchecked Sendable {
             json.int("statements", e.statements)
             json.int("rows", e.rows)
             json.int("results", e.results)
-            json.double("sqlTime", e.sqlTime)
-            json.double("totalTime", e.totalTime)
+            json.seconds("sqlTime", e.sqlTime)
+            json.seconds("totalTime", e.totalTime)
             json.optionalString("callSite", e.callSite?.description)
         case .fault(let e):
             json.string("kind", e.kind.rawValue)
@@ -126,61 +163,17 @@ public final class TraceWriter: ProbeRecorder, @unchecked Sendable {
             if let count = e.count { json.int("count", count) }
             if let batch = e.batch { json.int("batch", batch) }
             if e.source == .database || e.stack != nil { json.optionalString("callSite", e.stack?.callSite) }
-            json.double("duration", e.duration)
+            json.seconds("duration", e.duration)
         case .save(let e):
-            json.raw("inserted", JSONLine.counts(e.inserted))
-            json.raw("updated", JSONLine.counts(e.updated))
-            json.raw("deleted", JSONLine.counts(e.deleted))
+            json.counts("inserted", e.inserted)
+            json.counts("updated", e.updated)
+            json.counts("deleted", e.deleted)
             json.int("statements", e.statements)
-            json.double("duration", e.duration)
+            json.seconds("duration", e.duration)
             json.int("conflicts", e.conflicts)
             json.optionalString("error", e.error)
             json.optionalString("callSite", e.callSite?.description)
         }
-        return json.finish()
-    }
-}
-
-/// A JSON object written field by field.
-struct JSONLine {
-    private var text = "{"
-    private var first = true
-
-    private mutating func key(_ name: String) {
-        if !first { text.append(",") }
-        first = false
-        text.append("\"")
-        text.append(name)
-        text.append("\":")
-    }
-
-    mutating func string(_ name: String, _ value: String) { key(name); text += Self.quote(value) }
-    mutating func optionalString(_ name: String, _ value: String?) { key(name); text += value.map(Self.quote) ?? "null" }
-    mutating func int(_ name: String, _ value: Int) { key(name); text += String(value) }
-    mutating func double(_ name: String, _ value: Double) { key(name); text += value.isFinite ? String(value) : "null" }
-    mutating func strings(_ name: String, _ values: [String]) { key(name); text += "[" + values.map(Self.quote).joined(separator: ",") + "]" }
-    mutating func raw(_ name: String, _ json: String) { key(name); text += json }
-    func finish() -> String { text + "}" }
-
-    static func counts(_ values: [String: Int]) -> String {
-        "{" + values.sorted { $0.key < $1.key }.map { quote($0.key) + ":" + String($0.value) }.joined(separator: ",") + "}"
-    }
-
-    static func quote(_ s: String) -> String {
-        // Most strings (SQL, names, URIs) need no escaping: copy them whole.
-        if !s.utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) { return "\"" + s + "\"" }
-        var out = "\""
-        for scalar in s.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            default:
-                if scalar.value < 0x20 { out += String(format: "\\u%04x", scalar.value) } else { out.unicodeScalars.append(scalar) }
-            }
-        }
-        return out + "\""
+        json.endLine()
     }
 }

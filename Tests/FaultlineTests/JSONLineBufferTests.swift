@@ -1,0 +1,44 @@
+@testable import Faultline
+import Foundation
+import XCTest
+
+final class JSONLineBufferTests: XCTestCase {
+    private func line(_ fill: (inout JSONLineBuffer) -> Void) -> String {
+        var buffer = JSONLineBuffer()
+        buffer.begin()
+        fill(&buffer)
+        buffer.endLine()
+        return String(decoding: buffer.bytes, as: UTF8.self)
+    }
+
+    func testStringsAreEscapedAndParseBack() throws {
+        let tricky = "say \"hi\"\\ tab\there\nnew line \u{01} café ✓"
+        let text = line { $0.string("s", tricky); $0.strings("a", ["x", "\"y\""]); $0.optionalString("n", nil) }
+        XCTAssertTrue(text.hasSuffix("}\n"))
+        let object = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
+        XCTAssertEqual(object["s"] as? String, tricky)
+        XCTAssertEqual(object["a"] as? [String], ["x", "\"y\""])
+        XCTAssertTrue(object["n"] is NSNull)
+        XCTAssertEqual(JSONLineBuffer.quote("a\"b"), "\"a\\\"b\"")
+    }
+
+    func testNumbersAreExact() {
+        let text = line {
+            $0.int("zero", 0); $0.int("seven", 7); $0.int("ten", 10); $0.int("big", 1_234_567); $0.int("negative", -3)
+            $0.seconds("s0", 0); $0.seconds("s1", 1.5); $0.seconds("s2", 0.000012345); $0.seconds("s3", 12)
+            $0.seconds("s4", 0.1); $0.seconds("inf", .infinity)
+        }
+        XCTAssertEqual(text, #"{"zero":0,"seven":7,"ten":10,"big":1234567,"negative":-3,"s0":0,"s1":1.5,"s2":0.000012345,"s3":12,"s4":0.1,"inf":null}"# + "\n")
+    }
+
+    func testNestedArraysOfObjectsAndCounts() throws {
+        let text = line {
+            $0.beginArray("nodes")
+            for i in 0..<2 { $0.element(); $0.int("id", i); $0.string("detail", "d\(i)"); $0.end() }
+            $0.endArray()
+            $0.counts("inserted", ["B": 2, "A": 1])
+            $0.placeholders("bindings", count: 2)
+        }
+        XCTAssertEqual(text, #"{"nodes":[{"id":0,"detail":"d0"},{"id":1,"detail":"d1"}],"inserted":{"A":1,"B":2},"bindings":["?","?"]}"# + "\n")
+    }
+}
