@@ -51,10 +51,15 @@ final class ProbeTests: XCTestCase {
     func stack(level: Int, url: URL, recorder: InMemoryProbeRecorder? = nil) throws -> (PersistentStoreCoordinator, ManagedObjectContext, LineCollector) {
         let lines = LineCollector()
         let logger = SQLDebugLogger(level: level) { lines.append($0) }
-        let probes = Probes(configuration: ProbeConfiguration(), recorders: [logger] + (recorder.map { [$0] } ?? []))
+        let context = try self.context(url: url, probes: Probes(configuration: ProbeConfiguration(), recorders: [logger] + (recorder.map { [$0] } ?? [])))
+        return (context.coordinator, context, lines)
+    }
+
+    /// A private-queue context on the store at `url`, through a coordinator with `probes`.
+    func context(url: URL, probes: Probes) throws -> ManagedObjectContext {
         let coordinator = PersistentStoreCoordinator(managedObjectModel: try model(), probes: probes)
         try coordinator.addPersistentStore(at: url)
-        return (coordinator, ManagedObjectContext(.privateQueue, coordinator: coordinator), lines)
+        return ManagedObjectContext(.privateQueue, coordinator: coordinator)
     }
 
     func testLevelOneLinesForFetchFaultsAndSave() throws {
@@ -173,9 +178,7 @@ final class ProbeTests: XCTestCase {
         let tracePath = dir.file("trace.jsonl").path
         let trace = try TraceWriter(path: tracePath)
         let probes = Probes(configuration: ProbeConfiguration(), recorders: [recorder, trace])
-        let coordinator = PersistentStoreCoordinator(managedObjectModel: try model(), probes: probes)
-        try coordinator.addPersistentStore(at: url)
-        let context = ManagedObjectContext(.privateQueue, coordinator: coordinator)
+        let context = try self.context(url: url, probes: probes)
         var missLine = 0
         try context.performAndWait {
             let walks = try context.fetch(FetchRequest<ManagedObject>(entityName: "Walk"))
@@ -226,10 +229,7 @@ final class ProbeTests: XCTestCase {
         let dir = TemporaryDirectory()
         let url = try seed(dir)
         let recorder = InMemoryProbeRecorder()
-        let probes = Probes(configuration: ProbeConfiguration(faultCallSites: .all), recorders: [recorder])
-        let coordinator = PersistentStoreCoordinator(managedObjectModel: try model(), probes: probes)
-        try coordinator.addPersistentStore(at: url)
-        let context = ManagedObjectContext(.privateQueue, coordinator: coordinator)
+        let context = try self.context(url: url, probes: Probes(configuration: ProbeConfiguration(faultCallSites: .all), recorders: [recorder]))
         var line = 0
         try context.performAndWait {
             let walks = try context.fetch(FetchRequest<ManagedObject>(entityName: "Walk"))
