@@ -6,19 +6,22 @@ import Darwin
 
 /// A non-recursive mutex with nothing on its fast path but the lock itself, for locks taken per probe event.
 /// (On Linux, `Synchronization.Mutex` asks the kernel for the thread ID on every lock, which costs more than
-/// the event.)
+/// the event.) The mutex has a cache line of its own, so that another thread working on neighbouring memory does
+/// not slow every lock down.
 final class PlainLock: @unchecked Sendable {
     private let mutex: UnsafeMutablePointer<pthread_mutex_t>
 
     init() {
-        mutex = .allocate(capacity: 1)
+        let line = 128
+        mutex = UnsafeMutableRawPointer.allocate(byteCount: max(line, MemoryLayout<pthread_mutex_t>.stride), alignment: line)
+            .bindMemory(to: pthread_mutex_t.self, capacity: 1)
         mutex.initialize(to: pthread_mutex_t())
         pthread_mutex_init(mutex, nil)
     }
 
     deinit {
         pthread_mutex_destroy(mutex)
-        mutex.deallocate()
+        UnsafeMutableRawPointer(mutex).deallocate()
     }
 
     @inline(__always) func lock() { pthread_mutex_lock(mutex) }
