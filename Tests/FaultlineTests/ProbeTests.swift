@@ -243,6 +243,24 @@ final class ProbeTests: XCTestCase {
         XCTAssertEqual(ProbeConfiguration(environment: [:], arguments: []).faultCallSites, .cacheMisses)
     }
 
+    func testTraceReachesTheFileWithoutAFlushWhenTheProgramGoesQuiet() throws {
+        let dir = TemporaryDirectory()
+        let path = dir.file("quiet.jsonl").path
+        let trace = try TraceWriter(path: path)
+        trace.record(.connect(ConnectEvent(path: "/tmp/a.sqlite")), at: DispatchTime.now().uptimeNanoseconds)
+        // Nothing else happens; the writer's timer must write the event on its own (within ~100 ms; allow 10 s).
+        let deadline = Date().addingTimeInterval(10)
+        var lines: [Substring] = []
+        while Date() < deadline {
+            lines = try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n")
+            if lines.count == 2 { break }
+            Thread.sleep(forTimeInterval: 0.02)
+        }
+        XCTAssertEqual(lines.count, 2, "header and the connect event")
+        XCTAssertTrue(lines.last?.hasPrefix(#"{"type":"connect","t":"#) == true, String(lines.last ?? ""))
+        withExtendedLifetime(trace) {}
+    }
+
     func testConfigurationFromEnvironmentAndLaunchArguments() {
         XCTAssertEqual(ProbeConfiguration(environment: [:], arguments: []), ProbeConfiguration())
         XCTAssertEqual(ProbeConfiguration(environment: ["FAULTLINE_SQLDEBUG": "3", "FAULTLINE_TRACE": "/tmp/t.jsonl"], arguments: []),

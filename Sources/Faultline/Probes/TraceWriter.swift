@@ -1,9 +1,9 @@
 import Foundation
 
 /// Writes probe events as JSON Lines (docs/trace-format.md): a header line, then one event per line. Events are
-/// queued as they happen and formatted and written whole on a queue of the writer's own, every 100 ms (or 512
-/// events) and at exit, so the traced thread pays little, a crash loses at most the last interval, and no line
-/// before it is ever broken.
+/// queued as they happen and formatted and written whole on a queue of the writer's own, at most 100 ms after they
+/// happened (sooner once 512 wait) and at exit, so the traced thread pays little, a crash loses at most the last
+/// 100 ms, and no line before it is ever broken.
 public final class TraceWriter: ProbeRecorder, @unchecked Sendable {
     /// The trace format's version.
     public static let formatVersion = 1
@@ -19,6 +19,9 @@ public final class TraceWriter: ProbeRecorder, @unchecked Sendable {
     private var events: [(time: UInt64, event: ProbeEvent)] = []
     private var spare: [(time: UInt64, event: ProbeEvent)] = []
     private var flushScheduled = false
+    /// True while a flush is set for 100 ms after an event landed in an empty queue (so that events recorded just
+    /// before the program goes quiet reach the file too).
+    private var timerScheduled = false
     private var lastFlush = DispatchTime.now().uptimeNanoseconds
     /// Serializes writes, so lines land in the order their events happened; guards `buffer`.
     private let writeLock = NSLock()
@@ -57,8 +60,18 @@ public final class TraceWriter: ProbeRecorder, @unchecked Sendable {
         events.append((time, event))
         let due = !flushScheduled && (events.count >= 512 || time > lastFlush &+ 100_000_000)
         if due { flushScheduled = true }
+        let timer = !timerScheduled && events.count == 1
+        if timer { timerScheduled = true }
         queueLock.unlock()
         if due { writerQueue.async { self.flush() } }
+        if timer {
+            writerQueue.asyncAfter(deadline: .now() + .milliseconds(100)) {
+                self.queueLock.lock()
+                self.timerScheduled = false
+                self.queueLock.unlock()
+                self.flush()
+            }
+        }
     }
 
     /// Formats and writes every queued event now.
