@@ -5,19 +5,21 @@ extension ManagedObjectContext {
     /// Fetches the objects `request` describes.
     public func fetch<T: ManagedObject>(_ request: FetchRequest<T>, file: StaticString = #fileID, line: UInt = #line) throws -> [T] {
         if checksQueue { checkQueue(touching: nil) }
-        guard probesEnabled else { return try fetchUntraced(request) }
+        // One conversion of the request serves the fetch and its probe.
+        let erased = FetchRequest<ManagedObject>(request)
+        guard probesEnabled else { return try fetch(erased, as: T.self) }
         let resultType = request.includesPropertyValues && request.fetchBatchSize == 0 ? (request.returnsObjectsAsFaults ? "faults" : "objects") : "ids"
-        return try tracedFetch(FetchRequest<ManagedObject>(request), resultType: resultType, callSite: callSite(file, line),
-                               results: { $0.count }, uris: { $0.map(\.objectID.uriString) }) { try fetchUntraced(request) }
+        return try tracedFetch(erased, resultType: resultType, callSite: callSite(file, line),
+                               results: { $0.count }, uris: { $0.map(\.objectID.uriString) }) { try fetch(erased, as: T.self) }
     }
 
-    private func fetchUntraced<T: ManagedObject>(_ request: FetchRequest<T>) throws -> [T] {
+    private func fetch<T: ManagedObject>(_ request: FetchRequest<ManagedObject>, as type: T.Type) throws -> [T] {
         guard let entity = model.entity(named: request.entityName) else { throw FetchError.unknownEntity(request.entityName) }
         let entities = request.includesSubentities ? entity.selfAndDescendants : [entity]
         guard entities.allSatisfy({ $0.managedClass is T.Type }) else {
             throw FetchError.resultTypeMismatch(entity: entity.name, expected: "\(T.self)")
         }
-        let objects = try fetchObjects(entity: entity, entities: entities, request: FetchRequest<ManagedObject>(request))
+        let objects = try fetchObjects(entity: entity, entities: entities, request: request)
         // Every object is of a class checked above to be a T; arrays of class references share one layout.
         return unsafeBitCast(objects, to: [T].self)
     }
@@ -229,7 +231,7 @@ extension ManagedObjectContext {
         // Pending changes and in-memory sorts need objects; otherwise IDs come straight from the store.
         if (request.includesPendingChanges && !pendingCandidates(for: entities, request: plain).isEmpty)
             || request.sortDescriptors.contains(where: { $0.comparison == .localized }) || request.objectIDs != nil {
-            return try fetchUntraced(plain).map(\.objectID)
+            return try fetch(plain, as: ManagedObject.self).map(\.objectID)
         }
         let filter: FetchFilter
         do {
@@ -264,7 +266,7 @@ extension ManagedObjectContext {
         let plain = FetchRequest<ManagedObject>(request)
         let hasPending = request.includesPendingChanges && (!pendingCandidates(for: entities, request: plain).isEmpty
             || deletedSet.values.contains { object in entities.contains { $0 === object.entity } })
-        guard !hasPending, request.objectIDs == nil else { return try fetchUntraced(plain).count }
+        guard !hasPending, request.objectIDs == nil else { return try fetch(plain, as: ManagedObject.self).count }
         let filter: FetchFilter
         do {
             filter = try coordinator.fetchFilter(for: entity, predicate: request.predicate, sortDescriptors: [])
