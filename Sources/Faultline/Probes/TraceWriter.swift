@@ -11,7 +11,7 @@ public final class TraceWriter: ProbeRecorder, @unchecked Sendable {
     public let path: String
     private let handle: FileHandle
     private let includeBindValues: Bool
-    private let start = DispatchTime.now().uptimeNanoseconds
+    private let start = ProbeClock.now()
 
     /// Guards the queue: events waiting to be written, and the emptied array of the last batch, kept so that
     /// recording does not allocate once both have grown.
@@ -22,7 +22,7 @@ public final class TraceWriter: ProbeRecorder, @unchecked Sendable {
     /// True while a flush is set for 100 ms after an event landed in an empty queue (so that events recorded just
     /// before the program goes quiet reach the file too).
     private var timerScheduled = false
-    private var lastFlush = DispatchTime.now().uptimeNanoseconds
+    private var lastFlush = ProbeClock.now()
     /// Serializes writes, so lines land in the order their events happened; guards `buffer`.
     private let writeLock = NSLock()
     private var buffer = JSONLineBuffer()
@@ -83,7 +83,7 @@ public final class TraceWriter: ProbeRecorder, @unchecked Sendable {
         events = spare
         spare = []
         flushScheduled = false
-        lastFlush = DispatchTime.now().uptimeNanoseconds
+        lastFlush = ProbeClock.now()
         queueLock.unlock()
         if !batch.isEmpty {
             // Formatted in a local: writing to a field of `self` here would share a cache line with the queue,
@@ -93,7 +93,7 @@ public final class TraceWriter: ProbeRecorder, @unchecked Sendable {
             buffer.removeAll()
             batch.withUnsafeBufferPointer { events in
                 for i in events.indices {
-                    Self.write(events[i].event, at: Double(events[i].time &- start) / 1e9, bindValues: includeBindValues, into: &buffer)
+                    Self.write(events[i].event, at: ProbeClock.seconds(start, events[i].time), bindValues: includeBindValues, into: &buffer)
                 }
             }
             write(buffer.bytes)

@@ -60,7 +60,7 @@ final class SQLiteConnection {
     /// Executes one or more SQL statements without parameters (DDL, pragmas, transactions).
     func execute(_ sql: String) throws {
         statementCount += 1
-        let start = probe != nil ? DispatchTime.now().uptimeNanoseconds : 0
+        let start = probe != nil ? ProbeClock.now() : 0
         defer { if start != 0 { probe?.executed(sql, start: start) } }
         var errorMessage: UnsafeMutablePointer<CChar>?
         let rc = sqlite3_exec(handle, sql, nil, nil, &errorMessage)

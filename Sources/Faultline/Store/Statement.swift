@@ -118,7 +118,7 @@ final class Statement {
     @inline(never)
     private func noteStep() {
         // Called before each step: the first marks the start; each later one follows a row.
-        if probeStart == 0 { probeStart = DispatchTime.now().uptimeNanoseconds } else { probeRows += 1 }
+        if probeStart == 0 { probeStart = ProbeClock.now() } else { probeRows += 1 }
     }
 
     @inline(never)
