@@ -52,6 +52,45 @@ final class SaveTests: XCTestCase {
         }
     }
 
+    func testRefreshAllObjectsTakesOtherWritersValuesAndKeepsUnsavedChanges() throws {
+        let dir = TemporaryDirectory()
+        let model = try makeTestModel()
+        let (_, context) = try makeStack(model, in: dir)
+        let ids: [ManagedObjectID] = try context.performAndWait {
+            let walks = try (0..<2).map { i -> ManagedObject in
+                let walk = try context.insertNewObject(forEntityName: "Walk")
+                try walk.setValue(Double(i), forKey: "distance")
+                try walk.setValue(Date(timeIntervalSinceReferenceDate: 0), forKey: "date")
+                return walk
+            }
+            try context.save()
+            return walks.map(\.objectID)
+        }
+        // Another coordinator changes both walks' distance.
+        let (_, other) = try makeStack(model, in: dir)
+        try other.performAndWait {
+            for id in ids {
+                let walk = try other.existingObject(with: try XCTUnwrap(other.objectID(forURIString: id.uriString)))
+                try walk.setValue(42.0, forKey: "distance")
+            }
+            try other.save()
+        }
+        try context.performAndWait {
+            let first = context.object(with: ids[0]), second = context.object(with: ids[1])
+            let changedDate = Date(timeIntervalSinceReferenceDate: 86_400)
+            try first.setValue(changedDate, forKey: "date")
+            let inserted = try context.insertNewObject(forEntityName: "Walk")
+            try inserted.setValue(7.0, forKey: "distance")
+            context.refreshAllObjects()
+            XCTAssertEqual(first.value(forKey: "distance") as? Double, 42)
+            XCTAssertEqual(second.value(forKey: "distance") as? Double, 42)
+            XCTAssertEqual(first.value(forKey: "date") as? Date, changedDate, "the unsaved change is kept")
+            XCTAssertTrue(first.hasChanges)
+            XCTAssertEqual(inserted.value(forKey: "distance") as? Double, 7, "inserted objects are left alone")
+            try context.save()
+        }
+    }
+
     func testSaveStatementsHaveCoreDataShape() throws {
         let dir = TemporaryDirectory()
         let model = try makeTestModel()

@@ -285,12 +285,16 @@ public final class ManagedObjectContext: @unchecked Sendable {
         insertionOrder.count == insertedCount ? insertionOrder : insertionOrder.filter { $0.isInserted && $0.managedObjectContext === self }
     }
 
-    /// Refreshes `object` from the store. With `mergeChanges` false it turns back into a fault, dropping unsaved
-    /// changes; with true it takes the latest stored values and reapplies its unsaved changes on top.
+    /// Refreshes `object` from the store. With `mergeChanges` false (or no unsaved changes) it turns back into a
+    /// fault, dropping unsaved changes and its hold on the row-cache snapshot; with true it takes the latest stored
+    /// values and reapplies its unsaved changes on top.
     public func refresh(_ object: ManagedObject, mergeChanges: Bool) {
         guard object.managedObjectContext === self, !object.isInserted else { return }
         if !mergeChanges || !object.hasChanges {
-            object.flags = object.flags.intersection([.holdsSnapshot, .checksQueue])
+            // As Core Data: the fault lets go of its row-cache snapshot, so once no other context holds it the next
+            // fire reads the store (and sees what other coordinators wrote since).
+            if object.flags.contains(.holdsSnapshot) { coordinator.releaseSnapshots([object.objectKeyForCache]) }
+            object.flags = object.flags.intersection([.checksQueue])
             object.flags.insert(.fault)
             object.values = []
             object.valuesAreCommitted()
