@@ -74,6 +74,7 @@ final class FaultingTests: XCTestCase {
             XCTAssertFalse(dog.objectID.isTemporaryID)
             XCTAssertEqual(dog.objectID.uriString, "x-coredata://\(coordinator.storeIdentifier!)/Dog/p1")
             XCTAssertEqual(context.objectID(forURIString: dog.objectID.uriString), dog.objectID)
+            XCTAssertEqual(dog.objectID.uriRepresentation().absoluteString, dog.objectID.uriString)
             XCTAssertFalse(dog.isInserted)
             let second = Dog(context: context)
             try context.save()

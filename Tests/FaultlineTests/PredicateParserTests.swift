@@ -88,6 +88,8 @@ final class PredicateParserTests: XCTestCase {
         // Building in code gives the same predicate as parsing.
         let built = ObjectExpression.key("age") > 30 && ObjectExpression.key("name").beginsWith("Sa", [.caseInsensitive, .diacriticInsensitive])
         XCTAssertEqual(built, try ObjectPredicate(format: "age > 30 AND name BEGINSWITH[cd] 'Sa'"))
+        XCTAssertEqual(ObjectExpression.key("age").isBetween(18, 65), try ObjectPredicate(format: "age BETWEEN {18, 65}"))
+        XCTAssertEqual(ObjectExpression.key("name").isIn(.aggregate(["Rex", "Max"])), try ObjectPredicate(format: "name IN {'Rex', 'Max'}"))
     }
 
     func testRoundTripOfEveryConstruct() throws {
