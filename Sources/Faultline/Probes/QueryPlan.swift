@@ -54,8 +54,9 @@ public struct QueryPlan: Sendable, Equatable, CustomStringConvertible {
         return Step(id: node.id, parent: node.parent, detail: node.detail, kind: kind, table: table, index: index, constraint: constraint)
     }
 
-    /// Tables read whole, without an index.
-    public var fullScans: [Step] { steps.filter { $0.kind == .scan && $0.index == nil } }
+    /// Tables read whole: every `SCAN` step. Scanning through an index reads every row too; the index only gives
+    /// the order (or, when covering, a narrower read).
+    public var fullScans: [Step] { steps.filter { $0.kind == .scan } }
     /// True when SQLite sorts the result itself (`USE TEMP B-TREE FOR ORDER BY`).
     public var sortsInTemporaryBTree: Bool { steps.contains { $0.kind == .tempBTree && $0.detail.contains("ORDER BY") } }
 
@@ -63,7 +64,7 @@ public struct QueryPlan: Sendable, Equatable, CustomStringConvertible {
     public func verdict(_ step: Step) -> String {
         switch step.kind {
         case .search: return "index \(step.index ?? "?")" + (step.constraint.map { " (\($0))" } ?? "")
-        case .scan: return step.index.map { "scan in index order (\($0))" } ?? "full scan"
+        case .scan: return step.index.map { "full scan in index order (\($0))" } ?? "full scan"
         case .tempBTree: return "sorts in a temporary B-tree"
         case .subquery: return "subquery"
         case .other: return step.detail
