@@ -8,7 +8,7 @@ final class JSONLineBufferTests: XCTestCase {
         buffer.begin()
         fill(&buffer)
         buffer.endLine()
-        return String(decoding: buffer.bytes, as: UTF8.self)
+        return buffer.string
     }
 
     func testStringsAreEscapedAndParseBack() throws {
@@ -40,5 +40,22 @@ final class JSONLineBufferTests: XCTestCase {
             $0.placeholders("bindings", count: 2)
         }
         XCTAssertEqual(text, #"{"nodes":[{"id":0,"detail":"d0"},{"id":1,"detail":"d1"}],"inserted":{"A":1,"B":2},"bindings":["?","?"]}"# + "\n")
+    }
+
+    /// Long strings are scanned eight bytes at a time: every escapable character must be found wherever it falls.
+    func testEscapesAreFoundAtEveryPositionOfLongStrings() throws {
+        let plain = Array("SELECT t0.Z_PK FROM ZROW t0 WHERE t0.ZNAME = ".utf8)
+        for special in ["\"", "\\", "\n", "\u{1F}", "\u{7F}", "é", "✓"] {
+            for position in 0...plain.count {
+                var bytes = plain
+                bytes.insert(contentsOf: Array(special.utf8), at: position)
+                let value = String(decoding: bytes, as: UTF8.self)
+                let text = line { $0.string("s", value) }
+                let object = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
+                XCTAssertEqual(object["s"] as? String, value, "\(special.debugDescription) at \(position)")
+            }
+        }
+        XCTAssertEqual(JSONLineBuffer.quote("0123456789abcdef\u{01}"), #""0123456789abcdef\u0001""#)
+        XCTAssertEqual(JSONLineBuffer.quote(""), #""""#)
     }
 }

@@ -1,41 +1,85 @@
-/// JSON Lines written field by field into one byte buffer: the trace writer formats a whole batch of events into
-/// it without building a string per line or per field.
-struct JSONLineBuffer {
-    private(set) var bytes: [UInt8] = []
+/// JSON Lines written field by field into one growable byte buffer: the trace writer formats a whole batch of events
+/// into it without building a string per line or per field, and without the uniqueness and capacity checks an array
+/// makes on every append.
+struct JSONLineBuffer: ~Copyable {
+    private var base: UnsafeMutablePointer<UInt8>
+    private var capacity: Int
+    private(set) var count = 0
     private var first = true
 
-    init(capacity: Int = 0) { bytes.reserveCapacity(capacity) }
+    init(capacity: Int = 256) {
+        self.capacity = max(capacity, 16)
+        base = .allocate(capacity: self.capacity)
+    }
+
+    deinit { base.deallocate() }
+
+    /// The bytes written so far (valid until the next change).
+    func withBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+        try body(UnsafeRawBufferPointer(start: base, count: count))
+    }
+
+    /// The bytes written so far, as text.
+    var string: String { String(decoding: UnsafeBufferPointer(start: base, count: count), as: UTF8.self) }
+
+    @inline(__always) private mutating func reserve(_ n: Int) {
+        if count &+ n > capacity { grow(count + n) }
+    }
+
+    private mutating func grow(_ needed: Int) {
+        var newCapacity = capacity * 2
+        while newCapacity < needed { newCapacity *= 2 }
+        let newBase = UnsafeMutablePointer<UInt8>.allocate(capacity: newCapacity)
+        newBase.update(from: base, count: count)
+        base.deallocate()
+        base = newBase
+        capacity = newCapacity
+    }
+
+    @inline(__always) private mutating func append(_ byte: UInt8) {
+        reserve(1)
+        base[count] = byte
+        count &+= 1
+    }
+
+    private mutating func append(_ bytes: UnsafeRawBufferPointer) {
+        guard let source = bytes.baseAddress, !bytes.isEmpty else { return }
+        reserve(bytes.count)
+        (base + count).update(from: source.assumingMemoryBound(to: UInt8.self), count: bytes.count)
+        count &+= bytes.count
+    }
 
     /// Starts an object (`{`).
     mutating func begin() {
-        bytes.append(UInt8(ascii: "{"))
+        append(UInt8(ascii: "{"))
         first = true
     }
 
     /// Ends an object and its line (`}\n`).
     mutating func endLine() {
-        bytes.append(UInt8(ascii: "}"))
-        bytes.append(UInt8(ascii: "\n"))
+        append(UInt8(ascii: "}"))
+        append(UInt8(ascii: "\n"))
     }
 
     /// Ends a nested object (`}`).
     mutating func end() {
-        bytes.append(UInt8(ascii: "}"))
+        append(UInt8(ascii: "}"))
         first = false
     }
 
+    /// Forgets what was written, keeping the storage.
     mutating func removeAll() {
-        bytes.removeAll(keepingCapacity: true)
+        count = 0
         first = true
     }
 
     mutating func key(_ name: StaticString) {
-        if !first { bytes.append(UInt8(ascii: ",")) }
+        if !first { append(UInt8(ascii: ",")) }
         first = false
-        bytes.append(UInt8(ascii: "\""))
+        append(UInt8(ascii: "\""))
         literal(name)
-        bytes.append(UInt8(ascii: "\""))
-        bytes.append(UInt8(ascii: ":"))
+        append(UInt8(ascii: "\""))
+        append(UInt8(ascii: ":"))
     }
 
     mutating func string(_ name: StaticString, _ value: String) { key(name); quoted(value) }
@@ -52,121 +96,158 @@ struct JSONLineBuffer {
     mutating func seconds(_ name: StaticString, _ value: Double) {
         key(name)
         guard value.isFinite, value >= 0, value < 9e9 else {
-            if value.isFinite { bytes.append(contentsOf: value.description.utf8) } else { literal("null") }
+            if value.isFinite { text(value.description) } else { literal("null") }
             return
         }
         let nanoseconds = Int((value * 1e9).rounded())
         integer(nanoseconds / 1_000_000_000)
         var fraction = nanoseconds % 1_000_000_000
         guard fraction != 0 else { return }
-        bytes.append(UInt8(ascii: "."))
         var digits = 9
         while fraction % 10 == 0 { fraction /= 10; digits -= 1 }
-        var divisor = 1
-        for _ in 1..<digits { divisor *= 10 }
-        while divisor > 0 {
-            bytes.append(UInt8(ascii: "0") + UInt8(fraction / divisor % 10))
-            divisor /= 10
+        reserve(digits + 1)
+        base[count] = UInt8(ascii: ".")
+        var position = count &+ 1 &+ digits
+        count = position
+        for _ in 0..<digits {
+            position &-= 1
+            base[position] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: fraction % 10)
+            fraction /= 10
         }
     }
 
     mutating func strings(_ name: StaticString, _ values: [String]) {
         key(name)
-        bytes.append(UInt8(ascii: "["))
+        append(UInt8(ascii: "["))
         for (i, value) in values.enumerated() {
-            if i > 0 { bytes.append(UInt8(ascii: ",")) }
+            if i > 0 { append(UInt8(ascii: ",")) }
             quoted(value)
         }
-        bytes.append(UInt8(ascii: "]"))
+        append(UInt8(ascii: "]"))
     }
 
     /// `"?"` `count` times: the placeholders of bind values not recorded.
     mutating func placeholders(_ name: StaticString, count: Int) {
         key(name)
-        bytes.append(UInt8(ascii: "["))
-        for i in 0..<count { if i > 0 { bytes.append(UInt8(ascii: ",")) }; literal("\"?\"") }
-        bytes.append(UInt8(ascii: "]"))
+        append(UInt8(ascii: "["))
+        for i in 0..<count { if i > 0 { append(UInt8(ascii: ",")) }; literal("\"?\"") }
+        append(UInt8(ascii: "]"))
     }
 
     /// `{"key":n,…}` sorted by key.
     mutating func counts(_ name: StaticString, _ values: [String: Int]) {
         key(name)
-        bytes.append(UInt8(ascii: "{"))
+        append(UInt8(ascii: "{"))
         for (i, pair) in values.sorted(by: { $0.key < $1.key }).enumerated() {
-            if i > 0 { bytes.append(UInt8(ascii: ",")) }
+            if i > 0 { append(UInt8(ascii: ",")) }
             quoted(pair.key)
-            bytes.append(UInt8(ascii: ":"))
+            append(UInt8(ascii: ":"))
             integer(pair.value)
         }
-        bytes.append(UInt8(ascii: "}"))
+        append(UInt8(ascii: "}"))
     }
 
     /// Starts an array value; call `element()` before each element and `endArray()` after the last.
     mutating func beginArray(_ name: StaticString) {
         key(name)
-        bytes.append(UInt8(ascii: "["))
+        append(UInt8(ascii: "["))
         first = true
     }
 
     mutating func element() {
-        if !first { bytes.append(UInt8(ascii: ",")) }
+        if !first { append(UInt8(ascii: ",")) }
         first = true
-        bytes.append(UInt8(ascii: "{"))
+        append(UInt8(ascii: "{"))
     }
 
     mutating func endArray() {
-        bytes.append(UInt8(ascii: "]"))
+        append(UInt8(ascii: "]"))
         first = false
     }
 
-    /// Short constant text, byte by byte (cheaper than a generic append for a few bytes).
-    private mutating func literal(_ text: StaticString) {
-        let start = text.utf8Start
-        for i in 0..<text.utf8CodeUnitCount { bytes.append(start[i]) }
+    /// Text written as it is (no quotes, no escaping): for values known to need none.
+    mutating func text(_ value: String) {
+        var value = value
+        value.withUTF8 { append(UnsafeRawBufferPointer($0)) }
     }
 
-    private mutating func integer(_ value: Int) {
-        guard value >= 0 else { bytes.append(contentsOf: String(value).utf8); return }
-        var divisor = 1
-        while divisor <= value / 10 { divisor *= 10 }
-        while divisor > 0 {
-            bytes.append(UInt8(ascii: "0") + UInt8(value / divisor % 10))
-            divisor /= 10
-        }
+    /// Constant text.
+    mutating func literal(_ text: StaticString) {
+        append(UnsafeRawBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
+    }
+
+    mutating func integer(_ value: Int) {
+        var magnitude = value.magnitude
+        var digits = 1
+        var power: UInt = 10
+        while digits < 20 && power <= magnitude { digits += 1; power = power &* 10 }
+        reserve(digits + 1)
+        if value < 0 { base[count] = UInt8(ascii: "-"); count &+= 1 }
+        var position = count &+ digits
+        count = position
+        repeat {
+            position &-= 1
+            base[position] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: magnitude % 10)
+            magnitude /= 10
+        } while magnitude > 0
     }
 
     /// A JSON string: most (SQL, names, URIs) need no escaping and are copied whole; otherwise runs between the
     /// characters that need it are.
     mutating func quoted(_ value: String) {
-        bytes.append(UInt8(ascii: "\""))
+        append(UInt8(ascii: "\""))
         var value = value
-        value.withUTF8 { utf8 in
-            var runStart = 0
-            for i in 0..<utf8.count {
-                let byte = utf8[i]
-                guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else { continue }
-                bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<i]))
-                runStart = i + 1
-                bytes.append(UInt8(ascii: "\\"))
-                switch byte {
-                case UInt8(ascii: "\""), UInt8(ascii: "\\"): bytes.append(byte)
-                case UInt8(ascii: "\n"): bytes.append(UInt8(ascii: "n"))
-                case UInt8(ascii: "\r"): bytes.append(UInt8(ascii: "r"))
-                case UInt8(ascii: "\t"): bytes.append(UInt8(ascii: "t"))
-                default:
-                    let hex: [UInt8] = Array("0123456789abcdef".utf8)
-                    bytes.append(contentsOf: [UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"), hex[Int(byte >> 4)], hex[Int(byte & 0xF)]])
-                }
+        value.withUTF8 { escaped(UnsafeRawBufferPointer($0)) }
+        append(UInt8(ascii: "\""))
+    }
+
+    /// UTF-8 text as the inside of a JSON string (without the quotes).
+    mutating func escaped(_ utf8: UnsafeRawBufferPointer) {
+        var runStart = 0
+        var i = 0
+        while i < utf8.count {
+            // Eight bytes at a time while none of them needs escaping (control characters, quote, backslash).
+            while i &+ 8 <= utf8.count {
+                let word = utf8.loadUnaligned(fromByteOffset: i, as: UInt64.self)
+                if Self.needsEscaping(word) { break }
+                i &+= 8
             }
-            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart...]))
+            guard i < utf8.count else { break }
+            let byte = utf8[i]
+            i &+= 1
+            guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else { continue }
+            append(UnsafeRawBufferPointer(rebasing: utf8[runStart..<(i &- 1)]))
+            runStart = i
+            append(UInt8(ascii: "\\"))
+            switch byte {
+            case UInt8(ascii: "\""), UInt8(ascii: "\\"): append(byte)
+            case UInt8(ascii: "\n"): append(UInt8(ascii: "n"))
+            case UInt8(ascii: "\r"): append(UInt8(ascii: "r"))
+            case UInt8(ascii: "\t"): append(UInt8(ascii: "t"))
+            default:
+                func hex(_ nibble: UInt8) -> UInt8 { nibble < 10 ? UInt8(ascii: "0") + nibble : UInt8(ascii: "a") + nibble - 10 }
+                literal("u00")
+                append(hex(byte >> 4))
+                append(hex(byte & 0xF))
+            }
         }
-        bytes.append(UInt8(ascii: "\""))
+        append(UnsafeRawBufferPointer(rebasing: utf8[runStart...]))
+    }
+
+    /// True when any byte of `word` is below 0x20, a quote or a backslash (the bit tricks of "Bit Twiddling Hacks":
+    /// a byte is below n when `(x - n) & ~x & 0x80` is set; a byte equals c when `x ^ c` has a zero byte).
+    @inline(__always) private static func needsEscaping(_ word: UInt64) -> Bool {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let highs: UInt64 = 0x8080_8080_8080_8080
+        func hasZero(_ x: UInt64) -> UInt64 { (x &- ones) & ~x & highs }
+        let control = (word &- ones &* 0x20) & ~word & highs
+        return control | hasZero(word ^ (ones &* 0x22)) | hasZero(word ^ (ones &* 0x5C)) != 0
     }
 
     /// `value` as a JSON string literal.
     static func quote(_ value: String) -> String {
         var buffer = JSONLineBuffer(capacity: value.utf8.count + 2)
         buffer.quoted(value)
-        return String(decoding: buffer.bytes, as: UTF8.self)
+        return buffer.string
     }
 }

@@ -5,6 +5,13 @@ import Foundation
 /// happened (sooner once 512 wait) and at exit, so the traced thread pays little, a crash loses at most the last
 /// 100 ms, and no line before it is ever broken.
 public final class TraceWriter: ProbeRecorder, @unchecked Sendable {
+    /// An event waiting to be written (a struct, not a tuple: tuples are copied through the runtime's generic
+    /// value witnesses).
+    private struct QueuedEvent {
+        var time: UInt64
+        var event: ProbeEvent
+    }
+
     /// The trace format's version.
     public static let formatVersion = 1
 
@@ -16,8 +23,8 @@ public final class TraceWriter: ProbeRecorder, @unchecked Sendable {
     /// Guards the queue: events waiting to be written, and the emptied array of the last batch, kept so that
     /// recording does not allocate once both have grown.
     private let queueLock = PlainLock()
-    private var events: [(time: UInt64, event: ProbeEvent)] = []
-    private var spare: [(time: UInt64, event: ProbeEvent)] = []
+    private var events: [QueuedEvent] = []
+    private var spare: [QueuedEvent] = []
     private var flushScheduled = false
     /// True while a flush is set for 100 ms after an event landed in an empty queue (so that events recorded just
     /// before the program goes quiet reach the file too).
@@ -25,7 +32,7 @@ public final class TraceWriter: ProbeRecorder, @unchecked Sendable {
     private var lastFlush = ProbeClock.now()
     /// Serializes writes, so lines land in the order their events happened; guards `buffer`.
     private let writeLock = NSLock()
-    private var buffer = JSONLineBuffer()
+    private var buffer: JSONLineBuffer? = JSONLineBuffer(capacity: 1 << 16)
     private let writerQueue = DispatchQueue(label: "faultline.trace-writer", qos: .utility)
 
     /// Creates (or replaces) the trace file at `path` and writes its header.
@@ -47,7 +54,7 @@ public final class TraceWriter: ProbeRecorder, @unchecked Sendable {
         header.string("sqlite", SQLiteConnection.libraryVersion)
         header.string("host", ProcessInfo.processInfo.hostName)
         header.endLine()
-        write(header.bytes)
+        header.withBytes { write($0) }
     }
 
     deinit {
@@ -57,7 +64,7 @@ public final class TraceWriter: ProbeRecorder, @unchecked Sendable {
 
     public func record(_ event: consuming ProbeEvent, at time: UInt64) {
         queueLock.lock()
-        events.append((time, event))
+        events.append(QueuedEvent(time: time, event: event))
         let due = !flushScheduled && (events.count >= 512 || time > lastFlush &+ 100_000_000)
         if due { flushScheduled = true }
         let timer = !timerScheduled && events.count == 1
@@ -88,16 +95,19 @@ public final class TraceWriter: ProbeRecorder, @unchecked Sendable {
         if !batch.isEmpty {
             // Formatted in a local: writing to a field of `self` here would share a cache line with the queue,
             // which the traced thread updates for every event.
-            var buffer = JSONLineBuffer()
-            swap(&buffer, &self.buffer)
+            var buffer = self.buffer.take() ?? JSONLineBuffer(capacity: 1 << 16)
             buffer.removeAll()
-            batch.withUnsafeBufferPointer { events in
-                for i in events.indices {
-                    Self.write(events[i].event, at: ProbeClock.seconds(start, events[i].time), bindValues: includeBindValues, into: &buffer)
+            batch.withUnsafeMutableBufferPointer { events in
+                // Each event is moved out and written (no copy, so no extra reference counting on strings the
+                // traced thread keeps using); its slot gets an event that holds no references.
+                for slot in events.baseAddress!..<(events.baseAddress! + events.count) {
+                    let queued = slot.move()
+                    slot.initialize(to: QueuedEvent(time: 0, event: .connect(ConnectEvent(path: ""))))
+                    Self.write(queued.event, at: ProbeClock.seconds(start, queued.time), bindValues: includeBindValues, into: &buffer)
                 }
             }
-            write(buffer.bytes)
-            swap(&buffer, &self.buffer)
+            buffer.withBytes { write($0) }
+            self.buffer = consume buffer
             batch.removeAll(keepingCapacity: true)
         }
         queueLock.lock()
@@ -106,14 +116,13 @@ public final class TraceWriter: ProbeRecorder, @unchecked Sendable {
     }
 
     /// Writes whole, retrying short writes (a trace line is never left half written by us).
-    private func write(_ bytes: [UInt8]) {
+    private func write(_ raw: UnsafeRawBufferPointer) {
+        guard let start = raw.baseAddress else { return }
         let fd = handle.fileDescriptor
-        bytes.withUnsafeBytes { raw in
-            var offset = 0
-            while offset < raw.count {
-                let n = Foundation.write(fd, raw.baseAddress! + offset, raw.count - offset)
-                if n > 0 { offset += n } else if n < 0 && errno == EINTR { continue } else { return }
-            }
+        var offset = 0
+        while offset < raw.count {
+            let n = Foundation.write(fd, start + offset, raw.count - offset)
+            if n > 0 { offset += n } else if n < 0 && errno == EINTR { continue } else { return }
         }
     }
 
@@ -121,7 +130,7 @@ public final class TraceWriter: ProbeRecorder, @unchecked Sendable {
     static func line(for event: ProbeEvent, at time: Double, bindValues: Bool) -> String {
         var buffer = JSONLineBuffer()
         write(event, at: time, bindValues: bindValues, into: &buffer)
-        return String(decoding: buffer.bytes.dropLast(), as: UTF8.self)
+        return String(buffer.string.dropLast())
     }
 
     /// Appends one event's line (hand-written: an encoder per event would cost more than the event).
@@ -156,7 +165,13 @@ public final class TraceWriter: ProbeRecorder, @unchecked Sendable {
         case .fetch(let e):
             json.string("entity", e.entity)
             json.optionalString("predicate", e.predicate?.predicateFormat)
-            json.strings("sort", e.sort.map(\.description))
+            json.key("sort")
+            json.literal("[")
+            for (i, descriptor) in e.sort.enumerated() {
+                if i > 0 { json.literal(",") }
+                json.quoted(descriptor.description)
+            }
+            json.literal("]")
             json.int("limit", e.limit)
             json.int("offset", e.offset)
             json.int("batchSize", e.batchSize)
@@ -167,7 +182,7 @@ public final class TraceWriter: ProbeRecorder, @unchecked Sendable {
             json.int("results", e.results)
             json.seconds("sqlTime", e.sqlTime)
             json.seconds("totalTime", e.totalTime)
-            json.optionalString("callSite", e.callSite?.description)
+            json.callSite(e.callSite)
         case .fault(let e):
             json.string("kind", e.kind.rawValue)
             json.string("object", e.object)
@@ -185,8 +200,22 @@ public final class TraceWriter: ProbeRecorder, @unchecked Sendable {
             json.seconds("duration", e.duration)
             json.int("conflicts", e.conflicts)
             json.optionalString("error", e.error)
-            json.optionalString("callSite", e.callSite?.description)
+            json.callSite(e.callSite)
         }
         json.endLine()
+    }
+}
+
+extension JSONLineBuffer {
+    /// `"callSite":"Module/File.swift:42"` (or `null`), written without building the string.
+    fileprivate mutating func callSite(_ site: CallSite?) {
+        key("callSite")
+        guard let site else { literal("null"); return }
+        guard site.file.hasPointerRepresentation else { quoted(site.description); return }
+        literal("\"")
+        escaped(UnsafeRawBufferPointer(start: site.file.utf8Start, count: site.file.utf8CodeUnitCount))
+        literal(":")
+        integer(Int(site.line))
+        literal("\"")
     }
 }
