@@ -11,6 +11,8 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        // The Swift peer the benchmark runner measures the engine against (benchmark code only).
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.0.0"),
     ],
     targets: [
         .systemLibrary(
@@ -33,7 +35,7 @@ let package = Package(
         ),
         .target(
             name: "FaultlineBench",
-            dependencies: ["Faultline", "CSQLite"]
+            dependencies: ["Faultline", "CSQLite", .product(name: "GRDB", package: "GRDB.swift")]
         ),
         .executableTarget(
             name: "faultline",

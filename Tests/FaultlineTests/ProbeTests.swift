@@ -306,6 +306,7 @@ final class TraceSchemaTests: XCTestCase {
         "fault": ["type", "t", "kind", "object", "relationship", "source", "duration", "callSite?"],
         "cacheMiss": ["type", "t", "kind", "object", "relationship", "source", "duration", "count?", "batch?", "callSite"],
         "save": ["type", "t", "inserted", "updated", "deleted", "statements", "duration", "conflicts", "error", "callSite"],
+        "signpost": ["type", "t", "name"],
     ]
 
     func testScriptedSessionMatchesTheDocumentedSchema() throws {
@@ -315,6 +316,7 @@ final class TraceSchemaTests: XCTestCase {
                                                      probes: Probes(configuration: ProbeConfiguration(tracePath: path, traceBindValues: true)))
         try coordinator.addPersistentStore(at: dir.file("store.sqlite"))
         let context = ManagedObjectContext(.privateQueue, coordinator: coordinator)
+        coordinator.probes.signpost("insert \"Paris\"")
         try context.performAndWait {
             let city = try context.insertNewObject(forEntityName: "City")
             try city.setValue("Paris", forKey: "name")
@@ -349,7 +351,8 @@ final class TraceSchemaTests: XCTestCase {
             XCTAssertTrue(Set(object.keys).isSubset(of: allowed), "\(type) has undocumented \(Set(object.keys).subtracting(allowed))")
             seen.insert(type)
         }
-        XCTAssertEqual(seen, ["header", "connect", "statement", "queryPlan", "fetch", "fault", "cacheMiss", "save"])
+        XCTAssertEqual(seen, ["header", "connect", "statement", "queryPlan", "fetch", "fault", "cacheMiss", "save", "signpost"])
+        XCTAssertTrue(lines.contains { $0.contains(#""type":"signpost""#) && $0.contains(#""name":"insert \"Paris\"""#) })
         XCTAssertTrue(lines.contains { $0.contains(#""bindings":["\"p*\""]"#) }, "bind values when asked for")
     }
 }

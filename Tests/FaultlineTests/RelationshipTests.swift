@@ -106,6 +106,49 @@ final class RelationshipTests: XCTestCase {
         }
     }
 
+    /// A many-to-many relationship ordered on both sides (as in CoreValue's fixture model) has an order column for
+    /// each side in its join table; both sides read back, faulted one at a time or prefetched.
+    func testManyToManyOrderedOnBothSidesReadsBackFromEitherSide() throws {
+        let model = try ManagedObjectModel(entities: [
+            EntityDescription(name: "Article", properties: [
+                AttributeDescription(name: "title", type: .string),
+                RelationshipDescription(name: "categories", destination: "Category", inverse: "articles", isToMany: true, isOrdered: true),
+            ]),
+            EntityDescription(name: "Category", properties: [
+                AttributeDescription(name: "name", type: .string),
+                RelationshipDescription(name: "articles", destination: "Article", inverse: "categories", isToMany: true, isOrdered: true),
+            ]),
+        ])
+        let dir = TemporaryDirectory()
+        let (coordinator, context) = try makeStack(model, in: dir)
+        try context.performAndWait {
+            let swift = try context.insertNewObject(forEntityName: "Category")
+            try swift.setValue("Swift", forKey: "name")
+            for title in ["b", "a", "c"] {
+                let article = try context.insertNewObject(forEntityName: "Article")
+                try article.setValue(title, forKey: "title")
+                try swift.addObject(article, toRelationship: "articles")
+            }
+            try context.save()
+        }
+        let reader = ManagedObjectContext(.privateQueue, coordinator: coordinator)
+        try reader.performAndWait {
+            var request = FetchRequest<ManagedObject>(entityName: "Category")
+            let category = try XCTUnwrap(try reader.fetch(request).first)
+            let titles = category.objects(forRelationship: "articles").map { $0.value(forKey: "title") as? String }
+            XCTAssertEqual(Set(titles.compactMap { $0 }), ["a", "b", "c"])
+            for article in category.objects(forRelationship: "articles") {
+                XCTAssertEqual(article.objects(forRelationship: "categories").map { $0.value(forKey: "name") as? String }, ["Swift"])
+            }
+            reader.reset()
+            request.relationshipKeyPathsForPrefetching = ["articles"]
+            XCTAssertEqual(try reader.fetch(request).first?.count(forRelationship: "articles"), 3)
+            var articles = FetchRequest<ManagedObject>(entityName: "Article")
+            articles.relationshipKeyPathsForPrefetching = ["categories"]
+            XCTAssertEqual(try reader.fetch(articles).map { $0.count(forRelationship: "categories") }, [1, 1, 1])
+        }
+    }
+
     func testOrderedToManyKeepsItsOrderAcrossSaveAndReload() throws {
         try context.performAndWait {
             let dog = try insert("Dog", ["name": "Fido"])

@@ -45,7 +45,7 @@ public enum AttributeType: String, Sendable, CaseIterable, Codable {
     var isInteger: Bool { self == .integer16 || self == .integer32 || self == .integer64 }
 
     /// The range an integer attribute can hold.
-    var integerRange: ClosedRange<Int64>? {
+    public var integerRange: ClosedRange<Int64>? {
         switch self {
         case .integer16: return Int64(Int16.min)...Int64(Int16.max)
         case .integer32: return Int64(Int32.min)...Int64(Int32.max)

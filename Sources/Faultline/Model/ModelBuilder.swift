@@ -203,11 +203,14 @@ struct ModelBuilder {
                 let sourceColumn = "Z_\(ownerEntity.entityNumber)\((other?.name ?? "INV_" + owner.name).uppercased())"
                 var destinationColumn = "Z_\(owner.destination.entityNumber)\(owner.name.uppercased())"
                 if destinationColumn == sourceColumn { destinationColumn += "1" }
-                let orderColumn = owner.isOrdered || (other?.isOrdered ?? false) ? "Z_FOK_\(destinationColumn.dropFirst(2))" : nil
-                owner.joinTable = JoinTable(name: tableName, sourceColumn: sourceColumn, destinationColumn: destinationColumn, orderColumn: owner.isOrdered ? orderColumn : nil, isOwner: true)
+                // Each ordered side has an order column of its own, named after the column it orders.
+                let ownerOrder = owner.isOrdered ? "Z_FOK_\(destinationColumn.dropFirst(2))" : nil
+                let otherOrder = other?.isOrdered == true ? "Z_FOK_\(sourceColumn.dropFirst(2))" : nil
+                owner.joinTable = JoinTable(name: tableName, sourceColumn: sourceColumn, destinationColumn: destinationColumn, orderColumn: ownerOrder,
+                                            inverseOrderColumn: otherOrder, isOwner: true)
                 if let other {
                     other.joinTable = JoinTable(name: tableName, sourceColumn: destinationColumn, destinationColumn: sourceColumn,
-                                                orderColumn: other.isOrdered ? "Z_FOK_\(sourceColumn.dropFirst(2))" : nil, isOwner: false)
+                                                orderColumn: otherOrder, inverseOrderColumn: ownerOrder, isOwner: false)
                     other.storage = .joinTable
                 }
                 joinTables.append(owner.joinTable!)

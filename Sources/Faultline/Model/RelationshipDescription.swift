@@ -75,6 +75,8 @@ public struct JoinTable: Sendable {
     public let destinationColumn: String
     /// For ordered relationships: the column holding the destination's position.
     public let orderColumn: String?
+    /// The inverse's order column when the inverse is ordered too (the table holds both).
+    var inverseOrderColumn: String? = nil
     /// True when this relationship's source is the table's first column owner (the side that writes rows).
     let isOwner: Bool
 }

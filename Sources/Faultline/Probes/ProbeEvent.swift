@@ -8,6 +8,7 @@ public enum ProbeEvent: Sendable {
     case fetch(FetchEvent)
     case fault(FaultEvent)
     case save(SaveEvent)
+    case signpost(SignpostEvent)
 
     /// The event's type name in the trace.
     public var type: String {
@@ -18,6 +19,7 @@ public enum ProbeEvent: Sendable {
         case .fetch: return "fetch"
         case .fault(let f): return f.source == .database ? "cacheMiss" : "fault"
         case .save: return "save"
+        case .signpost: return "signpost"
         }
     }
 }
@@ -119,6 +121,14 @@ public struct SaveEvent: Sendable, Equatable {
     /// The error, when the save failed.
     public var error: String?
     public var callSite: CallSite?
+}
+
+/// A named point in a run, set by the program (`Probes.signpost(_:)`): what a benchmark runner or a test marks so
+/// that a report can group the events that follow, as Instruments' points of interest.
+public struct SignpostEvent: Sendable, Equatable {
+    public var name: String
+
+    public init(name: String) { self.name = name }
 }
 
 /// Where in the caller's code an event started.

@@ -70,6 +70,13 @@ public final class Probes: @unchecked Sendable {
         record(event, at: ProbeClock.now())
     }
 
+    /// Marks a point in the run (a `signpost` event in the trace; nothing in SQL debug output): the events that
+    /// follow belong to `name` until the next signpost.
+    public func signpost(_ name: String) {
+        guard isEnabled else { return }
+        record(.signpost(SignpostEvent(name: name)))
+    }
+
     private let rowCacheFaults = Atomic<Int>(0)
 
     /// Whether a fault event should carry a stack (called under the coordinator's lock).

@@ -192,6 +192,8 @@ public final class TraceWriter: ProbeRecorder, @unchecked Sendable {
             if let batch = e.batch { json.int("batch", batch) }
             if e.source == .database || e.stack != nil { json.optionalString("callSite", e.stack?.callSite) }
             json.seconds("duration", e.duration)
+        case .signpost(let e):
+            json.string("name", e.name)
         case .save(let e):
             json.counts("inserted", e.inserted)
             json.counts("updated", e.updated)

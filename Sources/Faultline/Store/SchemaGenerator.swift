@@ -10,7 +10,7 @@ public enum SchemaGenerator {
         }
         for join in model.joinTables {
             var columns = ["\(join.sourceColumn) INTEGER", "\(join.destinationColumn) INTEGER"]
-            if let order = join.orderColumn { columns.append("\(order) INTEGER") }
+            for order in [join.orderColumn, join.inverseOrderColumn].compactMap({ $0 }) { columns.append("\(order) INTEGER") }
             columns.append("PRIMARY KEY (\(join.sourceColumn), \(join.destinationColumn))")
             sql.append("CREATE TABLE \(join.name) ( \(columns.joined(separator: ", ")) )")
             sql.append("CREATE INDEX \(join.name)_\(join.destinationColumn)_INDEX ON \(join.name) (\(join.destinationColumn), \(join.sourceColumn))")

@@ -26,15 +26,20 @@ public enum RowWorkload {
         let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
         try coordinator.addPersistentStore(at: url)
         let context = ManagedObjectContext(.privateQueue, coordinator: coordinator)
+        try insert(count: count, into: context)
+        return context
+    }
+
+    /// Inserts `count` rows into `context` and saves once.
+    public static func insert(count: Int, into context: ManagedObjectContext) throws {
         try context.performAndWait {
-            let entity = model.entity(named: "Row")!
+            let entity = context.model.entity(named: "Row")!
             for i in 0..<count {
                 let row = ManagedObject(entity: entity, insertInto: context)
                 for (j, key) in keys.enumerated() { row[key] = Int64(i * 10 + j) }
             }
             try context.save()
         }
-        return context
     }
 
     /// `count` single-object fetches by object ID (`SELF == %@`, rows 1…1,000 in turn): a fetch-heavy workload

@@ -1,0 +1,121 @@
+import Foundation
+
+/// A benchmark run as `results.json` stores it (docs/results-format.md).
+public struct BenchResults: Codable, Sendable {
+    public static let format = "faultline-bench-results"
+    public static let currentVersion = 1
+
+    public var format = BenchResults.format
+    public var version = BenchResults.currentVersion
+    public var run: RunInfo
+    public var scenarios: [ScenarioResult]
+
+    /// Reads and checks a results file, naming the file and what is wrong with it.
+    public static func load(from url: URL) throws -> BenchResults {
+        let data: Data
+        do { data = try Data(contentsOf: url) } catch {
+            throw BenchError("cannot read \(url.path): \(error.localizedDescription)")
+        }
+        let results: BenchResults
+        do { results = try JSONDecoder().decode(BenchResults.self, from: data) } catch let error as DecodingError {
+            throw BenchError("\(url.path) is not a Faultline results file: \(BenchError.describe(error))")
+        }
+        guard results.format == format else { throw BenchError("\(url.path): format is \"\(results.format)\", expected \"\(format)\"") }
+        guard results.version <= currentVersion else {
+            throw BenchError("\(url.path): results version \(results.version) is newer than this faultline reads (\(currentVersion))")
+        }
+        return results
+    }
+
+    /// The JSON text (sorted keys, pretty printed, so that diffs of committed baselines read well).
+    public func encoded() throws -> Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        return try encoder.encode(self)
+    }
+}
+
+/// Where and how a run happened.
+public struct RunInfo: Codable, Sendable {
+    public var started: String
+    public var finished: String
+    public var scale: String
+    public var rows: Int
+    public var repetitions: Int
+    /// `release` or `debug` (debug numbers are not worth comparing).
+    public var build: String
+    public var sqlite: String
+    /// `git describe` of the working directory when run from a checkout, else null.
+    public var revision: String?
+    public var machine: MachineInfo
+    /// The model of a `--model` run, else null.
+    public var model: String?
+}
+
+public struct MachineInfo: Codable, Sendable {
+    public var host: String
+    public var os: String
+    public var processors: Int
+    public var memoryBytes: UInt64
+}
+
+/// One scenario's outcome.
+public struct ScenarioResult: Codable, Sendable {
+    public var id: String
+    public var title: String
+    public var claim: String
+    public var source: String
+    /// `ran`, `skipped` or `failed`.
+    public var status: String
+    /// Why it was skipped or how it failed.
+    public var note: String?
+    public var verdict: Verdict
+    public var variants: [VariantResult]
+    public var ratios: [RatioResult]
+}
+
+/// One variant's times and, for engine variants, the counters of its traced run.
+public struct VariantResult: Codable, Sendable {
+    public var name: String
+    public var role: VariantRole
+    /// Operations per run (times below are per run; divide for per operation).
+    public var operations: Int
+    /// Seconds per run: median, fastest, slowest, and every timed repetition in order.
+    public var median: Double
+    public var min: Double
+    public var max: Double
+    public var samples: [Double]
+    /// What the engine did in the traced run (null for peers).
+    public var counters: ProbeCounters?
+    /// EXPLAIN QUERY PLAN details of the statements the traced run prepared, by SQL text (null for peers).
+    public var queryPlans: [String: [String]]?
+}
+
+public struct RatioResult: Codable, Sendable {
+    public var numerator: String
+    public var denominator: String
+    public var value: Double
+    public var target: String?
+    /// Whether the ratio is within its target (null without a target).
+    public var met: Bool?
+}
+
+/// A benchmark runner error: a message naming what and where.
+public struct BenchError: Error, CustomStringConvertible {
+    public let description: String
+
+    public init(_ description: String) { self.description = description }
+
+    static func describe(_ error: DecodingError) -> String {
+        func path(_ context: DecodingError.Context) -> String {
+            let keys = context.codingPath.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }
+            return keys.isEmpty ? "" : " at \(keys.joined(separator: "."))"
+        }
+        switch error {
+        case .keyNotFound(let key, let context): return "missing \"\(key.stringValue)\"\(path(context))"
+        case .typeMismatch(_, let context), .valueNotFound(_, let context): return "\(context.debugDescription)\(path(context))"
+        case .dataCorrupted(let context): return "\(context.debugDescription)\(path(context))"
+        @unknown default: return "\(error)"
+        }
+    }
+}

@@ -1,0 +1,153 @@
+import Faultline
+import Foundation
+
+/// Runs benchmark scenarios: generates each one's data (untimed), runs every variant once with probes on (the
+/// trace, the counters and the query plans come from this run, which is also the warm-up), then times
+/// `repetitions` runs of each variant with probes off, interleaving the variants so that peers share the
+/// machine's mood. Writes `results.json`, `trace.jsonl` and `index.html` to the output folder.
+public final class BenchRunner {
+    public struct Options {
+        public var scale: BenchScale
+        public var repetitions: Int
+        public var outputFolder: URL
+        /// Scenario ids to run (all when empty).
+        public var scenarioIDs: [String]
+        /// Keeps the generated stores in `DIR/data` (they are removed otherwise).
+        public var keepData: Bool
+        /// A model to benchmark instead of the built-in catalogue (`--model`).
+        public var modelPath: String?
+        /// Receives a line for each step.
+        public var progress: (String) -> Void
+
+        public init(scale: BenchScale = .medium, repetitions: Int = 5, outputFolder: URL, scenarioIDs: [String] = [],
+                    keepData: Bool = false, modelPath: String? = nil, progress: @escaping (String) -> Void = { _ in }) {
+            self.scale = scale
+            self.repetitions = repetitions
+            self.outputFolder = outputFolder
+            self.scenarioIDs = scenarioIDs
+            self.keepData = keepData
+            self.modelPath = modelPath
+            self.progress = progress
+        }
+    }
+
+    public let options: Options
+
+    public init(options: Options) { self.options = options }
+
+    /// The file names the runner writes in its output folder.
+    public static let resultsFile = "results.json", traceFile = "trace.jsonl", pageFile = "index.html"
+
+    /// The scenarios a run with these options would run (the catalogue, or the model's generic ones).
+    public func scenarios() throws -> [BenchScenario] {
+        let all: [BenchScenario]
+        if let path = options.modelPath {
+            all = try UserModelSuite(path: path).scenarios()
+        } else {
+            all = ScenarioCatalogue.all
+        }
+        guard !options.scenarioIDs.isEmpty else { return all }
+        return try options.scenarioIDs.map { id in
+            guard let scenario = all.first(where: { $0.id == id }) else {
+                throw BenchError("unknown scenario '\(id)' (known: \(all.map(\.id).joined(separator: ", ")); `faultline bench --list` describes them)")
+            }
+            return scenario
+        }
+    }
+
+    /// Runs the scenarios and writes the results; returns them.
+    @discardableResult
+    public func run() throws -> BenchResults {
+        let selected = try scenarios()
+        let fileManager = FileManager.default
+        try fileManager.createDirectory(at: options.outputFolder, withIntermediateDirectories: true)
+        let dataFolder = options.outputFolder.appendingPathComponent("data")
+        try? fileManager.removeItem(at: dataFolder)
+        try fileManager.createDirectory(at: dataFolder, withIntermediateDirectories: true)
+        defer { if !options.keepData { try? fileManager.removeItem(at: dataFolder) } }
+
+        let counting = CountingRecorder()
+        let tracePath = options.outputFolder.appendingPathComponent(Self.traceFile).path
+        let traced = Probes(configuration: ProbeConfiguration(tracePath: tracePath), recorders: [counting])
+        let data = DataSets(folder: dataFolder.appendingPathComponent("shared"), scale: options.scale)
+        let started = RunEnvironment.timestamp()
+        var results: [ScenarioResult] = []
+        for (index, scenario) in selected.enumerated() {
+            let step = "[\(index + 1)/\(selected.count)] \(scenario.id)"
+            if let reason = scenario.skipReason {
+                options.progress("\(step): skipped (\(reason))")
+                results.append(ScenarioResult(id: scenario.id, title: scenario.title, claim: scenario.claim, source: scenario.source,
+                                              status: "skipped", note: reason, verdict: Verdict(held: nil, "skipped: \(reason)"),
+                                              variants: [], ratios: []))
+                continue
+            }
+            do {
+                let folder = dataFolder.appendingPathComponent(scenario.id)
+                try fileManager.createDirectory(at: folder, withIntermediateDirectories: true)
+                options.progress("\(step): generating data")
+                let variants = try scenario.makeVariants(ScenarioSetup(scale: options.scale, folder: folder, data: data))
+                let result = try measure(scenario, variants: variants, traced: traced, counting: counting, step: step)
+                results.append(result)
+                try? fileManager.removeItem(at: folder)
+            } catch {
+                options.progress("\(step): failed: \(error)")
+                results.append(ScenarioResult(id: scenario.id, title: scenario.title, claim: scenario.claim, source: scenario.source,
+                                              status: "failed", note: "\(error)", verdict: Verdict(held: nil, "failed: \(error)"),
+                                              variants: [], ratios: []))
+            }
+        }
+        traced.flush()
+        let run = RunInfo(started: started, finished: RunEnvironment.timestamp(), scale: options.scale.name, rows: options.scale.rows,
+                          repetitions: options.repetitions, build: RunEnvironment.build, sqlite: PersistentStoreCoordinator.sqliteVersion,
+                          revision: RunEnvironment.revision, machine: RunEnvironment.machine, model: options.modelPath)
+        let output = BenchResults(run: run, scenarios: results)
+        try output.encoded().write(to: options.outputFolder.appendingPathComponent(Self.resultsFile), options: .atomic)
+        try Data(ResultsPage.html(output).utf8).write(to: options.outputFolder.appendingPathComponent(Self.pageFile), options: .atomic)
+        return output
+    }
+
+    private func measure(_ scenario: BenchScenario, variants: [BenchVariant], traced: Probes, counting: CountingRecorder,
+                         step: String) throws -> ScenarioResult {
+        var counters: [ProbeCounters?] = []
+        var plans: [[String: [String]]?] = []
+        for variant in variants {
+            options.progress("\(step): \(variant.name) (traced run)")
+            if variant.role == .engine {
+                traced.signpost("\(scenario.id)/\(variant.name)")
+                counting.resetAll()
+                let body = try variant.prepare(traced)
+                counting.resetCounters()
+                try body()
+                let snapshot = counting.snapshot()
+                counters.append(snapshot.counters)
+                plans.append(snapshot.plans)
+            } else {
+                try variant.prepare(.disabled)()
+                counters.append(nil)
+                plans.append(nil)
+            }
+        }
+        var samples = Array(repeating: [Double](), count: variants.count)
+        for repetition in 0..<max(1, options.repetitions) {
+            options.progress("\(step): repetition \(repetition + 1)/\(options.repetitions)")
+            for (i, variant) in variants.enumerated() {
+                let body = try variant.prepare(.disabled)
+                samples[i].append(try Stopwatch.time(body))
+            }
+        }
+        let measured = variants.indices.map { i -> VariantResult in
+            let sorted = samples[i].sorted()
+            return VariantResult(name: variants[i].name, role: variants[i].role, operations: variants[i].operations,
+                                 median: sorted[sorted.count / 2], min: sorted.first!, max: sorted.last!, samples: samples[i],
+                                 counters: counters[i], queryPlans: plans[i])
+        }
+        let measurements = ScenarioMeasurements(results: measured)
+        let ratios = scenario.ratios.compactMap { spec -> RatioResult? in
+            guard let value = measurements.ratio(spec.numerator, spec.denominator) else { return nil }
+            return RatioResult(numerator: spec.numerator, denominator: spec.denominator, value: value, target: spec.target,
+                               met: spec.limit.map { value <= $0 })
+        }
+        return ScenarioResult(id: scenario.id, title: scenario.title, claim: scenario.claim, source: scenario.source, status: "ran",
+                              note: nil, verdict: scenario.judge(measurements), variants: measured, ratios: ratios)
+    }
+}

@@ -1,0 +1,123 @@
+import Faultline
+import Foundation
+
+/// One benchmark scenario: a claim from the seeds' performance advice, the variants that test it (engine
+/// configurations and, where they do the same work, raw SQLite and GRDB peers), and how to judge the outcome.
+public struct BenchScenario {
+    /// Short name used on the command line (`faultline bench fetch-objects`).
+    public let id: String
+    public let title: String
+    /// What the seed claims, in a sentence.
+    public let claim: String
+    /// Where the claim comes from (seed and lines).
+    public let source: String
+    /// Why the scenario cannot run yet (it is listed and reported as skipped).
+    public let skipReason: String?
+    /// Generates the data (untimed) and returns the variants to measure.
+    let makeVariants: (ScenarioSetup) throws -> [BenchVariant]
+    /// Ratios to report: numerator and denominator variant names, and the target when there is one.
+    let ratios: [RatioSpec]
+    /// Judges the claim from the measurements.
+    let judge: (ScenarioMeasurements) -> Verdict
+
+    public init(id: String, title: String, claim: String, source: String, skipReason: String? = nil,
+                ratios: [RatioSpec] = [], variants: @escaping (ScenarioSetup) throws -> [BenchVariant],
+                judge: @escaping (ScenarioMeasurements) -> Verdict) {
+        self.id = id
+        self.title = title
+        self.claim = claim
+        self.source = source
+        self.skipReason = skipReason
+        self.ratios = ratios
+        self.makeVariants = variants
+        self.judge = judge
+    }
+}
+
+/// Who did the work a variant measures.
+public enum VariantRole: String, Codable, Sendable {
+    case engine
+    case rawSQLite = "raw SQLite"
+    case grdb = "GRDB"
+}
+
+/// One way of doing a scenario's work. `prepare` runs untimed before each repetition, with the probes the engine
+/// should use (a counting, tracing set for the traced run; none for timed ones), and returns the timed work.
+public struct BenchVariant {
+    public var name: String
+    public var role: VariantRole
+    /// Operations per run, when times are better read per operation (one attribute read, one fault).
+    public var operations: Int
+    public var prepare: (Probes) throws -> () throws -> Void
+
+    public init(_ name: String, role: VariantRole = .engine, operations: Int = 1,
+                prepare: @escaping (Probes) throws -> () throws -> Void) {
+        self.name = name
+        self.role = role
+        self.operations = operations
+        self.prepare = prepare
+    }
+}
+
+/// A ratio between two variants' median times (`numerator / denominator`), with a target such as "≤ 1.5×".
+public struct RatioSpec: Sendable {
+    public var numerator: String
+    public var denominator: String
+    /// The largest acceptable ratio, when the issue or seed sets one.
+    public var limit: Double?
+    /// The target as written ("≤ 1.5× raw", "< 1 (faster than GRDB)").
+    public var target: String?
+
+    public init(_ numerator: String, over denominator: String, limit: Double? = nil, target: String? = nil) {
+        self.numerator = numerator
+        self.denominator = denominator
+        self.limit = limit
+        self.target = target ?? limit.map { "≤ \(BenchFormat.ratio($0))" }
+    }
+}
+
+/// Whether a scenario's claim held on this machine, and the evidence in a sentence.
+public struct Verdict: Codable, Sendable, Equatable {
+    /// True: held; false: refuted; nil: not judged (skipped, or the claim has no testable form here).
+    public var held: Bool?
+    public var detail: String
+
+    public init(held: Bool?, _ detail: String) {
+        self.held = held
+        self.detail = detail
+    }
+}
+
+/// What a scenario needs to build its data: the scale, a folder of its own, and seeded randomness.
+public struct ScenarioSetup {
+    public let scale: BenchScale
+    public let folder: URL
+    /// Data sets shared between scenarios of one run (generated once).
+    public let data: DataSets
+
+    /// A store path in the scenario's folder (any old file and its WAL companions removed).
+    public func freshStore(_ name: String) -> URL {
+        let url = folder.appendingPathComponent(name)
+        RowWorkload.removeStore(at: url)
+        return url
+    }
+}
+
+/// The measurements of one scenario's variants, by name, for its judge.
+public struct ScenarioMeasurements {
+    public let results: [VariantResult]
+
+    public subscript(name: String) -> VariantResult? { results.first { $0.name == name } }
+
+    /// Median seconds of a variant (per operation when it has several), or nil.
+    public func median(_ name: String) -> Double? { self[name].map { $0.median / Double($0.operations) } }
+
+    /// `a / b` of two variants' medians.
+    public func ratio(_ a: String, _ b: String) -> Double? {
+        guard let x = median(a), let y = median(b), y > 0 else { return nil }
+        return x / y
+    }
+
+    /// Counters of a variant's traced run.
+    public func counters(_ name: String) -> ProbeCounters? { self[name]?.counters }
+}

@@ -1,0 +1,87 @@
+import Foundation
+
+/// A plain, self-contained HTML page of a run's results (the reports module makes a richer one from the trace).
+public enum ResultsPage {
+    public static func html(_ results: BenchResults) -> String {
+        var body = ""
+        let run = results.run
+        body += "<h1>Faultline bench</h1>\n<p>\(escape(run.scale)) scale (\(run.rows) rows), \(run.repetitions) repetitions, \(escape(run.build)) build, SQLite \(escape(run.sqlite)), \(escape(run.machine.host)) (\(run.machine.processors) processors), revision \(escape(run.revision ?? "unknown")), \(escape(run.started)) – \(escape(run.finished)).</p>\n"
+        if run.build != "release" { body += "<p class=warn>A debug build: these times say nothing about the engine's speed.</p>\n" }
+        body += "<table class=summary><tr><th>scenario</th><th>claim</th><th>verdict</th></tr>\n"
+        for scenario in results.scenarios {
+            body += "<tr><td><a href=\"#\(escape(scenario.id))\">\(escape(scenario.id))</a></td><td>\(escape(scenario.title))</td><td>\(badge(scenario))</td></tr>\n"
+        }
+        body += "</table>\n"
+        for scenario in results.scenarios {
+            body += "<section id=\"\(escape(scenario.id))\"><h2>\(escape(scenario.title)) \(badge(scenario))</h2>\n"
+            body += "<p><b>Claim:</b> \(escape(scenario.claim)) <i>(\(escape(scenario.source)))</i></p>\n<p><b>Outcome:</b> \(escape(scenario.verdict.detail))</p>\n"
+            if !scenario.variants.isEmpty {
+                body += "<table><tr><th>variant</th><th>by</th><th>median</th><th>min</th><th>max</th><th>per operation</th><th>statements</th><th>rows</th><th>fetches</th><th>faults</th><th>cache misses</th><th>saves</th></tr>\n"
+                for v in scenario.variants {
+                    var cells = [escape(v.name), escape(v.role.rawValue), BenchFormat.seconds(v.median), BenchFormat.seconds(v.min), BenchFormat.seconds(v.max)]
+                    cells.append(v.operations > 1 ? BenchFormat.seconds(v.median / Double(v.operations)) : "")
+                    if let c = v.counters {
+                        cells += [c.statements, c.rows, c.fetches, c.faults, c.cacheMisses, c.saves].map(String.init)
+                    } else {
+                        cells += Array(repeating: "", count: 6)
+                    }
+                    body += "<tr>" + cells.map { "<td>\($0)</td>" }.joined() + "</tr>\n"
+                }
+                body += "</table>\n"
+            }
+            for ratio in scenario.ratios {
+                let met = ratio.met.map { $0 ? " — met" : " — <b>missed</b>" } ?? ""
+                body += "<p>\(escape(ratio.numerator)) / \(escape(ratio.denominator)): <b>\(BenchFormat.ratio(ratio.value))</b>\(ratio.target.map { " (target \(escape($0)))" } ?? "")\(met)</p>\n"
+            }
+            let plans = scenario.variants.compactMap { v in v.queryPlans.flatMap { $0.isEmpty ? nil : (v.name, $0) } }
+            if !plans.isEmpty {
+                body += "<details><summary>Query plans</summary>\n"
+                for (name, byStatement) in plans {
+                    for (sql, details) in byStatement.sorted(by: { $0.key < $1.key }) {
+                        body += "<p>\(escape(name)): <code>\(escape(sql))</code></p><pre>\(details.map(escape).joined(separator: "\n"))</pre>\n"
+                    }
+                }
+                body += "</details>\n"
+            }
+            body += "</section>\n"
+        }
+        return """
+        <!DOCTYPE html>
+        <html lang="en"><head><meta charset="utf-8"><title>Faultline bench — \(escape(run.scale))</title>
+        <style>
+        body{font:14px/1.4 system-ui,sans-serif;margin:2em;max-width:75em}table{border-collapse:collapse;margin:.5em 0}
+        td,th{border:1px solid #ccc;padding:.2em .5em;text-align:left}th{background:#f3f3f3}code,pre{font-size:12px}
+        .held{background:#d8f5d8}.refuted{background:#f8d0d0}.skipped,.failed{background:#eee}.warn{color:#b00;font-weight:bold}
+        .badge{padding:0 .4em;border-radius:.3em;font-size:12px}
+        </style></head><body>
+        \(body)</body></html>
+
+        """
+    }
+
+    private static func badge(_ scenario: ScenarioResult) -> String {
+        let (label, style): (String, String) = switch scenario.verdict.held {
+        case true?: ("held", "held")
+        case false?: ("refuted", "refuted")
+        case nil: (scenario.status, scenario.status == "failed" ? "failed" : "skipped")
+        }
+        return "<span class=\"badge \(style)\">\(label)</span>"
+    }
+
+    /// Text made safe for HTML content and attribute values.
+    static func escape(_ text: String) -> String {
+        var out = ""
+        out.reserveCapacity(text.utf8.count)
+        for c in text.unicodeScalars {
+            switch c {
+            case "&": out += "&amp;"
+            case "<": out += "&lt;"
+            case ">": out += "&gt;"
+            case "\"": out += "&quot;"
+            case "'": out += "&#39;"
+            default: out.unicodeScalars.append(c)
+            }
+        }
+        return out
+    }
+}

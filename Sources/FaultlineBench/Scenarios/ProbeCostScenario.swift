@@ -1,0 +1,45 @@
+import Faultline
+import Foundation
+
+extension ScenarioCatalogue {
+    /// The probes' own cost: the same fetches with a trace on and with probes off.
+    static var probeCost: BenchScenario {
+        BenchScenario(
+            id: "probe-cost", title: "Probe cost: the trace on versus probes off",
+            claim: "With the JSON Lines trace on, a fetch-heavy workload is at most 5% slower than with probes off.",
+            source: "the probes issue (cost); anchors-diagnostics (always-on tracing)",
+            ratios: [RatioSpec("bulk fetch, trace on", over: "bulk fetch, probes off", limit: 1.05),
+                     RatioSpec("one-row fetches, trace on", over: "one-row fetches, probes off", limit: 1.05)],
+            variants: { setup in
+                let model = try RowWorkload.model()
+                let store = try setup.data.rows(setup.scale.rows)
+                let smallStore = try setup.data.rows(1_000)
+                let trace = setup.folder.appendingPathComponent("probe-cost.jsonl").path
+                let fetches = 5_000
+                // The runner passes its tracing probes for the traced run and none for timed runs; "trace on" runs
+                // are timed with a trace file of their own.
+                func probes(_ traced: Bool, _ given: Probes) -> Probes {
+                    traced && !given.isEnabled ? Probes(configuration: ProbeConfiguration(tracePath: trace)) : given
+                }
+                var variants: [BenchVariant] = []
+                for traced in [false, true] {
+                    let state = traced ? "trace on" : "probes off"
+                    variants.append(BenchVariant("bulk fetch, \(state)") { given in
+                        let context = try BenchStore.coldContext(model, at: store, probes: probes(traced, given))
+                        return { Bench.sink(try RowWorkload.fetchMaterialized(context)) }
+                    })
+                    variants.append(BenchVariant("one-row fetches, \(state)", operations: fetches) { given in
+                        let context = try BenchStore.coldContext(model, at: smallStore, probes: probes(traced, given))
+                        return { Bench.sink(Int64(try RowWorkload.smallFetches(context, count: fetches))) }
+                    })
+                }
+                return variants
+            },
+            judge: { m in
+                guard let bulk = m.ratio("bulk fetch, trace on", "bulk fetch, probes off"),
+                      let small = m.ratio("one-row fetches, trace on", "one-row fetches, probes off") else { return Verdict(held: nil, "not measured") }
+                return Verdict(held: bulk <= 1.05 && small <= 1.05,
+                               "trace on costs \(BenchFormat.ratio(bulk)) on a bulk fetch, \(BenchFormat.ratio(small)) on one-row fetches")
+            })
+    }
+}

@@ -1,0 +1,144 @@
+import Faultline
+import Foundation
+
+extension ScenarioCatalogue {
+    /// B-PREFETCH (to-one): each city's mayor, one at a time, prefetched, or batch-faulted.
+    static var prefetchMayors: BenchScenario {
+        BenchScenario(
+            id: "prefetch-mayors", title: "N+1 versus prefetching versus batch faulting (City.mayor)",
+            claim: "Touching a to-one relationship of N fetched objects fires N faults, each a SELECT (N+1); prefetching the key path needs one more statement in all, and batch faulting the destinations one per batch.",
+            source: "seed 001 P-32 (L2788), P-27, P-28",
+            ratios: [RatioSpec("prefetch", over: "N+1"), RatioSpec("batch faulting", over: "N+1")],
+            variants: { setup in
+                let model = try CityWorkload.model()
+                let store = try setup.data.cities(setup.scale.part(50, minimum: 200))
+                let cities = min(2_000, setup.scale.part(50, minimum: 200))
+                func request(prefetching: Bool) -> FetchRequest<ManagedObject> {
+                    var request = FetchRequest<ManagedObject>(entityName: "City", sortDescriptors: [FetchSortDescriptor(keyPath: "name")])
+                    request.fetchLimit = cities
+                    request.returnsObjectsAsFaults = false
+                    if prefetching { request.relationshipKeyPathsForPrefetching = ["mayor"] }
+                    return request
+                }
+                func names(of mayors: [ManagedObject?]) -> Int64 {
+                    Int64(mayors.reduce(0) { $0 + ($1?[CityWorkload.personName].utf8.count ?? 0) })
+                }
+                return [
+                    .engine("N+1", model: model, store: store, operations: cities) { context in
+                        Bench.sink(names(of: try context.fetch(request(prefetching: false)).map { $0[CityWorkload.mayor] }))
+                    },
+                    .engine("prefetch", model: model, store: store, operations: cities) { context in
+                        Bench.sink(names(of: try context.fetch(request(prefetching: true)).map { $0[CityWorkload.mayor] }))
+                    },
+                    .engine("batch faulting", model: model, store: store, operations: cities) { context in
+                        let mayors = try context.fetch(request(prefetching: false)).compactMap { $0[CityWorkload.mayor] }
+                        try context.fulfillFaults(for: mayors)
+                        Bench.sink(names(of: mayors))
+                    },
+                ]
+            },
+            judge: { m in
+                guard let plain = m.counters("N+1"), let prefetch = m.counters("prefetch"), let batch = m.counters("batch faulting"),
+                      let speedup = m.ratio("N+1", "prefetch") else { return Verdict(held: nil, "not measured") }
+                return Verdict(held: prefetch.statements <= 3 && plain.cacheMisses >= (m["N+1"]?.operations ?? 0) && speedup > 1,
+                               "statements: N+1 \(plain.statements) (\(plain.cacheMisses) cache misses), prefetch \(prefetch.statements), batch faulting \(batch.statements); prefetch \(BenchFormat.ratio(speedup)) faster")
+            })
+    }
+
+    /// B-PREFETCH (to-many): each department's employees, one relationship fault at a time or prefetched.
+    static var prefetchEmployees: BenchScenario {
+        BenchScenario(
+            id: "prefetch-employees", title: "N+1 versus prefetching (Department.employees)",
+            claim: "Reading a to-many relationship of N fetched objects fires N relationship faults (and member faults); prefetching the key path loads all of them with a constant number of statements.",
+            source: "seed 001 P-32; seed 000 (Employee/Department)",
+            ratios: [RatioSpec("prefetch", over: "N+1")],
+            variants: { setup in
+                let model = try EmployeeWorkload.model()
+                let store = try setup.data.employees(setup.scale.part(2, minimum: 1_000))
+                let departments = min(500, setup.scale.part(2, minimum: 1_000) / EmployeeWorkload.employeesPerDepartment)
+                func run(_ context: ManagedObjectContext, prefetching: Bool) throws {
+                    var request = FetchRequest<ManagedObject>(entityName: "Department")
+                    request.fetchLimit = departments
+                    request.returnsObjectsAsFaults = false
+                    if prefetching { request.relationshipKeyPathsForPrefetching = ["employees"] }
+                    var total = 0.0
+                    for department in try context.fetch(request) {
+                        for employee in department[EmployeeWorkload.employees] { total += employee[EmployeeWorkload.salary] }
+                    }
+                    Bench.sink(Int64(total))
+                }
+                return [
+                    .engine("N+1", model: model, store: store, operations: departments) { try run($0, prefetching: false) },
+                    .engine("prefetch", model: model, store: store, operations: departments) { try run($0, prefetching: true) },
+                ]
+            },
+            judge: { m in
+                guard let plain = m.counters("N+1"), let prefetch = m.counters("prefetch"), let speedup = m.ratio("N+1", "prefetch") else {
+                    return Verdict(held: nil, "not measured")
+                }
+                return Verdict(held: prefetch.statements <= 3 && plain.statements > prefetch.statements && speedup > 1,
+                               "statements: N+1 \(plain.statements), prefetch \(prefetch.statements); prefetch \(BenchFormat.ratio(speedup)) faster")
+            })
+    }
+
+    /// B-REL-TO1 / B-REL-TOMANY: traversing a relationship versus fetching its destination, by registration state.
+    static var traversal: BenchScenario {
+        BenchScenario(
+            id: "traversal-vs-fetch", title: "Relationship traversal versus fetch, by registration state",
+            claim: "Traversing a to-one relationship is never slower than fetching its destination, and far faster when it is registered (no SQL). For a to-many relationship traversal wins when the members are registered; when they are not, a fetch (or a compromise) wins.",
+            source: "seed 001 P-19, P-20 (L2451–L2493)",
+            variants: { setup in
+                let model = try CityWorkload.model()
+                let store = try setup.data.cities(setup.scale.part(50, minimum: 200))
+                let count = min(500, setup.scale.part(50, minimum: 200))
+                var request = FetchRequest<ManagedObject>(entityName: "City", sortDescriptors: [FetchSortDescriptor(keyPath: "name")])
+                request.fetchLimit = count
+                request.returnsObjectsAsFaults = false
+                let people = FetchRequest<ManagedObject>(entityName: "Person")
+                func cities(_ context: ManagedObjectContext, registering: Bool) throws -> [ManagedObject] {
+                    if registering { _ = try context.fetch(people).map { $0[CityWorkload.personName] } }
+                    return try context.fetch(request)
+                }
+                func sum(_ people: [ManagedObject]) -> Int64 { Int64(people.reduce(0) { $0 + $1[CityWorkload.personName].utf8.count }) }
+                var variants: [BenchVariant] = []
+                for registered in [false, true] {
+                    let state = registered ? "registered" : "not registered"
+                    variants.append(.engine("mayor: traverse, \(state)", model: model, store: store, operations: count,
+                                            prime: { try cities($0, registering: registered) }) { _, cities in
+                        Bench.sink(sum(cities.compactMap { $0[CityWorkload.mayor] }))
+                    })
+                    variants.append(.engine("mayor: fetch, \(state)", model: model, store: store, operations: count,
+                                            prime: { try cities($0, registering: registered) }) { context, cities in
+                        var found: [ManagedObject] = []
+                        for city in cities { found += try context.fetch(try Bench.request("Person", "mayorOf == %@", city)) }
+                        Bench.sink(sum(found))
+                    })
+                    variants.append(.engine("residents: traverse, \(state)", model: model, store: store, operations: count,
+                                            prime: { try cities($0, registering: registered) }) { _, cities in
+                        Bench.sink(sum(cities.flatMap { $0[CityWorkload.residents] }))
+                    })
+                    variants.append(.engine("residents: fetch, \(state)", model: model, store: store, operations: count,
+                                            prime: { try cities($0, registering: registered) }) { context, cities in
+                        var found: [ManagedObject] = []
+                        for city in cities { found += try context.fetch(try Bench.request("Person", "homeTown == %@", city)) }
+                        Bench.sink(sum(found))
+                    })
+                }
+                return variants
+            },
+            judge: { m in
+                func speedup(_ relation: String, _ state: String) -> Double? {
+                    m.ratio("\(relation): fetch, \(state)", "\(relation): traverse, \(state)")
+                }
+                guard let mayorCold = speedup("mayor", "not registered"), let mayorWarm = speedup("mayor", "registered"),
+                      let residentsCold = speedup("residents", "not registered"), let residentsWarm = speedup("residents", "registered"),
+                      let registered = m.counters("mayor: traverse, registered") else { return Verdict(held: nil, "not measured") }
+                // To-one: traversal no slower (10% noise allowed), far faster and SQL-free when registered.
+                // To-many: traversal faster when registered.
+                let held = mayorCold >= 0.9 && mayorWarm >= 3 && registered.statements == 0 && residentsWarm > 1
+                let notes = ["mayor not registered \(BenchFormat.ratio(mayorCold))", "mayor registered \(BenchFormat.ratio(mayorWarm)) (\(registered.statements) statements)",
+                             "residents not registered \(BenchFormat.ratio(residentsCold))", "residents registered \(BenchFormat.ratio(residentsWarm))"]
+                return Verdict(held: held, "traversal speed-up over a fetch: " + notes.joined(separator: ", "))
+            })
+    }
+}

@@ -1,0 +1,9 @@
+/// The built-in scenarios, in the order `faultline bench` runs them: each tests one piece of the seeds' performance
+/// advice (seed 001 chapter 8 and the catalogue in reference/seed-001-objcio-part1.md §2.4).
+public enum ScenarioCatalogue {
+    public static var all: [BenchScenario] {
+        [tiers, fetchObjects, resultTypes, insert, saveGranularity, update, prefetchMayors, prefetchEmployees, traversal,
+         batchSize, indexSmall, indexLarge, compoundIndex, normalizedSearch, aggregate, pointLookup, rangeQuery, blobs, probeCost]
+            + batchRequests
+    }
+}

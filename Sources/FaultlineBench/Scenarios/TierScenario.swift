@@ -1,0 +1,50 @@
+import Faultline
+import Foundation
+
+extension ScenarioCatalogue {
+    /// B-TIER: one attribute read on an object in each tier of the stack.
+    static var tiers: BenchScenario {
+        BenchScenario(
+            id: "tiers", title: "Tiers: materialized object, row-cache fault, SQLite fault",
+            claim: "Each tier down the stack costs roughly ten times more: an attribute of a materialized object, a fault fulfilled from the row cache, a fault fulfilled from SQLite (1 : 10 : 100).",
+            source: "seed 001 L2401–L2415 (P-02–P-04), L2409",
+            ratios: [RatioSpec("row-cache fault", over: "SQLite fault", limit: 0.1, target: "≤ 0.1× (10× cheaper)")],
+            variants: { setup in
+                let model = try RowWorkload.model()
+                let store = try setup.data.rows(setup.scale.rows)
+                let objects = min(setup.scale.rows, 50_000)
+                let misses = min(setup.scale.rows, 5_000)
+                let key = RowWorkload.keys[3]
+                var limited = FetchRequest<ManagedObject>(entityName: "Row")
+                limited.fetchLimit = objects
+                var materialized = limited
+                materialized.returnsObjectsAsFaults = false
+                var idsOnly = FetchRequest<ManagedObject>(entityName: "Row")
+                idsOnly.fetchLimit = misses
+                idsOnly.includesPropertyValues = false
+                func readAll(_ context: ManagedObjectContext, _ rows: [ManagedObject]) {
+                    var sum: Int64 = 0
+                    for row in rows { sum &+= row[key] }
+                    Bench.sink(sum)
+                }
+                return [
+                    .engine("materialized", model: model, store: store, operations: objects,
+                            prime: { try $0.fetch(materialized) }, readAll),
+                    // Fetched as faults: the rows wait in the row cache.
+                    .engine("row-cache fault", model: model, store: store, operations: objects,
+                            prime: { try $0.fetch(limited) }, readAll),
+                    // IDs only: no row data anywhere, so each fault reads SQLite.
+                    .engine("SQLite fault", model: model, store: store, operations: misses,
+                            prime: { try $0.fetch(idsOnly) }, readAll),
+                ]
+            },
+            judge: { m in
+                guard let a = m.median("materialized"), let b = m.median("row-cache fault"), let c = m.median("SQLite fault") else {
+                    return Verdict(held: nil, "not measured")
+                }
+                // Held when each tier is at least three times the one above (the book's 10× is "a simplification").
+                let held = b >= 3 * a && c >= 3 * b
+                return Verdict(held: held, "measured \(Bench.proportions([a, b, c])) (\(BenchFormat.seconds(a)), \(BenchFormat.seconds(b)), \(BenchFormat.seconds(c)) per read)")
+            })
+    }
+}

@@ -1,0 +1,71 @@
+import ArgumentParser
+import FaultlineBench
+import Foundation
+
+struct BenchCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "bench",
+        abstract: "Run benchmark scenarios that prove or refute the seeds' performance advice, with raw SQLite and GRDB as peers.",
+        discussion: """
+        Each scenario generates its data (untimed), runs every variant once with probes on (the trace, counters and \
+        query plans come from that run), then times K runs of each variant with probes off, interleaved. Writes \
+        DIR/results.json (docs/results-format.md), DIR/trace.jsonl and DIR/index.html, and prints a summary.
+        """)
+
+    @Argument(help: "Scenarios to run (all when none; see --list).")
+    var scenarios: [String] = []
+
+    @Option(help: "small (20,000 rows), medium (200,000), large (1,000,000) or a row count.")
+    var scale: String = "medium"
+
+    @Option(help: "Timed runs per variant.")
+    var repetitions: Int = 5
+
+    @Option(help: "Folder for results.json, trace.jsonl and index.html.")
+    var out: String = "Reports/latest"
+
+    @Option(help: "A model (.xcdatamodeld, .xcdatamodel, contents or JSON) to benchmark with synthetic data instead of the built-in scenarios.")
+    var model: String?
+
+    @Option(help: "A results.json to show this run's times and statement counts against.")
+    var baseline: String?
+
+    @Flag(help: "List the scenarios and their claims, and exit.")
+    var list = false
+
+    @Flag(help: "Keep the generated stores in DIR/data.")
+    var keepData = false
+
+    func validate() throws {
+        guard BenchScale(parsing: scale) != nil else { throw ValidationError("--scale must be small, medium, large or a row count of at least 100 (got '\(scale)')") }
+        guard (1...1_000).contains(repetitions) else { throw ValidationError("--repetitions must be between 1 and 1000") }
+    }
+
+    func run() throws {
+        try reportingErrors("bench") {
+            let options = BenchRunner.Options(scale: BenchScale(parsing: scale)!, repetitions: repetitions, outputFolder: URL(fileURLWithPath: out),
+                                              scenarioIDs: scenarios, keepData: keepData, modelPath: model) { step in
+                FileHandle.standardError.write(Data("… \(step)\n".utf8))
+            }
+            let runner = BenchRunner(options: options)
+            if list {
+                for scenario in try runner.scenarios() {
+                    print("\(scenario.id)\(scenario.skipReason == nil ? "" : " (skipped: \(scenario.skipReason!))")\n  \(scenario.title)\n  claim: \(scenario.claim)\n  source: \(scenario.source)")
+                }
+                return
+            }
+            let baselineResults = try baseline.map { try BenchResults.load(from: URL(fileURLWithPath: $0)) }
+            #if DEBUG
+            FileHandle.standardError.write(Data("""
+                faultline bench: WARNING: this is a DEBUG build. Its times say nothing about the engine's speed;
+                faultline bench: build with `swift build -c release` (or run `make bench`) before comparing numbers.
+
+                """.utf8))
+            #endif
+            let results = try runner.run()
+            print(SummaryTable.text(results, baseline: baselineResults), terminator: "")
+            print("wrote \(out)/\(BenchRunner.resultsFile), \(out)/\(BenchRunner.traceFile), \(out)/\(BenchRunner.pageFile)")
+            if results.scenarios.contains(where: { $0.status == "failed" }) { throw ExitCode.failure }
+        }
+    }
+}
