@@ -5,7 +5,7 @@ SWIFT ?= swift
 SUDO := $(shell [ "$$(id -u)" = "0" ] || echo sudo)
 APT_PACKAGES := libsqlite3-dev libgraphviz-dev pkg-config
 
-.PHONY: deps build release test bench demo clean
+.PHONY: deps build release test bench baseline clean
 
 deps:
 	@if ! command -v pkg-config >/dev/null 2>&1 || ! pkg-config --exists sqlite3 libgvc; then \
@@ -23,11 +23,16 @@ release: deps
 test: deps
 	$(SWIFT) test --disable-swift-testing
 
-# Until the benchmark runner exists, the main job is the demo: it builds a sample store and says what it did.
+# The main job: every benchmark scenario at the medium scale (about two minutes on 2 cores), written to
+# Reports/latest (results.json, trace.jsonl, index.html) with a summary on standard output.
+BENCH_SCALE ?= medium
 bench: release
-	$$($(SWIFT) build -c release --show-bin-path)/faultline demo --out Reports/latest
+	$$($(SWIFT) build -c release --show-bin-path)/faultline bench --scale $(BENCH_SCALE) --out Reports/latest
 
-demo: bench
+# Refreshes the committed baseline (a small run's results.json) that regression checks compare with.
+baseline: release
+	$$($(SWIFT) build -c release --show-bin-path)/faultline bench --scale small --out Reports/baseline-run
+	mkdir -p Reports/baseline && cp Reports/baseline-run/results.json Reports/baseline/results.json
 
 clean:
-	rm -rf .build Reports/latest
+	rm -rf .build Reports/latest Reports/baseline-run

@@ -134,7 +134,8 @@ final class ProbeTests: XCTestCase {
             lines.removeAll()
             _ = walks[0].value(forKey: "distance")
             XCTAssertEqual(lines.lines, [
-                "Faultline: sql: SELECT 0, t0.Z_PK, t0.Z_OPT, t0.ZDISTANCE, t0.ZDOG FROM ZWALK t0 WHERE t0.Z_PK IN (?, ?)",
+                // The batch's keys are one bound JSON array (Core Data binds an int array table, `_Z_intarray0`).
+                "Faultline: sql: SELECT 0, t0.Z_PK, t0.Z_OPT, t0.ZDISTANCE, t0.ZDOG FROM ZWALK t0 WHERE t0.Z_PK IN (SELECT value FROM json_each(?))",
                 "Faultline: annotation: sql connection fetch time: T",
                 "Faultline: annotation: total fetch execution time: T for 2 rows.",
             ], "one statement fulfils the batch")

@@ -224,4 +224,48 @@ final class CLITests: XCTestCase {
             XCTAssertTrue(result.stdout.contains("CREATE TABLE Z_PRIMARYKEY"), file)
         }
     }
+
+    /// `faultline bench` as a user runs it: a small run writes its three files and a summary; bad arguments and
+    /// files are named, with a non-zero exit.
+    func testBenchRunsScenariosAndWritesItsFiles() throws {
+        let list = try run(["bench", "--list"])
+        XCTAssertEqual(list.status, 0, list.stderr)
+        XCTAssertTrue(list.stdout.contains("tiers\n") && list.stdout.contains("claim: "), list.stdout)
+
+        let result = try run(["bench", "--scale", "500", "--repetitions", "1", "--out", "out", "tiers", "insert"])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        XCTAssertTrue(result.stdout.contains("tiers — Tiers"), result.stdout)
+        XCTAssertTrue(result.stdout.contains("ratio engine / raw SQLite"), result.stdout)
+        XCTAssertTrue(result.stderr.contains("[1/2] tiers"), "progress on stderr")
+        #if DEBUG
+        XCTAssertTrue(result.stderr.contains("WARNING: this is a DEBUG build"), result.stderr)
+        #endif
+        for file in ["results.json", "trace.jsonl", "index.html"] {
+            XCTAssertTrue(FileManager.default.fileExists(atPath: dir.appendingPathComponent("out/\(file)").path), file)
+        }
+        let json = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(contentsOf: dir.appendingPathComponent("out/results.json"))) as? [String: Any])
+        XCTAssertEqual(json["format"] as? String, "faultline-bench-results")
+        XCTAssertEqual((json["scenarios"] as? [[String: Any]])?.compactMap { $0["id"] as? String }, ["tiers", "insert"])
+
+        let compared = try run(["bench", "--scale", "500", "--repetitions", "1", "--out", "again", "--baseline", "out/results.json", "insert"])
+        XCTAssertEqual(compared.status, 0, compared.stderr)
+        XCTAssertTrue(compared.stdout.contains("vs baseline"), compared.stdout)
+    }
+
+    func testBenchNamesBadArguments() throws {
+        let unknown = try run(["bench", "--scale", "500", "no-such-scenario"])
+        XCTAssertNotEqual(unknown.status, 0)
+        XCTAssertTrue(unknown.stderr.contains("unknown scenario 'no-such-scenario'"), unknown.stderr)
+        let scale = try run(["bench", "--scale", "tiny"])
+        XCTAssertNotEqual(scale.status, 0)
+        XCTAssertTrue(scale.stderr.contains("--scale must be small, medium, large or a row count"), scale.stderr)
+        let baseline = try write("baseline.json", "{\"format\": \"something else\", \"version\": 1, \"run\": {}, \"scenarios\": []}")
+        let bad = try run(["bench", "--scale", "500", "--baseline", baseline, "tiers"])
+        XCTAssertNotEqual(bad.status, 0)
+        XCTAssertTrue(bad.stderr.contains(baseline), bad.stderr)
+        let model = try run(["bench", "--model", "missing.xcdatamodeld"])
+        XCTAssertNotEqual(model.status, 0)
+        XCTAssertTrue(model.stderr.contains("missing.xcdatamodeld"), model.stderr)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: dir.appendingPathComponent("Reports").path), "nothing written on bad input")
+    }
 }

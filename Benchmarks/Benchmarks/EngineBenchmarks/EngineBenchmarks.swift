@@ -3,9 +3,10 @@ import Faultline
 import FaultlineBench
 import Foundation
 
-// The engine against raw SQLite on the same rows (GRDB's performance-suite shapes): fetch 200,000 objects of ten
-// integers, insert 50,000 of them with one save, fire faults from the row cache. Compare each engine benchmark
-// with its `raw SQLite` twin in the same run.
+// The engine's hot paths. Against raw SQLite on the same rows (GRDB's performance-suite shapes): fetch 200,000
+// objects of ten integers, insert 50,000 of them with one save — compare each engine benchmark with its `raw SQLite`
+// twin in the same run. On their own: attribute reads, faults from the row cache and from SQLite, predicate parsing
+// and compilation, and the probes' cost (trace on versus off).
 let benchmarks: @Sendable () -> Void = {
     Benchmark.defaultConfiguration = .init(metrics: [.wallClock, .mallocCountTotal, .throughput],
                                            timeUnits: .milliseconds, maxDuration: .seconds(10), maxIterations: 20)
@@ -96,6 +97,53 @@ let benchmarks: @Sendable () -> Void = {
                 for row in rows { blackHole(row[RowWorkload.keys[3]]) }
                 benchmark.stopMeasurement()
             }
+        }
+    }
+
+    Benchmark("Read an attribute of 200k materialized objects",
+              configuration: .init(metrics: [.wallClock, .mallocCountTotal], timeUnits: .microseconds)) { benchmark in
+        let context = ManagedObjectContext(.privateQueue, coordinator: coordinator)
+        try context.performAndWait {
+            var request = FetchRequest<ManagedObject>(entityName: "Row")
+            request.returnsObjectsAsFaults = false
+            let rows = try context.fetch(request)
+            benchmark.startMeasurement()
+            for _ in benchmark.scaledIterations {
+                for row in rows { blackHole(row[RowWorkload.keys[3]]) }
+            }
+            benchmark.stopMeasurement()
+        }
+    }
+
+    Benchmark("Fire 5k faults from SQLite",
+              configuration: .init(metrics: [.wallClock, .mallocCountTotal], timeUnits: .milliseconds)) { benchmark in
+        for _ in benchmark.scaledIterations {
+            let context = ManagedObjectContext(.privateQueue, coordinator: coordinator)
+            try context.performAndWait {
+                var request = FetchRequest<ManagedObject>(entityName: "Row")
+                request.includesPropertyValues = false
+                request.fetchLimit = 5_000
+                let rows = try context.fetch(request)
+                benchmark.startMeasurement()
+                for row in rows { blackHole(row[RowWorkload.keys[3]]) }
+                benchmark.stopMeasurement()
+            }
+        }
+    }
+
+    let predicateFormat = "(a0 > %d AND a1 BETWEEN {%d, %d}) OR a2 IN %@ OR NOT (a3 == %d)"
+    let predicateArguments: [Any?] = [10, 5, 500, [1, 2, 3], 7]
+
+    Benchmark("Parse a predicate", configuration: .init(metrics: [.wallClock, .mallocCountTotal], timeUnits: .microseconds)) { benchmark in
+        for _ in benchmark.scaledIterations { blackHole(try ObjectPredicate(format: predicateFormat, argumentArray: predicateArguments)) }
+    }
+
+    Benchmark("Compile a predicate and sort to SQL", configuration: .init(metrics: [.wallClock, .mallocCountTotal], timeUnits: .microseconds)) { benchmark in
+        let request = FetchRequest<ManagedObject>(entityName: "Row", predicate: try ObjectPredicate(format: predicateFormat, argumentArray: predicateArguments),
+                                                  sortDescriptors: [FetchSortDescriptor(keyPath: "a4", ascending: false)])
+        let context = ManagedObjectContext(.privateQueue, coordinator: coordinator)
+        try context.performAndWait {
+            for _ in benchmark.scaledIterations { blackHole(try context.selectStatement(for: request)) }
         }
     }
 }

@@ -101,7 +101,7 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
             store.purpose(.fetch)
             let tablePlan = store.tablePlan(for: entity)
             let (conditions, bounds) = entityConditions(store.plan(for: entity), includesSubentities: includesSubentities)
-            let chunks: [[Int64]?] = keys.map { keys in stride(from: 0, to: keys.count, by: 500).map { Array(keys[$0..<min($0 + 500, keys.count)]) } } ?? [nil]
+            let chunks: [[Int64]?] = keys.map { KeyList.chunks($0).map(Array.init) } ?? [nil]
             let root = Int32(entity.root.entityNumber)
             let model = entity.model!
             // A single-entity table needs no Z_ENT lookup per row.
@@ -294,14 +294,14 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
             store.purpose(.fetch)
             let destination = relationship.destination!
             let single = destination.root.subentities.isEmpty
-            let list = sources.map { _ in "?" }.joined(separator: ", ")
+            let list = KeyList.condition("j.\(join.sourceColumn)", count: sources.count)
             let order = " ORDER BY j.\(join.sourceColumn)" + (join.orderColumn.map { ", j.\($0)" } ?? "") + ", j.\(join.destinationColumn)"
             let sql = single
-                ? "SELECT j.\(join.sourceColumn), 0, j.\(join.destinationColumn) FROM \(join.name) j WHERE j.\(join.sourceColumn) IN (\(list))\(order)"
-                : "SELECT j.\(join.sourceColumn), t0.Z_ENT, t0.Z_PK FROM \(destination.table.name) t0 JOIN \(join.name) j ON t0.Z_PK = j.\(join.destinationColumn) WHERE j.\(join.sourceColumn) IN (\(list))\(order)"
+                ? "SELECT j.\(join.sourceColumn), 0, j.\(join.destinationColumn) FROM \(join.name) j WHERE \(list)\(order)"
+                : "SELECT j.\(join.sourceColumn), t0.Z_ENT, t0.Z_PK FROM \(destination.table.name) t0 JOIN \(join.name) j ON t0.Z_PK = j.\(join.destinationColumn) WHERE \(list)\(order)"
             let statement = try store.statement(sql)
             defer { statement.reset() }
-            for (i, key) in sources.enumerated() { statement.bind(key, at: Int32(i + 1)) }
+            for (i, value) in KeyList.bindings(sources).enumerated() { statement.bind(value, at: Int32(i + 1)) }
             var rows: [(Int64, EntityDescription, Int64)] = []
             let model = destination.model!
             while try statement.step() {

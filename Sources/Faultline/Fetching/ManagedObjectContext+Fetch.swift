@@ -79,9 +79,9 @@ extension ManagedObjectContext {
                                limit: Int, offset: Int) throws -> [ManagedObject] {
         var filter = filter
         if let keys {
-            let list = "t0.Z_PK IN (" + Array(repeating: "?", count: keys.count).joined(separator: ", ") + ")"
+            let list = KeyList.condition("t0.Z_PK", count: keys.count)
             filter.condition = filter.condition.map { "(\($0)) AND " + list } ?? list
-            filter.bindings += keys.map(Slot.integer)
+            filter.bindings += KeyList.bindings(keys)
         }
         let rows: [(EntityDescription, Int64)]
         do {

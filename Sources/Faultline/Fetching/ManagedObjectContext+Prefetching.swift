@@ -49,7 +49,8 @@ extension ManagedObjectContext {
         guard !pending.isEmpty else { return loaded }
         var members: [Int64: [ManagedObject]] = [:]
         let keys = pending.keys.sorted()
-        for chunk in stride(from: 0, to: keys.count, by: 500).map({ Array(keys[$0..<min($0 + 500, keys.count)]) }) {
+        for slice in KeyList.chunks(keys) {
+            let chunk = Array(slice)
             if relationship.joinTable != nil {
                 let rows: [(Int64, EntityDescription, Int64)]
                 do { rows = try coordinator.relationshipKeys(relationship, ofSources: chunk) } catch let error as StoreError { throw FetchError.store(error) }
@@ -65,8 +66,8 @@ extension ManagedObjectContext {
                 let column = inverse.columnName!
                 var orderBy = ["t0.Z_PK"]
                 if let order = inverse.orderColumnName { orderBy.insert("t0.\(order)", at: 0) }
-                let filter = FetchFilter(joins: "", condition: "t0.\(column) IN (" + chunk.map { _ in "?" }.joined(separator: ", ") + ")",
-                                         orderBy: orderBy, bindings: chunk.map(Slot.integer))
+                let filter = FetchFilter(joins: "", condition: KeyList.condition("t0.\(column)", count: chunk.count),
+                                         orderBy: orderBy, bindings: KeyList.bindings(chunk))
                 var request = FetchRequest<ManagedObject>(entityName: relationship.destination.name)
                 request.returnsObjectsAsFaults = false
                 request.includesPendingChanges = false

@@ -23,6 +23,21 @@ public struct FetchExplanation: Sendable {
 }
 
 extension ManagedObjectContext {
+    /// The SELECT that fetching `request`'s objects runs, with its bound values as SQL literals, without running
+    /// it: the predicate and sort compiled to SQL.
+    public func selectStatement<T: ManagedObject>(for request: FetchRequest<T>) throws -> (sql: String, bindings: [String]) {
+        guard let entity = model.entity(named: request.entityName) else { throw FetchError.unknownEntity(request.entityName) }
+        let filter: FetchFilter
+        do {
+            filter = try FetchFilter.compile(predicate: request.predicate, sortDescriptors: request.sortDescriptors,
+                                             entity: entity, storeIdentifier: coordinator.storeIdentifier)
+        } catch let error as ObjectPredicateError {
+            throw FetchError.predicate(error)
+        }
+        let query = try coordinator.selectQuery(entity: entity, includesSubentities: request.includesSubentities, filter: filter)
+        return (query.sql, query.bindings.map(ConnectionProbe.literal))
+    }
+
     /// Explains the SELECT `request` would run: its SQL, its query plan with verdicts, and suggested indexes
     /// checked on a scratch copy of the store.
     public func explain<T: ManagedObject>(_ request: FetchRequest<T>) throws -> FetchExplanation {
@@ -86,12 +101,20 @@ struct IndexCandidates {
 }
 
 extension PersistentStoreCoordinator {
-    func explain(entity: EntityDescription, includesSubentities: Bool, filter: FetchFilter, candidates: IndexCandidates) throws -> FetchExplanation {
+    /// The full-row SELECT of a fetch of `entity` with `filter` (no limit).
+    func selectQuery(entity: EntityDescription, includesSubentities: Bool, filter: FetchFilter) throws -> SelectQuery {
         try withLock {
             let store = try requireStore()
             let (conditions, bounds) = entityConditions(store.plan(for: entity), includesSubentities: includesSubentities)
-            let query = SelectQuery(select: store.tablePlan(for: entity).selectSQL, conditions: conditions, bounds: bounds,
-                                    keys: nil, filter: filter, limit: 0, offset: 0)
+            return SelectQuery(select: store.tablePlan(for: entity).selectSQL, conditions: conditions, bounds: bounds,
+                               keys: nil, filter: filter, limit: 0, offset: 0)
+        }
+    }
+
+    func explain(entity: EntityDescription, includesSubentities: Bool, filter: FetchFilter, candidates: IndexCandidates) throws -> FetchExplanation {
+        try withLock {
+            let store = try requireStore()
+            let query = try selectQuery(entity: entity, includesSubentities: includesSubentities, filter: filter)
             let (sql, bindings) = (query.sql, query.bindings)
             let current = try Self.queryPlan(sql, bindings: bindings, on: store.connection.handle)
             var suggestions: [FetchExplanation.IndexSuggestion] = []

@@ -9,8 +9,8 @@ struct SelectQuery {
         var conditions = conditions
         var bindings = bounds.map(Slot.integer)
         if let keys {
-            conditions.append("t0.Z_PK IN (" + Array(repeating: "?", count: keys.count).joined(separator: ", ") + ")")
-            bindings += keys.map(Slot.integer)
+            conditions.append(KeyList.condition("t0.Z_PK", count: keys.count))
+            bindings += KeyList.bindings(keys)
         }
         if let condition = filter?.condition {
             conditions.append(condition)

@@ -1,0 +1,162 @@
+import Faultline
+import Foundation
+import XCTest
+@testable import FaultlineBench
+
+/// The runner's plumbing on real stores: the counters each scenario reports are what its workload must issue
+/// (exact, unlike its times), and the files it writes read back.
+final class BenchRunnerTests: XCTestCase {
+    var dir: URL!
+
+    override func setUpWithError() throws {
+        dir = FileManager.default.temporaryDirectory.appendingPathComponent("faultline-runner-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+    }
+
+    override func tearDownWithError() throws {
+        try? FileManager.default.removeItem(at: dir)
+    }
+
+    func run(_ scenarios: [String], rows: Int, folder: String = "out") throws -> BenchResults {
+        let options = BenchRunner.Options(scale: BenchScale(name: "test", rows: rows), repetitions: 1,
+                                          outputFolder: dir.appendingPathComponent(folder), scenarioIDs: scenarios)
+        return try BenchRunner(options: options).run()
+    }
+
+    func variant(_ results: BenchResults, _ scenario: String, _ name: String) throws -> VariantResult {
+        let found = try XCTUnwrap(results.scenarios.first { $0.id == scenario }, "no scenario \(scenario)")
+        XCTAssertEqual(found.status, "ran", found.note ?? "")
+        return try XCTUnwrap(found.variants.first { $0.name == name }, "no variant \(name) in \(scenario)")
+    }
+
+    /// Prefetching issues a constant number of statements whatever N is; the N+1 pattern grows with N.
+    func testPrefetchStatementCountIsIndependentOfN() throws {
+        var prefetchStatements: [Int] = [], plainStatements: [Int] = []
+        for rows in [10_000, 20_000] {
+            let results = try run(["prefetch-mayors", "prefetch-employees"], rows: rows, folder: "run-\(rows)")
+            let mayors = try variant(results, "prefetch-mayors", "N+1")
+            let counters = try XCTUnwrap(mayors.counters)
+            // One fetch of the cities, then one SELECT per mayor.
+            XCTAssertEqual(counters.statements, 1 + mayors.operations)
+            XCTAssertEqual(counters.cacheMisses, mayors.operations)
+            plainStatements.append(counters.statements)
+            let prefetched = try XCTUnwrap(try variant(results, "prefetch-mayors", "prefetch").counters)
+            XCTAssertEqual(prefetched.statements, 2)
+            XCTAssertEqual(prefetched.cacheMisses, 0)
+            XCTAssertEqual(try XCTUnwrap(try variant(results, "prefetch-mayors", "batch faulting").counters).statements, 2)
+            let employees = try XCTUnwrap(try variant(results, "prefetch-employees", "prefetch").counters)
+            XCTAssertEqual(employees.statements, 2)
+            prefetchStatements.append(prefetched.statements + employees.statements)
+        }
+        XCTAssertEqual(prefetchStatements[0], prefetchStatements[1])
+        XCTAssertLessThan(plainStatements[0], plainStatements[1], "N+1 grows with N")
+    }
+
+    /// Tiers: materialized reads issue nothing, row-cache faults hit the cache, SQLite faults each read one row.
+    func testTierCountersAndInsertSaves() throws {
+        let results = try run(["tiers", "insert", "save-granularity"], rows: 2_000)
+        let materialized = try XCTUnwrap(try variant(results, "tiers", "materialized").counters)
+        XCTAssertEqual(materialized.statements, 0)
+        XCTAssertEqual(materialized.faults, 0)
+        let cached = try variant(results, "tiers", "row-cache fault")
+        XCTAssertEqual(cached.counters?.cacheHits, cached.operations)
+        XCTAssertEqual(cached.counters?.statements, 0)
+        let sqlite = try variant(results, "tiers", "SQLite fault")
+        XCTAssertEqual(sqlite.counters?.cacheMisses, sqlite.operations)
+        XCTAssertEqual(sqlite.counters?.statements, sqlite.operations)
+        let insert = try variant(results, "insert", "engine")
+        XCTAssertEqual(insert.counters?.saves, 1)
+        XCTAssertNil(try variant(results, "insert", "raw SQLite").counters, "peers have no probe counters")
+        let everyTen = try variant(results, "save-granularity", "save every 10")
+        XCTAssertEqual(everyTen.counters?.saves, everyTen.operations / 10)
+        XCTAssertEqual(try variant(results, "save-granularity", "one save").counters?.saves, 1)
+    }
+
+    /// The seed's index example: a temporary B-tree with the single-column index, none with the compound one.
+    func testCompoundIndexScenarioRecordsBothPlans() throws {
+        let results = try run(["compound-index", "index-large"], rows: 8_000)
+        func sorts(_ name: String) throws -> Bool {
+            let plans = try XCTUnwrap(try variant(results, "compound-index", name).queryPlans)
+            return plans.contains { sql, details in sql.contains("ZMARKEDFORDELETIONDATE") && details.contains { $0.contains("TEMP B-TREE") } }
+        }
+        XCTAssertTrue(try sorts("single index"))
+        XCTAssertFalse(try sorts("compound index"))
+        XCTAssertEqual(try variant(results, "index-large", "indexed").counters?.fullScanStatements, 0)
+        XCTAssertEqual(try variant(results, "index-large", "no index").counters?.fullScanStatements, 20)
+    }
+
+    /// results.json, trace.jsonl (a signpost per traced engine variant) and index.html are written and read back.
+    func testOutputFilesReadBack() throws {
+        let results = try run(["result-types", "batch-update"], rows: 1_000)
+        let folder = dir.appendingPathComponent("out")
+        let loaded = try BenchResults.load(from: folder.appendingPathComponent(BenchRunner.resultsFile))
+        XCTAssertEqual(loaded.scenarios.map(\.id), ["result-types", "batch-update"])
+        XCTAssertEqual(loaded.scenarios[1].status, "skipped")
+        XCTAssertEqual(loaded.run.rows, 1_000)
+        XCTAssertEqual(loaded.scenarios[0].variants.count, results.scenarios[0].variants.count)
+        XCTAssertEqual(try variant(loaded, "result-types", "count").counters?.fetches, 1)
+        let trace = try String(contentsOf: folder.appendingPathComponent(BenchRunner.traceFile), encoding: .utf8)
+        for name in ["objects", "faults", "object IDs", "dictionaries (2 keys)", "count"] {
+            XCTAssertTrue(trace.contains(#""type":"signpost","t":"#) && trace.contains(#""name":"result-types/\#(name)""#), name)
+        }
+        let page = try String(contentsOf: folder.appendingPathComponent(BenchRunner.pageFile), encoding: .utf8)
+        XCTAssertTrue(page.contains("Result types"))
+        XCTAssertTrue(page.contains("skipped"))
+    }
+
+    func testUnknownScenarioAndBadResultsFilesAreNamed() throws {
+        XCTAssertThrowsError(try run(["no-such"], rows: 1_000)) { error in
+            XCTAssertTrue("\(error)".contains("unknown scenario 'no-such'"), "\(error)")
+        }
+        let garbage = dir.appendingPathComponent("garbage.json")
+        try Data("{\"format\": 3}".utf8).write(to: garbage)
+        XCTAssertThrowsError(try BenchResults.load(from: garbage)) { error in
+            XCTAssertTrue("\(error)".contains(garbage.path), "\(error)")
+        }
+        try Data("not json".utf8).write(to: garbage)
+        XCTAssertThrowsError(try BenchResults.load(from: garbage)) { error in
+            XCTAssertTrue("\(error)".contains("is not a Faultline results file"), "\(error)")
+        }
+    }
+
+    func testResultsPageEscapesWhatItShows() {
+        var results = BenchResults(run: RunInfo(started: "s", finished: "f", scale: "<b>", rows: 1, repetitions: 1, build: "release",
+                                                sqlite: "3", revision: nil, machine: MachineInfo(host: "h", os: "o", processors: 1, memoryBytes: 1),
+                                                model: "x</style><script>alert(1)</script>"), scenarios: [])
+        results.scenarios.append(ScenarioResult(id: "a\"b", title: "<script>alert('t')</script>", claim: "c & d", source: "s", status: "ran", note: nil,
+                                                verdict: Verdict(held: true, "</style>"), variants: [], ratios: []))
+        let page = ResultsPage.html(results)
+        XCTAssertFalse(page.contains("<script>"))
+        XCTAssertTrue(page.contains("&lt;b&gt; scale"))
+        XCTAssertTrue(page.contains("x&lt;/style&gt;&lt;script&gt;"))
+        XCTAssertTrue(page.contains("&lt;script&gt;alert(&#39;t&#39;)&lt;/script&gt;"))
+        XCTAssertEqual(page.components(separatedBy: "</style>").count, 2, "only the page's own style element closes")
+        XCTAssertTrue(page.contains("a&quot;b"))
+    }
+
+    /// Every fixture model gets synthetic data that saves, and the generic scenarios run on one of them.
+    func testEveryFixtureModelGetsSyntheticDataThatSaves() throws {
+        let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../../shared/fixtures/xcdatamodels").standardized
+        guard let files = try? FileManager.default.contentsOfDirectory(atPath: fixtures.path).filter({ $0.hasSuffix(".xml") }).sorted(), !files.isEmpty else {
+            throw XCTSkip("../shared/fixtures/xcdatamodels is absent: the fixture models are not in this checkout")
+        }
+        for file in files {
+            let model = try ManagedObjectModel(contentsOf: fixtures.appendingPathComponent(file))
+            let store = dir.appendingPathComponent("\(file).sqlite")
+            let counts = try SyntheticData(model: model).generate(count: 200, into: store)
+            // (A model may have no entities at all: Maccy's History is an empty first version.)
+            XCTAssertEqual(Set(counts.keys), Set(SyntheticData(model: model).concreteEntities.map(\.name)), file)
+            let context = try BenchStore.coldContext(model, at: store, probes: .disabled)
+            for entity in SyntheticData(model: model).concreteEntities {
+                var request = FetchRequest<ManagedObject>(entityName: entity.name)
+                request.includesSubentities = false
+                XCTAssertEqual(try context.performAndWait { try context.count(for: request) }, counts[entity.name] ?? 0, "\(file): \(entity.name)")
+            }
+        }
+        let options = BenchRunner.Options(scale: BenchScale(name: "test", rows: 300), repetitions: 1, outputFolder: dir.appendingPathComponent("model"),
+                                          modelPath: fixtures.appendingPathComponent(files[0]).path)
+        let results = try BenchRunner(options: options).run()
+        XCTAssertEqual(results.scenarios.map(\.id), ["model-fetch-all", "model-fetch-indexed", "model-traverse", "model-insert"])
+        XCTAssertFalse(results.scenarios.contains { $0.status == "failed" }, results.scenarios.compactMap(\.note).joined(separator: "; "))
+    }
+}
