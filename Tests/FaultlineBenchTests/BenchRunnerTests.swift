@@ -46,6 +46,9 @@ final class BenchRunnerTests: XCTestCase {
             XCTAssertEqual(try XCTUnwrap(try variant(results, "prefetch-mayors", "batch faulting").counters).statements, 2)
             let employees = try XCTUnwrap(try variant(results, "prefetch-employees", "prefetch").counters)
             XCTAssertEqual(employees.statements, 2)
+            // Batch faulting: the departments, one relationship fault each, one statement for every member.
+            let batched = try variant(results, "prefetch-employees", "batch faulting")
+            XCTAssertEqual(batched.counters?.statements, 1 + batched.operations + 1)
             prefetchStatements.append(prefetched.statements + employees.statements)
         }
         XCTAssertEqual(prefetchStatements[0], prefetchStatements[1])
