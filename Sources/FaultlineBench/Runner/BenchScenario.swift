@@ -88,19 +88,12 @@ public struct Verdict: Codable, Sendable, Equatable {
     }
 }
 
-/// What a scenario needs to build its data: the scale, a folder of its own, and seeded randomness.
+/// What a scenario needs to build its data: the scale, a folder of its own, and the run's shared data sets.
 public struct ScenarioSetup {
     public let scale: BenchScale
     public let folder: URL
     /// Data sets shared between scenarios of one run (generated once).
     public let data: DataSets
-
-    /// A store path in the scenario's folder (any old file and its WAL companions removed).
-    public func freshStore(_ name: String) -> URL {
-        let url = folder.appendingPathComponent(name)
-        RowWorkload.removeStore(at: url)
-        return url
-    }
 }
 
 /// The measurements of one scenario's variants, by name, for its judge.
