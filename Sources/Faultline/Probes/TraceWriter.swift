@@ -1,9 +1,10 @@
 import Foundation
 
 /// Writes probe events as JSON Lines (docs/trace-format.md): a header line, then one event per line. Events are
-/// queued as they happen and formatted and written whole on a queue of the writer's own, at most 100 ms after they
-/// happened (sooner once 512 wait) and at exit, so the traced thread pays little, a crash loses at most the last
-/// 100 ms, and no line before it is ever broken.
+/// queued as they happen and formatted and written whole by a thread of the writer's own, at most 100 ms after
+/// they happened (sooner once 512 wait) and at exit, so the traced thread pays little, a crash loses at most the
+/// last 100 ms, and no line before it is ever broken. The writer thread runs at a lower priority (nice 10 on
+/// Linux, utility QoS elsewhere): on a busy machine the traced program keeps the CPU.
 public final class TraceWriter: ProbeRecorder, @unchecked Sendable {
     /// An event waiting to be written (a struct, not a tuple: tuples are copied through the runtime's generic
     /// value witnesses).
@@ -25,15 +26,12 @@ public final class TraceWriter: ProbeRecorder, @unchecked Sendable {
     private let queueLock = PlainLock()
     private var events: [QueuedEvent] = []
     private var spare: [QueuedEvent] = []
-    private var flushScheduled = false
-    /// True while a flush is set for 100 ms after an event landed in an empty queue (so that events recorded just
-    /// before the program goes quiet reach the file too).
-    private var timerScheduled = false
-    private var lastFlush = ProbeClock.now()
     /// Serializes writes, so lines land in the order their events happened; guards `buffer`.
     private let writeLock = NSLock()
     private var buffer: JSONLineBuffer? = JSONLineBuffer(capacity: 1 << 16)
-    private let writerQueue = DispatchQueue(label: "faultline.trace-writer", qos: .utility)
+    /// Wakes the writer thread: when an event lands in an empty queue, when a batch is full, and at the end.
+    private let wake = WriterWake()
+    static let batchSize = 512
 
     /// Creates (or replaces) the trace file at `path` and writes its header.
     public init(path: String, includeBindValues: Bool = false) throws {
@@ -55,30 +53,37 @@ public final class TraceWriter: ProbeRecorder, @unchecked Sendable {
         header.string("host", ProcessInfo.processInfo.hostName)
         header.endLine()
         header.withBytes { write($0) }
+        startWriterThread()
     }
 
     deinit {
+        wake.stop()
         flush()
         try? handle.close()
+    }
+
+    /// The writer thread: sleeps while the queue is empty; once an event arrives, waits up to 100 ms for a full
+    /// batch, then writes what is queued. It holds the writer only while writing, so the writer can go away.
+    private func startWriterThread() {
+        let wake = self.wake
+        let thread = Thread { [weak self] in
+            WriterWake.lowerPriority()
+            while wake.waitForBatch() {
+                guard let writer = self else { return }
+                writer.flush()
+            }
+        }
+        thread.name = "faultline.trace-writer"
+        thread.qualityOfService = .utility
+        thread.start()
     }
 
     public func record(_ event: consuming ProbeEvent, at time: UInt64) {
         queueLock.lock()
         events.append(QueuedEvent(time: time, event: event))
-        let due = !flushScheduled && (events.count >= 512 || time > lastFlush &+ 100_000_000)
-        if due { flushScheduled = true }
-        let timer = !timerScheduled && events.count == 1
-        if timer { timerScheduled = true }
+        let count = events.count
         queueLock.unlock()
-        if due { writerQueue.async { self.flush() } }
-        if timer {
-            writerQueue.asyncAfter(deadline: .now() + .milliseconds(100)) {
-                self.queueLock.lock()
-                self.timerScheduled = false
-                self.queueLock.unlock()
-                self.flush()
-            }
-        }
+        if count == 1 { wake.firstEvent() } else if count == Self.batchSize { wake.batchFull() }
     }
 
     /// Formats and writes every queued event now.
@@ -89,8 +94,6 @@ public final class TraceWriter: ProbeRecorder, @unchecked Sendable {
         var batch = events
         events = spare
         spare = []
-        flushScheduled = false
-        lastFlush = ProbeClock.now()
         queueLock.unlock()
         if !batch.isEmpty {
             // Formatted in a local: writing to a field of `self` here would share a cache line with the queue,
@@ -219,5 +222,55 @@ extension JSONLineBuffer {
         literal(":")
         integer(Int(site.line))
         literal("\"")
+    }
+}
+
+/// The writer thread's wake-ups. The traced thread signals twice per batch at most (first event, full batch).
+private final class WriterWake: @unchecked Sendable {
+    private let condition = NSCondition()
+    private var queued = false
+    private var full = false
+    private var stopped = false
+
+    func firstEvent() {
+        condition.lock()
+        queued = true
+        condition.signal()
+        condition.unlock()
+    }
+
+    func batchFull() {
+        condition.lock()
+        queued = true
+        full = true
+        condition.signal()
+        condition.unlock()
+    }
+
+    func stop() {
+        condition.lock()
+        stopped = true
+        condition.signal()
+        condition.unlock()
+    }
+
+    /// Waits for an event, then up to 100 ms for a full batch; false once stopped.
+    func waitForBatch() -> Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        while !queued && !stopped { condition.wait() }
+        let deadline = Date(timeIntervalSinceNow: 0.1)
+        while !full && !stopped && condition.wait(until: deadline) {}
+        queued = false
+        full = false
+        return !stopped
+    }
+
+    /// Lowers the calling thread's priority, so that formatting the trace yields to the traced program.
+    static func lowerPriority() {
+        #if os(Linux)
+        // On Linux the nice value belongs to the thread: `who` 0 is the calling thread.
+        _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, 10)
+        #endif
     }
 }
