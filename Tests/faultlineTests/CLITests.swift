@@ -268,4 +268,45 @@ final class CLITests: XCTestCase {
         XCTAssertTrue(model.stderr.contains("missing.xcdatamodeld"), model.stderr)
         XCTAssertFalse(FileManager.default.fileExists(atPath: dir.appendingPathComponent("Reports").path), "nothing written on bad input")
     }
+
+    /// `faultline compare` is a CI gate: identical runs pass; a run with an injected regression (more statements,
+    /// a slower engine variant) exits 1 and says what regressed.
+    func testCompareGatesRegressions() throws {
+        let bench = try run(["bench", "--scale", "500", "--repetitions", "1", "--out", "base", "tiers", "prefetch-mayors"])
+        XCTAssertEqual(bench.status, 0, bench.stderr)
+        let same = try run(["compare", "base/results.json", "base/results.json", "--html", "same.html"])
+        XCTAssertEqual(same.status, 0, same.stdout + same.stderr)
+        XCTAssertTrue(same.stdout.contains("no regression"), same.stdout)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: dir.appendingPathComponent("same.html").path))
+
+        // Inject: prefetching issues one more statement; the SQLite tier runs three times slower.
+        var json = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(contentsOf: dir.appendingPathComponent("base/results.json"))) as? [String: Any])
+        var scenarios = try XCTUnwrap(json["scenarios"] as? [[String: Any]])
+        for i in scenarios.indices {
+            var variants = try XCTUnwrap(scenarios[i]["variants"] as? [[String: Any]])
+            for j in variants.indices {
+                switch (scenarios[i]["id"] as? String, variants[j]["name"] as? String) {
+                case ("prefetch-mayors", "prefetch"):
+                    var counters = try XCTUnwrap(variants[j]["counters"] as? [String: Any])
+                    counters["statements"] = (counters["statements"] as? Int ?? 0) + 1
+                    variants[j]["counters"] = counters
+                case ("tiers", "SQLite fault"):
+                    variants[j]["median"] = (variants[j]["median"] as? Double ?? 0) * 3
+                default: break
+                }
+            }
+            scenarios[i]["variants"] = variants
+        }
+        json["scenarios"] = scenarios
+        try JSONSerialization.data(withJSONObject: json).write(to: dir.appendingPathComponent("new.json"))
+        let regressed = try run(["compare", "base/results.json", "new.json"])
+        XCTAssertEqual(regressed.status, 1, regressed.stdout + regressed.stderr)
+        XCTAssertTrue(regressed.stdout.contains("prefetch-mayors / prefetch") && regressed.stdout.contains("3 statements, 2 in the baseline"), regressed.stdout)
+        XCTAssertTrue(regressed.stdout.contains("tiers / SQLite fault") && regressed.stdout.contains("more than 10% slower"), regressed.stdout)
+        let allowed = try run(["compare", "base/results.json", "new.json", "--allow", "prefetch-mayors", "--max-slowdown", "300%"])
+        XCTAssertEqual(allowed.status, 0, allowed.stdout)
+        let bad = try run(["compare", "base/results.json", "missing.json"])
+        XCTAssertEqual(bad.status, 1)
+        XCTAssertTrue(bad.stderr.contains("missing.json"), bad.stderr)
+    }
 }

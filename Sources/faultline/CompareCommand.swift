@@ -1,0 +1,46 @@
+import ArgumentParser
+import FaultlineBench
+import Foundation
+
+struct CompareCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "compare",
+        abstract: "Compare two benchmark runs (results.json); exit 1 on a regression — the gate for CI.",
+        discussion: """
+        A regression: an engine variant slower than the baseline beyond --max-slowdown, or one that issues more SQL \
+        statements than before (counts are exact: any increase counts unless --allow names the scenario or \
+        SCENARIO/VARIANT). Peers' times are shown, not judged.
+        """)
+
+    @Argument(help: "The baseline results.json.")
+    var base: String
+
+    @Argument(help: "The new results.json.")
+    var new: String
+
+    @Option(help: "How much slower an engine variant may be (10%, 10 or 0.1).")
+    var maxSlowdown: String = "10%"
+
+    @Option(help: "A scenario (or SCENARIO/VARIANT) whose statement count may grow; repeatable.")
+    var allow: [String] = []
+
+    @Option(help: "Also write the comparison as an HTML page.")
+    var html: String?
+
+    func validate() throws {
+        guard ResultsComparison.parseSlowdown(maxSlowdown) != nil else { throw ValidationError("--max-slowdown must be a percentage such as 10% (got '\(maxSlowdown)')") }
+    }
+
+    func run() throws {
+        var passes = true
+        try reportingErrors("compare") {
+            let comparison = ResultsComparison(base: try BenchResults.load(from: URL(fileURLWithPath: base)),
+                                               new: try BenchResults.load(from: URL(fileURLWithPath: new)),
+                                               maxSlowdown: ResultsComparison.parseSlowdown(maxSlowdown)!, allowed: Set(allow))
+            print(comparison.text, terminator: "")
+            if let html { try Data(comparison.html.utf8).write(to: URL(fileURLWithPath: html), options: .atomic) }
+            passes = comparison.passes
+        }
+        if !passes { throw ExitCode(1) }
+    }
+}
