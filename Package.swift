@@ -6,6 +6,7 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .library(name: "Faultline", targets: ["Faultline"]),
+        .library(name: "FaultlineReport", targets: ["FaultlineReport"]),
         .library(name: "FaultlineBench", targets: ["FaultlineBench"]),
         .executable(name: "faultline", targets: ["faultline"]),
     ],
@@ -34,8 +35,12 @@ let package = Package(
             dependencies: ["Faultline"]
         ),
         .target(
+            name: "FaultlineReport",
+            dependencies: ["Faultline", "CGraphviz"]
+        ),
+        .target(
             name: "FaultlineBench",
-            dependencies: ["Faultline", "CSQLite", .product(name: "GRDB", package: "GRDB.swift")]
+            dependencies: ["Faultline", "FaultlineReport", "CSQLite", .product(name: "GRDB", package: "GRDB.swift")]
         ),
         .executableTarget(
             name: "faultline",
@@ -43,11 +48,13 @@ let package = Package(
                 "Faultline",
                 "FaultlineData",
                 "FaultlineBench",
+                "FaultlineReport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
         .testTarget(name: "FaultlineTests", dependencies: ["Faultline"]),
         .testTarget(name: "FaultlineDataTests", dependencies: ["Faultline", "FaultlineData"]),
+        .testTarget(name: "FaultlineReportTests", dependencies: ["Faultline", "FaultlineReport"]),
         .testTarget(name: "FaultlineBenchTests", dependencies: ["Faultline", "FaultlineBench"]),
         .testTarget(name: "faultlineTests", dependencies: ["faultline"]),
     ],

@@ -309,4 +309,26 @@ final class CLITests: XCTestCase {
         XCTAssertEqual(bad.status, 1)
         XCTAssertTrue(bad.stderr.contains("missing.json"), bad.stderr)
     }
+
+    /// `faultline report` on a bench trace: findings on the N+1 variant, none on the prefetching one; the page,
+    /// the Chrome export; a file that is not a trace is named.
+    func testReportFindsTheNPlusOneOfABenchTrace() throws {
+        let bench = try run(["bench", "--scale", "10000", "--repetitions", "1", "--out", "run", "prefetch-mayors"])
+        XCTAssertEqual(bench.status, 0, bench.stderr)
+        let report = try run(["report", "run/trace.jsonl", "-o", "report.html", "--chrome", "chrome.json"])
+        XCTAssertEqual(report.status, 0, report.stderr)
+        XCTAssertTrue(report.stdout.contains("N+1 faults (prefetch-mayors/N+1"), report.stdout)
+        XCTAssertFalse(report.stdout.contains("N+1 faults (prefetch-mayors/prefetch"), report.stdout)
+        XCTAssertFalse(report.stdout.contains("N+1 faults (prefetch-mayors/batch faulting"), report.stdout)
+        XCTAssertFalse(report.stdout.contains(" at Faultline/"), "call sites point at the caller's code: \(report.stdout)")
+        let page = try String(contentsOf: dir.appendingPathComponent("report.html"), encoding: .utf8)
+        XCTAssertTrue(page.contains("Findings") && page.contains("Statements by fingerprint") && page.contains("<svg"))
+        let chrome = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(contentsOf: dir.appendingPathComponent("chrome.json"))) as? [String: Any])
+        XCTAssertGreaterThan((chrome["traceEvents"] as? [Any])?.count ?? 0, 100)
+        let notTrace = try write("notes.txt", "hello\n")
+        let bad = try run(["report", notTrace, "-o", "bad.html"])
+        XCTAssertNotEqual(bad.status, 0)
+        XCTAssertTrue(bad.stderr.contains("notes.txt:1"), bad.stderr)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: dir.appendingPathComponent("bad.html").path))
+    }
 }

@@ -30,6 +30,9 @@ public final class ManagedObjectContext: @unchecked Sendable {
     /// live ones).
     @exclusivity(unchecked) var insertionOrder: [ManagedObject] = []
     @exclusivity(unchecked) var insertedCount = 0
+    /// The call site of the traced fetch in progress: fetches it runs itself (prefetching, batch faults) report
+    /// it too, so that a trace points at the program's code, not the engine's.
+    var outerCallSite: CallSite?
     /// Faults of batched fetch results, with their batch and position.
     var batchMembership: [ObjectIdentifier: (FaultBatch, Int)] = [:]
     var updatedSet: [ObjectIdentifier: ManagedObject] = [:]

@@ -30,7 +30,7 @@ extension ManagedObjectContext {
 
     /// Fulfils every fault among `objects` with one statement per table (per 500 objects): Core Data's batch
     /// faulting (`self IN %@` with `returnsObjectsAsFaults = false`).
-    public func fulfillFaults(for objects: [ManagedObject]) throws {
+    public func fulfillFaults(for objects: [ManagedObject], file: StaticString = #fileID, line: UInt = #line) throws {
         var byRoot: [Int: [ManagedObject]] = [:]
         for object in objects where object.isFault && object.key > 0 && object.managedObjectContext === self {
             byRoot[object.entity.root.entityNumber, default: []].append(object)
@@ -40,7 +40,7 @@ extension ManagedObjectContext {
             request.objectIDs = group.map(\.objectID)
             request.returnsObjectsAsFaults = false
             request.includesPendingChanges = false
-            _ = try fetch(request)
+            _ = try fetch(request, file: file, line: line)
         }
     }
 }

@@ -5,9 +5,13 @@ import Foundation
 extension ManagedObjectContext {
     @inline(__always) var probesEnabled: Bool { coordinator.probes.isEnabled }
 
-    func tracedFetch<R>(_ request: FetchRequest<ManagedObject>, resultType: String, callSite: CallSite,
+    func tracedFetch<R>(_ request: FetchRequest<ManagedObject>, resultType: String, callSite given: CallSite,
                         results: (R) -> Int, uris: (R) -> [String]?, _ body: () throws -> R) rethrows -> R {
-        try coordinator.withLock {
+        let callSite = outerCallSite ?? given
+        let enclosing = outerCallSite
+        outerCallSite = callSite
+        defer { outerCallSite = enclosing }
+        return try coordinator.withLock {
             let before = coordinator.probeTotalsLocked()
             let start = ProbeClock.now()
             let result = try body()

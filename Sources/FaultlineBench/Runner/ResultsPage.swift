@@ -1,3 +1,4 @@
+import FaultlineReport
 import Foundation
 
 /// A plain, self-contained HTML page of a run's results (the reports module makes a richer one from the trace).
@@ -70,19 +71,5 @@ public enum ResultsPage {
     }
 
     /// Text made safe for HTML content and attribute values.
-    static func escape(_ text: String) -> String {
-        var out = ""
-        out.reserveCapacity(text.utf8.count)
-        for c in text.unicodeScalars {
-            switch c {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "\"": out += "&quot;"
-            case "'": out += "&#39;"
-            default: out.unicodeScalars.append(c)
-            }
-        }
-        return out
-    }
+    static func escape(_ text: String) -> String { HTMLText.escape(text) }
 }

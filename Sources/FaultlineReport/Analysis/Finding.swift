@@ -1,0 +1,31 @@
+/// A problem the analyzers found in a trace, with its evidence and a concrete fix.
+public struct Finding: Sendable, Equatable {
+    public enum Kind: String, Sendable, CaseIterable {
+        case nPlusOne = "N+1 faults"
+        case relationshipFaultStorm = "relationship faults one by one"
+        case fullScan = "full table scan"
+        case tempBTree = "temporary B-tree for ORDER BY"
+        case repeatedFetch = "same fetch repeated"
+        case largeFetchWithoutBatchSize = "large fetch without a batch size"
+        case manySmallSaves = "many small saves"
+    }
+
+    public var kind: Kind
+    /// The signpost the events belong to (`SCENARIO/VARIANT` in bench traces), or "".
+    public var segment: String
+    /// Where in the program (`Module/File.swift:42`), when known.
+    public var callSite: String?
+    /// What was seen, in a sentence.
+    public var evidence: String
+    /// What to change.
+    public var fix: String
+    /// Seconds the pattern cost in the trace (findings are ranked by it).
+    public var cost: Double
+    /// Events involved.
+    public var count: Int
+    /// Trace line numbers of the first few events, for looking them up.
+    public var lines: [Int]
+
+    /// The key that identifies "the same" finding in two traces.
+    public var identity: String { "\(kind.rawValue)|\(segment)|\(callSite ?? "")|\(evidence.prefix(while: { $0 != ":" }))" }
+}

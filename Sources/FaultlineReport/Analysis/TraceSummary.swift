@@ -1,0 +1,132 @@
+import Foundation
+
+/// What a trace adds up to: totals and time per category, the row cache's hit ratio, statements grouped by
+/// fingerprint with their plans, fetches and faults by entity, relationship and call site, and the segments
+/// (signposts).
+public struct TraceSummary: Sendable {
+    public struct StatementGroup: Sendable {
+        public var fingerprint: String
+        public var count = 0
+        public var total = 0.0
+        public var durations: [Double] = []
+        public var rows = 0
+        public var fullScanSteps = 0
+        public var sorts = 0
+        /// EXPLAIN QUERY PLAN detail lines of the first plan recorded for this fingerprint.
+        public var plan: [String] = []
+        public var p50: Double { percentile(0.5) }
+        public var p95: Double { percentile(0.95) }
+        public var max: Double { durations.max() ?? 0 }
+
+        func percentile(_ p: Double) -> Double {
+            guard !durations.isEmpty else { return 0 }
+            let sorted = durations.sorted()
+            return sorted[Swift.min(sorted.count - 1, Int((Double(sorted.count - 1) * p).rounded()))]
+        }
+
+        /// index, full scan or temp B-tree, from the plan.
+        public var verdicts: [String] {
+            var verdicts: [String] = []
+            if plan.contains(where: { $0.hasPrefix("SCAN") && !$0.contains("COVERING INDEX") && !$0.contains("json_each") && !$0.contains("CONSTANT ROW") }) { verdicts.append("full scan") }
+            if plan.contains(where: { $0.contains("TEMP B-TREE") }) { verdicts.append("temp B-tree") }
+            if plan.contains(where: { $0.hasPrefix("SEARCH") }) && verdicts.isEmpty { verdicts.append("index") }
+            return verdicts
+        }
+    }
+
+    /// Count and time of one kind of thing, by a key (entity, relationship, call site).
+    public struct Tally: Sendable {
+        public var key: String
+        public var count = 0
+        public var time = 0.0
+        public var rows = 0
+    }
+
+    public var events = 0
+    public var duration = 0.0
+    public var fetches = Tally(key: "fetch")
+    public var saves = Tally(key: "save")
+    public var faults = Tally(key: "fault (row cache)")
+    public var cacheMisses = Tally(key: "cache miss")
+    public var otherSQL = Tally(key: "other SQL")
+    public var statementCount = 0
+    public var statements: [StatementGroup] = []
+    public var fetchesByEntity: [Tally] = []
+    public var faultsByEntity: [Tally] = []
+    public var missesByCallSite: [Tally] = []
+    public var segments: [Tally] = []
+
+    /// Faults fulfilled from the row cache over all faults.
+    public var rowCacheHitRatio: Double? {
+        let all = faults.count + cacheMisses.count
+        return all > 0 ? Double(faults.count) / Double(all) : nil
+    }
+
+    public init(_ trace: TraceFile) {
+        var groups: [String: StatementGroup] = [:]
+        var plans: [String: [String]] = [:]
+        var byEntity: [String: Tally] = [:], faultEntities: [String: Tally] = [:], missSites: [String: Tally] = [:], segments: [String: Tally] = [:]
+        var segmentOrder: [String] = []
+        func add(_ tally: inout [String: Tally], _ key: String, _ time: Double, rows: Int = 0) {
+            tally[key, default: Tally(key: key)].count += 1
+            tally[key]!.time += time
+            tally[key]!.rows += rows
+        }
+        for event in trace.events {
+            events += 1
+            duration = Swift.max(duration, event.time)
+            if !event.segment.isEmpty && segments[event.segment] == nil { segmentOrder.append(event.segment) }
+            switch event.kind {
+            case .statement:
+                statementCount += 1
+                let fingerprint = StatementFingerprint.of(event.sql ?? "")
+                var group = groups[fingerprint] ?? StatementGroup(fingerprint: fingerprint)
+                group.count += 1
+                group.total += event.duration
+                group.durations.append(event.duration)
+                group.rows += event.rows
+                group.fullScanSteps += event.fullScanSteps
+                group.sorts += event.sorts
+                groups[fingerprint] = group
+                if !["fetch", "fault", "relationshipFault", "save"].contains(event.purpose ?? "") {
+                    otherSQL.count += 1
+                    otherSQL.time += event.duration
+                }
+            case .queryPlan:
+                let fingerprint = StatementFingerprint.of(event.sql ?? "")
+                if plans[fingerprint] == nil { plans[fingerprint] = event.planDetails }
+            case .fetch:
+                fetches.count += 1
+                fetches.time += event.duration
+                fetches.rows += event.rows
+                add(&byEntity, event.entity ?? "?", event.duration, rows: event.rows)
+            case .save:
+                saves.count += 1
+                saves.time += event.duration
+            case .fault:
+                faults.count += 1
+                faults.time += event.duration
+                add(&faultEntities, (event.objectEntity ?? "?") + (event.relationship.map { ".\($0)" } ?? ""), event.duration)
+            case .cacheMiss:
+                cacheMisses.count += 1
+                cacheMisses.time += event.duration
+                add(&faultEntities, (event.objectEntity ?? "?") + (event.relationship.map { ".\($0)" } ?? ""), event.duration)
+                add(&missSites, event.callSite ?? "(unknown call site)", event.duration)
+            case .connect, .signpost:
+                break
+            }
+            if !event.segment.isEmpty, event.kind != .signpost {
+                segments[event.segment, default: Tally(key: event.segment)].count += 1
+                if event.kind == .fetch || event.kind == .save || event.kind == .cacheMiss || event.kind == .fault {
+                    segments[event.segment]!.time += event.duration
+                }
+            }
+        }
+        for (fingerprint, plan) in plans { groups[fingerprint]?.plan = plan }
+        statements = groups.values.sorted { $0.total > $1.total }
+        fetchesByEntity = byEntity.values.sorted { $0.time > $1.time }
+        faultsByEntity = faultEntities.values.sorted { $0.time > $1.time }
+        missesByCallSite = missSites.values.sorted { $0.time > $1.time }
+        self.segments = segmentOrder.compactMap { segments[$0] }
+    }
+}

@@ -1,0 +1,143 @@
+import Foundation
+
+/// `faultline report`: one self-contained HTML page (inline CSS and SVG, no network) for one or more traces —
+/// summary, findings, timeline, statements by fingerprint with their plans, fetches and faults by entity and call
+/// site. Aggregated first, so a million-event trace still makes a small page; every string from a trace is
+/// escaped.
+public struct ReportPage {
+    public struct Input {
+        public var trace: TraceFile
+        public var summary: TraceSummary
+        public var findings: [Finding]
+
+        public init(trace: TraceFile, analyzers: Analyzers) {
+            self.trace = trace
+            summary = TraceSummary(trace)
+            findings = analyzers.findings(in: trace)
+        }
+    }
+
+    public var inputs: [Input]
+    /// Rows shown per table (the rest summarized in one line).
+    public var top = 25
+
+    public init(inputs: [Input]) { self.inputs = inputs }
+
+    public var html: String {
+        var body = "<h1>Faultline report</h1>\n"
+        if inputs.count > 1 { body += comparison() }
+        for (i, input) in inputs.enumerated() { body += section(input, index: i) }
+        return """
+        <!DOCTYPE html>
+        <html lang="en"><head><meta charset="utf-8"><title>Faultline report</title>
+        <style>
+        body{font:14px/1.45 system-ui,sans-serif;margin:2em;max-width:80em;color:#222}table{border-collapse:collapse;margin:.4em 0 1em}
+        td,th{border:1px solid #ccc;padding:.2em .5em;text-align:left;vertical-align:top}th{background:#f3f3f3}td.n{text-align:right}
+        code,pre{font-size:12px}pre{margin:0;white-space:pre-wrap}.badge{padding:0 .4em;border-radius:.3em;font-size:12px;white-space:nowrap}
+        .index{background:#d8f5d8}.scan{background:#f8d0d0}.sort{background:#fbe7c0}.finding{border-left:4px solid #c33;padding:.2em .8em;margin:.6em 0;background:#fcf4f4}
+        .muted{color:#777}h2{border-bottom:1px solid #ddd;padding-bottom:.2em;margin-top:2em}
+        </style></head><body>
+        \(body)</body></html>
+
+        """
+    }
+
+    private func e(_ text: String) -> String { HTMLText.escape(text) }
+
+    private func seconds(_ s: Double) -> String {
+        s >= 1 ? String(format: "%.2f s", s) : s >= 1e-3 ? String(format: "%.1f ms", s * 1e3) : String(format: "%.1f µs", s * 1e6)
+    }
+
+    private func comparison() -> String {
+        var out = "<h2>Side by side</h2>\n<table><tr><th></th>" + inputs.map { "<th>\(e(URL(fileURLWithPath: $0.trace.path).lastPathComponent))</th>" }.joined() + "</tr>\n"
+        func row(_ name: String, _ value: (Input) -> String) { out += "<tr><td>\(name)</td>" + inputs.map { "<td class=n>\(value($0))</td>" }.joined() + "</tr>\n" }
+        row("events") { "\($0.summary.events)" }
+        row("statements") { "\($0.summary.statementCount)" }
+        row("fetches") { "\($0.summary.fetches.count) (\(self.seconds($0.summary.fetches.time)))" }
+        row("faults from the row cache") { "\($0.summary.faults.count)" }
+        row("cache misses") { "\($0.summary.cacheMisses.count) (\(self.seconds($0.summary.cacheMisses.time)))" }
+        row("saves") { "\($0.summary.saves.count) (\(self.seconds($0.summary.saves.time)))" }
+        row("findings") { "\($0.findings.count)" }
+        return out + "</table>\n"
+    }
+
+    private func section(_ input: Input, index: Int) -> String {
+        let s = input.summary
+        let t = input.trace
+        var out = "<h2>\(e(URL(fileURLWithPath: t.path).lastPathComponent))</h2>\n"
+        let meta = ["process", "pid", "host", "sqlite", "started"].compactMap { key in t.header[key].map { "\(key) \(e($0))" } }
+        out += "<p class=muted>\(meta.joined(separator: " · "))</p>\n"
+        for warning in t.warnings { out += "<p class=muted>\(e(warning))</p>\n" }
+        // Summary.
+        out += "<h3>Summary</h3>\n<table><tr><th>category</th><th>count</th><th>time</th></tr>\n"
+        for tally in [s.fetches, s.saves, s.faults, s.cacheMisses, s.otherSQL] {
+            out += "<tr><td>\(e(tally.key))</td><td class=n>\(tally.count)</td><td class=n>\(seconds(tally.time))</td></tr>\n"
+        }
+        out += "</table>\n<p>\(s.events) events over \(seconds(s.duration)); \(s.statementCount) SQL statements"
+        if let ratio = s.rowCacheHitRatio { out += String(format: "; row-cache hit ratio %.1f%% of %d faults", ratio * 100, s.faults.count + s.cacheMisses.count) }
+        out += ".</p>\n"
+        // Findings.
+        out += "<h3>Findings (\(input.findings.count))</h3>\n"
+        if input.findings.isEmpty { out += "<p>None: no fault storm, scan, sort, repeated fetch, unbatched large fetch or save loop above the thresholds.</p>\n" }
+        for finding in input.findings.prefix(top) {
+            out += "<div class=finding><b>\(e(finding.kind.rawValue))</b> — \(e(finding.evidence)) <span class=muted>(\(seconds(finding.cost)); trace lines \(finding.lines.map(String.init).joined(separator: ", "))\(finding.count > finding.lines.count ? ", …" : ""))</span>"
+            if let site = finding.callSite { out += "<br>at <code>\(e(site))</code>" }
+            if !finding.segment.isEmpty { out += " in <code>\(e(finding.segment))</code>" }
+            out += "<br><b>Fix:</b> \(e(finding.fix))</div>\n"
+        }
+        if input.findings.count > top { out += "<p class=muted>… and \(input.findings.count - top) more.</p>\n" }
+        out += timeline(t, duration: s.duration)
+        // Statements.
+        out += "<h3>Statements by fingerprint (\(s.statements.count))</h3>\n<table><tr><th>SQL</th><th>count</th><th>total</th><th>p50</th><th>p95</th><th>max</th><th>rows</th><th>plan</th></tr>\n"
+        for group in s.statements.prefix(top) {
+            let badges = group.verdicts.map { v in "<span class=\"badge \(v == "index" ? "index" : v == "full scan" ? "scan" : "sort")\">\(v)</span>" }.joined(separator: " ")
+            out += "<tr><td><code>\(e(group.fingerprint))</code></td><td class=n>\(group.count)</td><td class=n>\(seconds(group.total))</td><td class=n>\(seconds(group.p50))</td><td class=n>\(seconds(group.p95))</td><td class=n>\(seconds(group.max))</td><td class=n>\(group.rows)</td><td>\(badges)<pre>\(group.plan.map(e).joined(separator: "\n"))</pre></td></tr>\n"
+        }
+        out += "</table>\n"
+        if s.statements.count > top {
+            let rest = s.statements.dropFirst(top)
+            out += "<p class=muted>… \(rest.count) more fingerprints: \(rest.reduce(0) { $0 + $1.count }) statements, \(seconds(rest.reduce(0) { $0 + $1.total })).</p>\n"
+        }
+        out += tallies("Fetches by entity", s.fetchesByEntity, rows: true)
+        out += tallies("Faults and cache misses by entity and relationship", s.faultsByEntity, rows: false)
+        out += tallies("Cache misses by call site", s.missesByCallSite, rows: false)
+        if !s.segments.isEmpty { out += tallies("Segments (signposts)", s.segments, rows: false) }
+        return out
+    }
+
+    private func tallies(_ title: String, _ items: [TraceSummary.Tally], rows: Bool) -> String {
+        guard !items.isEmpty else { return "" }
+        var out = "<h3>\(e(title))</h3>\n<table><tr><th></th><th>count</th><th>time</th>\(rows ? "<th>rows</th>" : "")</tr>\n"
+        for item in items.prefix(top) {
+            out += "<tr><td><code>\(e(item.key))</code></td><td class=n>\(item.count)</td><td class=n>\(seconds(item.time))</td>\(rows ? "<td class=n>\(item.rows)</td>" : "")</tr>\n"
+        }
+        if items.count > top { out += "<tr><td class=muted colspan=4>… \(items.count - top) more</td></tr>\n" }
+        return out + "</table>\n"
+    }
+
+    /// Lanes of fetches, saves, faults and cache misses over time, binned (at most 600 columns however many events).
+    private func timeline(_ trace: TraceFile, duration: Double) -> String {
+        let lanes: [(String, TraceEvent.Kind, String)] = [("fetch", .fetch, "#3a7bd5"), ("save", .save, "#2a9d55"), ("fault", .fault, "#999"), ("cache miss", .cacheMiss, "#c33")]
+        let bins = 600, width = 900.0, laneHeight = 26.0, left = 90.0
+        guard duration > 0 else { return "" }
+        var svg = "<h3>Timeline</h3>\n<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"\(Int(left + width + 10))\" height=\"\(Int(laneHeight * Double(lanes.count) + 24))\" role=\"img\" aria-label=\"timeline\">\n"
+        for (i, lane) in lanes.enumerated() {
+            var counts = [Int](repeating: 0, count: bins)
+            for event in trace.events where event.kind == lane.1 {
+                counts[min(bins - 1, max(0, Int(event.time / duration * Double(bins))))] += 1
+            }
+            let peak = max(1, counts.max() ?? 1)
+            let y = Double(i) * laneHeight
+            svg += "<text x=\"0\" y=\"\(y + 17)\" font-size=\"12\">\(lane.0)</text>\n"
+            for (bin, count) in counts.enumerated() where count > 0 {
+                let h = max(2, (laneHeight - 6) * Double(count) / Double(peak))
+                let x = left + Double(bin) * width / Double(bins)
+                svg += "<rect x=\"\(String(format: "%.1f", x))\" y=\"\(String(format: "%.1f", y + laneHeight - 3 - h))\" width=\"\(String(format: "%.2f", max(1, width / Double(bins))))\" height=\"\(String(format: "%.1f", h))\" fill=\"\(lane.2)\"><title>\(count)</title></rect>\n"
+            }
+        }
+        let axisY = laneHeight * Double(lanes.count) + 14
+        svg += "<text x=\"\(left)\" y=\"\(axisY)\" font-size=\"11\">0</text><text x=\"\(left + width - 60)\" y=\"\(axisY)\" font-size=\"11\">\(seconds(duration))</text>\n"
+        return svg + "</svg>\n"
+    }
+
+}

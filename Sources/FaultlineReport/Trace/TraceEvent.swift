@@ -1,0 +1,61 @@
+import Foundation
+
+/// One line of a trace (docs/trace-format.md), decoded: the fields of every event type, those a type lacks left
+/// empty.
+public struct TraceEvent: Sendable {
+    public enum Kind: String, Sendable {
+        case connect, statement, queryPlan, fetch, fault, cacheMiss, save, signpost
+    }
+
+    public var kind: Kind
+    /// Seconds since the trace started (the event's end).
+    public var time: Double
+    /// Line number in the file.
+    public var line: Int
+    /// The signpost in force when the event happened (`SCENARIO/VARIANT` in `faultline bench` traces), or "".
+    public var segment: String = ""
+
+    // statement, queryPlan
+    public var sql: String?
+    public var purpose: String?
+    public var rows = 0
+    public var fullScanSteps = 0
+    public var sorts = 0
+    public var planDetails: [String] = []
+    // statement, fault, cacheMiss, save: the duration; fetch: its total time
+    public var duration = 0.0
+    // fetch
+    public var entity: String?
+    public var predicate: String?
+    public var sort: [String] = []
+    public var batchSize = 0
+    public var prefetch: [String] = []
+    public var resultType: String?
+    public var statements = 0
+    public var results = 0
+    public var sqlTime = 0.0
+    // fetch, fault, cacheMiss, save
+    public var callSite: String?
+    // fault, cacheMiss
+    public var faultKind: String?
+    public var object: String?
+    public var relationship: String?
+    public var batch: Int?
+    // save
+    public var inserted: [String: Int] = [:]
+    public var updated: [String: Int] = [:]
+    public var deleted: [String: Int] = [:]
+    public var error: String?
+    // signpost, connect
+    public var name: String?
+
+    /// The entity of a fault's object, from its URI (`x-coredata://…/Entity/p12`).
+    public var objectEntity: String? {
+        guard let object else { return nil }
+        let parts = object.split(separator: "/")
+        return parts.count >= 2 ? String(parts[parts.count - 2]) : nil
+    }
+
+    /// Objects a save wrote (inserted + updated + deleted).
+    public var savedObjects: Int { inserted.values.reduce(0, +) + updated.values.reduce(0, +) + deleted.values.reduce(0, +) }
+}

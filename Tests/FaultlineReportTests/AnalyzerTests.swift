@@ -1,0 +1,203 @@
+import Faultline
+import Foundation
+import XCTest
+@testable import FaultlineReport
+
+/// The analyzers on real traces: each trace is written by the engine while it runs a workload made to contain one
+/// pattern (or its fix, which must give no finding).
+final class AnalyzerTests: XCTestCase {
+    var dir: URL!
+
+    override func setUpWithError() throws {
+        dir = FileManager.default.temporaryDirectory.appendingPathComponent("faultline-report-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+    }
+
+    override func tearDownWithError() throws {
+        try? FileManager.default.removeItem(at: dir)
+    }
+
+    func model(indexedPopulation: Bool = false) throws -> ManagedObjectModel {
+        try ManagedObjectModel(entities: [
+            EntityDescription(name: "City", properties: [
+                AttributeDescription(name: "name", type: .string),
+                AttributeDescription(name: "population", type: .integer64, isIndexed: indexedPopulation),
+                AttributeDescription(name: "rank", type: .integer64),
+                RelationshipDescription(name: "mayor", destination: "Person", inverse: "mayorOf"),
+                RelationshipDescription(name: "residents", destination: "Person", inverse: "homeTown", isToMany: true),
+            ]),
+            EntityDescription(name: "Person", properties: [
+                AttributeDescription(name: "name", type: .string),
+                RelationshipDescription(name: "mayorOf", destination: "City", inverse: "mayor"),
+                RelationshipDescription(name: "homeTown", destination: "City", inverse: "residents"),
+            ]),
+        ])
+    }
+
+    /// A store of `cities` cities, each with a mayor who lives there; then `body` runs with a trace on. Returns
+    /// the trace's findings.
+    func findings(cities: Int = 30, indexedPopulation: Bool = false, _ body: (ManagedObjectContext) throws -> Void) throws -> (TraceFile, [Finding]) {
+        let model = try model(indexedPopulation: indexedPopulation)
+        let store = dir.appendingPathComponent("store-\(UUID().uuidString).sqlite")
+        let setup = PersistentStoreCoordinator(managedObjectModel: model, probes: .disabled)
+        try setup.addPersistentStore(at: store)
+        let writer = ManagedObjectContext(.privateQueue, coordinator: setup)
+        try writer.performAndWait {
+            for i in 0..<cities {
+                let city = try writer.insertNewObject(forEntityName: "City")
+                try city.setValue("City \(i)", forKey: "name")
+                try city.setValue(Int64(i * 1_000), forKey: "population")
+                try city.setValue(Int64(cities - i), forKey: "rank")
+                let mayor = try writer.insertNewObject(forEntityName: "Person")
+                try mayor.setValue("Mayor \(i)", forKey: "name")
+                try city.setValue(mayor, forKey: "mayor")
+                try mayor.setValue(city, forKey: "homeTown")
+            }
+            try writer.save()
+        }
+        let path = dir.appendingPathComponent("trace-\(UUID().uuidString).jsonl").path
+        let coordinator = PersistentStoreCoordinator(managedObjectModel: model, probes: Probes(configuration: ProbeConfiguration(tracePath: path)))
+        try coordinator.addPersistentStore(at: store)
+        let context = ManagedObjectContext(.privateQueue, coordinator: coordinator)
+        try context.performAndWait { try body(context) }
+        coordinator.probes.flush()
+        let trace = try TraceFile(path: path)
+        return (trace, Analyzers().findings(in: trace))
+    }
+
+    func request(_ predicate: String? = nil, sort: String? = nil) throws -> FetchRequest<ManagedObject> {
+        var request = FetchRequest<ManagedObject>(entityName: "City", predicate: try predicate.map { try ObjectPredicate(format: $0) },
+                                                  sortDescriptors: sort.map { [FetchSortDescriptor(keyPath: $0)] } ?? [])
+        request.returnsObjectsAsFaults = false
+        return request
+    }
+
+    func testNPlusOneIsFoundAndPrefetchingGivesNone() throws {
+        let (_, plain) = try findings { context in
+            for city in try context.fetch(try request()) { _ = (city.value(forKey: "mayor") as? ManagedObject)?.value(forKey: "name") }
+        }
+        let storm = try XCTUnwrap(plain.first { $0.kind == .nPlusOne }, "\(plain)")
+        XCTAssertEqual(storm.count, 30)
+        XCTAssertTrue(storm.evidence.hasPrefix("Person: 30 faults"), storm.evidence)
+        XCTAssertTrue(storm.callSite?.hasPrefix("FaultlineReportTests/AnalyzerTests.swift:") == true, storm.callSite ?? "no call site")
+        XCTAssertTrue(storm.fix.contains("relationshipKeyPathsForPrefetching"))
+
+        let (_, prefetched) = try findings { context in
+            var request = try request()
+            request.relationshipKeyPathsForPrefetching = ["mayor"]
+            for city in try context.fetch(request) { _ = (city.value(forKey: "mayor") as? ManagedObject)?.value(forKey: "name") }
+        }
+        XCTAssertEqual(prefetched, [], "no false positive on the prefetching variant")
+
+        let (_, batched) = try findings { context in
+            let cities = try context.fetch(try request())
+            try context.fulfillFaults(for: cities.compactMap { $0.value(forKey: "mayor") as? ManagedObject })
+            for city in cities { _ = (city.value(forKey: "mayor") as? ManagedObject)?.value(forKey: "name") }
+        }
+        XCTAssertEqual(batched, [], "no false positive on batch faulting")
+    }
+
+    func testToManyRelationshipFaultsOneByOne() throws {
+        let (_, found) = try findings { context in
+            for city in try context.fetch(try request()) { _ = city.objects(forRelationship: "residents").count }
+        }
+        let storm = try XCTUnwrap(found.first { $0.kind == .relationshipFaultStorm }, "\(found)")
+        XCTAssertTrue(storm.evidence.hasPrefix("City.residents: 30"), storm.evidence)
+    }
+
+    func testFullScanAndTempBTreeAreFoundAndAnIndexRemovesThem() throws {
+        let (_, scanned) = try findings(cities: 2_000) { context in
+            _ = try context.fetch(try request("population > 1500000", sort: "rank"))
+        }
+        let scan = try XCTUnwrap(scanned.first { $0.kind == .fullScan }, "\(scanned)")
+        XCTAssertTrue(scan.evidence.hasPrefix("ZCITY: 1 run scanned the whole table"), scan.evidence)
+        XCTAssertTrue(scan.fix.contains("CREATE INDEX ZCITY_ZPOPULATION_INDEX ON ZCITY (ZPOPULATION)"), scan.fix)
+        let sort = try XCTUnwrap(scanned.first { $0.kind == .tempBTree }, "\(scanned)")
+        XCTAssertTrue(sort.fix.contains("(ZPOPULATION, ZRANK)"), sort.fix)
+
+        let (_, indexed) = try findings(cities: 2_000, indexedPopulation: true) { context in
+            _ = try context.fetch(try request("population > 1500000", sort: "population"))
+        }
+        XCTAssertEqual(indexed, [])
+    }
+
+    func testRepeatedFetchLargeFetchAndSmallSaves() throws {
+        let (trace, found) = try findings(cities: 1_200, indexedPopulation: true) { context in
+            for _ in 0..<6 { _ = try context.fetch(try request("population == 7000")) }
+            _ = try context.fetch(try request())
+            for i in 0..<25 {
+                let person = try context.insertNewObject(forEntityName: "Person")
+                try person.setValue("p\(i)", forKey: "name")
+                try context.save()
+            }
+        }
+        XCTAssertEqual(found.first { $0.kind == .repeatedFetch }?.count, 6, "\(found)")
+        let large = try XCTUnwrap(found.first { $0.kind == .largeFetchWithoutBatchSize }, "\(found)")
+        XCTAssertTrue(large.evidence.contains("returned 1200 objects"), large.evidence)
+        XCTAssertEqual(found.first { $0.kind == .manySmallSaves }?.count, 25)
+        XCTAssertEqual(Set(found.map(\.kind)), [.repeatedFetch, .largeFetchWithoutBatchSize, .manySmallSaves])
+        // Ranked by cost; each names trace lines that exist.
+        XCTAssertEqual(found.map(\.cost), found.map(\.cost).sorted(by: >))
+        for finding in found { XCTAssertTrue(finding.lines.allSatisfy { $0 > 1 && $0 <= trace.events.last!.line }) }
+
+        let (_, fixed) = try findings(cities: 1_200, indexedPopulation: true) { context in
+            _ = try context.fetch(try request("population == 7000"))
+            var batched = try request()
+            batched.fetchBatchSize = 20
+            _ = try context.fetch(batched)
+            for i in 0..<25 {
+                let person = try context.insertNewObject(forEntityName: "Person")
+                try person.setValue("p\(i)", forKey: "name")
+            }
+            try context.save()
+        }
+        XCTAssertEqual(fixed, [])
+    }
+
+    func testThresholdsAndAllowListedCallSites() throws {
+        let (trace, found) = try findings { context in
+            for city in try context.fetch(try request()) { _ = (city.value(forKey: "mayor") as? ManagedObject)?.value(forKey: "name") }
+        }
+        XCTAssertFalse(found.isEmpty)
+        var strict = AnalyzerThresholds()
+        strict.nPlusOne = 31
+        XCTAssertEqual(Analyzers(thresholds: strict).findings(in: trace).filter { $0.kind == .nPlusOne }, [])
+        XCTAssertEqual(Analyzers(allowedCallSites: ["FaultlineReportTests/AnalyzerTests.swift"]).findings(in: trace), [])
+    }
+
+    func testReportPageShowsTheSectionsAndEscapesTraceStrings() throws {
+        let (trace, _) = try findings { context in
+            for _ in 0..<6 { _ = try context.fetch(try request("name == '</style><script>alert(\"x\")</script>'")) }
+            for city in try context.fetch(try request()) { _ = (city.value(forKey: "mayor") as? ManagedObject)?.value(forKey: "name") }
+        }
+        let page = ReportPage(inputs: [.init(trace: trace, analyzers: Analyzers()), .init(trace: trace, analyzers: Analyzers())]).html
+        for section in ["Summary", "Findings (2)", "Timeline", "Statements by fingerprint", "Fetches by entity", "Cache misses by call site", "Side by side"] {
+            XCTAssertTrue(page.contains(section), section)
+        }
+        XCTAssertFalse(page.contains("<script>"))
+        XCTAssertTrue(page.contains("&lt;/style&gt;&lt;script&gt;alert(\\&quot;x\\&quot;)&lt;/script&gt;"))
+        XCTAssertEqual(page.components(separatedBy: "</style>").count, 2)
+        XCTAssertTrue(page.contains("<svg"))
+    }
+
+    func testBadTracesAreNamed() throws {
+        let notTrace = dir.appendingPathComponent("a.jsonl")
+        try Data("{\"type\":\"fetch\"}\n".utf8).write(to: notTrace)
+        XCTAssertThrowsError(try TraceFile(path: notTrace.path)) { XCTAssertTrue("\($0)".contains("a.jsonl:1: not a Faultline trace"), "\($0)") }
+        let broken = dir.appendingPathComponent("b.jsonl")
+        try Data("{\"type\":\"header\",\"format\":\"faultline-trace\",\"version\":1}\n{\"type\":\"signpost\",\"t\":0.1,\"name\":\"x\"}\ngarbage\n{\"type\":\"signpost\",\"t\":0.2,\"name\":\"y\"}\n".utf8).write(to: broken)
+        XCTAssertThrowsError(try TraceFile(path: broken.path)) { XCTAssertTrue("\($0)".contains("b.jsonl:3: not a JSON object"), "\($0)") }
+        let cut = dir.appendingPathComponent("c.jsonl")
+        try Data("{\"type\":\"header\",\"format\":\"faultline-trace\",\"version\":1}\n{\"type\":\"signpost\",\"t\":0.1,\"name\":\"x\"}\n{\"type\":\"fetc".utf8).write(to: cut)
+        let trace = try TraceFile(path: cut.path)
+        XCTAssertEqual(trace.events.count, 1)
+        XCTAssertEqual(trace.warnings.count, 1)
+        XCTAssertThrowsError(try TraceFile(path: dir.appendingPathComponent("missing.jsonl").path))
+    }
+
+    func testFingerprintsNormalizeLiteralsAndLists() {
+        XCTAssertEqual(StatementFingerprint.of("SELECT t0.Z_PK FROM ZCITY t0 WHERE t0.ZNAME = 'a''b' AND t0.Z_PK IN (?, ?, ?) LIMIT 10"),
+                       "SELECT t0.Z_PK FROM ZCITY t0 WHERE t0.ZNAME = ? AND t0.Z_PK IN (…) LIMIT ?")
+        XCTAssertEqual(StatementFingerprint.of("SELECT j.Z_4CATEGORY FROM Z_1CATEGORY j"), "SELECT j.Z_4CATEGORY FROM Z_1CATEGORY j")
+    }
+}
