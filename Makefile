@@ -24,10 +24,12 @@ test: deps
 	$(SWIFT) test --disable-swift-testing
 
 # The main job: every benchmark scenario at the medium scale (about two minutes on 2 cores), written to
-# Reports/latest (results.json, trace.jsonl, index.html) with a summary on standard output.
+# Reports/latest (results.json, trace.jsonl, index.html) with a summary on standard output; then the trace's
+# report (report.html, with findings) and its Chrome/Perfetto export.
 BENCH_SCALE ?= medium
 bench: release
 	$$($(SWIFT) build -c release --show-bin-path)/faultline bench --scale $(BENCH_SCALE) --out Reports/latest
+	$$($(SWIFT) build -c release --show-bin-path)/faultline report Reports/latest/trace.jsonl -o Reports/latest/report.html --chrome Reports/latest/trace-chrome.json
 
 # Refreshes the committed baseline (a small run's results.json) that regression checks compare with.
 baseline: release

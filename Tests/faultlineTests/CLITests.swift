@@ -331,4 +331,20 @@ final class CLITests: XCTestCase {
         XCTAssertTrue(bad.stderr.contains("notes.txt:1"), bad.stderr)
         XCTAssertFalse(FileManager.default.fileExists(atPath: dir.appendingPathComponent("bad.html").path))
     }
+
+    func testDiagramWritesSVGAndPNGAndNamesBadArguments() throws {
+        let bundle = try dogWalkBundle()
+        let svg = try run(["diagram", bundle, "-o", "dogs.svg"])
+        XCTAssertEqual(svg.status, 0, svg.stderr)
+        let text = try String(contentsOf: dir.appendingPathComponent("dogs.svg"), encoding: .utf8)
+        XCTAssertTrue(text.contains(">Dog<") && text.contains(">Walk<"), text)
+        XCTAssertEqual(try run(["diagram", bundle, "-o", "dogs.png"]).status, 0)
+        XCTAssertEqual(Array(try Data(contentsOf: dir.appendingPathComponent("dogs.png")).prefix(4)), [0x89, 0x50, 0x4E, 0x47])
+        let wrong = try run(["diagram", bundle, "-o", "dogs.pdf"])
+        XCTAssertNotEqual(wrong.status, 0)
+        XCTAssertTrue(wrong.stderr.contains("-o must end in .svg, .png or .dot"), wrong.stderr)
+        let missing = try run(["diagram", "nope.xcdatamodeld"])
+        XCTAssertNotEqual(missing.status, 0)
+        XCTAssertTrue(missing.stderr.contains("nope.xcdatamodeld"), missing.stderr)
+    }
 }

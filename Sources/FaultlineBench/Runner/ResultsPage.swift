@@ -7,6 +7,7 @@ public enum ResultsPage {
         var body = ""
         let run = results.run
         body += "<h1>Faultline bench</h1>\n<p>\(escape(run.scale)) scale (\(run.rows) rows), \(run.repetitions) repetitions, \(escape(run.build)) build, SQLite \(escape(run.sqlite)), \(escape(run.machine.host)) (\(run.machine.processors) processors), revision \(escape(run.revision ?? "unknown")), \(escape(run.started)) – \(escape(run.finished)).</p>\n"
+        body += "<p>The run's trace: <a href=\"trace.jsonl\">trace.jsonl</a>; its report with findings: <a href=\"report.html\">report.html</a> (<code>faultline report trace.jsonl</code>, which <code>make bench</code> runs).</p>\n"
         if let model = run.model { body += "<p>Model: <code>\(escape(model))</code> (synthetic data).</p>\n" }
         if run.build != "release" { body += "<p class=warn>A debug build: these times say nothing about the engine's speed.</p>\n" }
         body += "<table class=summary><tr><th>scenario</th><th>claim</th><th>verdict</th></tr>\n"

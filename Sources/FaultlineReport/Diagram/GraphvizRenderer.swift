@@ -1,0 +1,41 @@
+import CGraphviz
+import Foundation
+
+/// Renders DOT text with Graphviz's libraries in-process (cgraph reads it, gvc lays it out with `dot` and renders
+/// it): SVG, PNG, or DOT with the layout's coordinates.
+public enum GraphvizRenderer {
+    public enum Format: String, Sendable {
+        case svg, png, dot
+
+        /// The format for an output path's extension (`.svg`, `.png`, `.dot`/`.gv`).
+        public init?(path: String) {
+            switch URL(fileURLWithPath: path).pathExtension.lowercased() {
+            case "svg": self = .svg
+            case "png": self = .png
+            case "dot", "gv": self = .dot
+            default: return nil
+            }
+        }
+    }
+
+    /// Graphviz keeps global state: one rendering at a time.
+    private static let lock = NSLock()
+
+    public static func render(_ dot: String, as format: Format) throws -> Data {
+        lock.lock()
+        defer { lock.unlock() }
+        guard let context = gvContext() else { throw ReportError("Graphviz: cannot create a context") }
+        defer { gvFreeContext(context) }
+        guard let graph = dot.withCString({ agmemread($0) }) else { throw ReportError("Graphviz could not read the generated graph") }
+        defer { agclose(graph) }
+        guard gvLayout(context, graph, "dot") == 0 else { throw ReportError("Graphviz: the dot layout failed") }
+        defer { gvFreeLayout(context, graph) }
+        var result: UnsafeMutablePointer<CChar>?
+        var length: UInt32 = 0
+        guard gvRenderData(context, graph, format.rawValue, &result, &length) == 0, let result else {
+            throw ReportError("Graphviz: rendering \(format.rawValue) failed")
+        }
+        defer { gvFreeRenderData(result) }
+        return Data(bytes: result, count: Int(length))
+    }
+}
