@@ -18,6 +18,16 @@ public struct FaultStack: Sendable, Equatable {
 
     public static func == (lhs: FaultStack, rhs: FaultStack) -> Bool { lhs.key == rhs.key }
 
+    /// The module of a mangled Swift symbol (`$s14FaultlineBench…` → `FaultlineBench`), or nil.
+    static func moduleName(mangled: String) -> String? {
+        guard mangled.hasPrefix("$s") else { return nil }
+        let rest = mangled.dropFirst(2)
+        let digits = rest.prefix { $0.isASCII && $0.isNumber }
+        guard let length = Int(digits), length > 0 else { return nil }
+        let name = rest.dropFirst(digits.count).prefix(length)
+        return name.count == length ? String(name) : nil
+    }
+
     private static let resolved = LockedDictionary<String, String>()
 
     /// `Module/File.swift:line` of the first frame outside Faultline (its symbol name when there is no debug
@@ -34,8 +44,10 @@ public struct FaultStack: Sendable, Equatable {
                     continue
                 }
                 if let location = symbol.sourceLocation {
-                    let parts = location.path.split(separator: "/").suffix(2)
-                    answer = parts.joined(separator: "/") + ":\(location.line)"
+                    // `Module/File.swift:line`, as `#fileID` spells it (the module from the mangled symbol).
+                    let file = location.path.split(separator: "/").last.map(String.init) ?? location.path
+                    let module = Self.moduleName(mangled: raw) ?? location.path.split(separator: "/").dropLast().last.map(String.init)
+                    answer = (module.map { "\($0)/" } ?? "") + file + ":\(location.line)"
                 } else {
                     answer = symbol.name
                 }
