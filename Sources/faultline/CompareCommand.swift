@@ -1,21 +1,23 @@
 import ArgumentParser
 import FaultlineBench
+import FaultlineReport
 import Foundation
 
 struct CompareCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "compare",
-        abstract: "Compare two benchmark runs (results.json); exit 1 on a regression — the gate for CI.",
+        abstract: "Compare two benchmark runs (results.json) or two traces (.jsonl); exit 1 on a regression — the gate for CI.",
         discussion: """
-        A regression: an engine variant slower than the baseline beyond --max-slowdown, or one that issues more SQL \
-        statements than before (counts are exact: any increase counts unless --allow names the scenario or \
-        SCENARIO/VARIANT). Peers' times are shown, not judged.
+        Runs: a regression is an engine variant slower than the baseline beyond --max-slowdown, or one that issues \
+        more SQL statements than before (counts are exact: any increase counts unless --allow names the scenario or \
+        SCENARIO/VARIANT). Peers' times are shown, not judged. Traces: a regression is a signpost segment with more \
+        statements than before, or a finding (see `faultline report`) the baseline did not have.
         """)
 
-    @Argument(help: "The baseline results.json.")
+    @Argument(help: "The baseline: a results.json or a trace (.jsonl).")
     var base: String
 
-    @Argument(help: "The new results.json.")
+    @Argument(help: "The new run: a results.json or a trace (.jsonl).")
     var new: String
 
     @Option(help: "How much slower an engine variant may be (10%, 10 or 0.1).")
@@ -34,6 +36,12 @@ struct CompareCommand: ParsableCommand {
     func run() throws {
         var passes = true
         try reportingErrors("compare") {
+            if base.hasSuffix(".jsonl") || new.hasSuffix(".jsonl") {
+                let comparison = TraceComparison(base: try TraceFile(path: base), new: try TraceFile(path: new), analyzers: Analyzers())
+                print(comparison.text, terminator: "")
+                passes = comparison.passes
+                return
+            }
             let comparison = ResultsComparison(base: try BenchResults.load(from: URL(fileURLWithPath: base)),
                                                new: try BenchResults.load(from: URL(fileURLWithPath: new)),
                                                maxSlowdown: ResultsComparison.parseSlowdown(maxSlowdown)!, allowed: Set(allow))

@@ -305,6 +305,23 @@ final class CLITests: XCTestCase {
         XCTAssertTrue(regressed.stdout.contains("tiers / SQLite fault") && regressed.stdout.contains("more than 10% slower"), regressed.stdout)
         let allowed = try run(["compare", "base/results.json", "new.json", "--allow", "prefetch-mayors", "--max-slowdown", "300%"])
         XCTAssertEqual(allowed.status, 0, allowed.stdout)
+        // Traces: the N+1 variant's trace against the prefetching one's gains a finding and statements.
+        let traces = try String(contentsOf: dir.appendingPathComponent("base/trace.jsonl"), encoding: .utf8).split(separator: "\n", omittingEmptySubsequences: false)
+        let header = String(traces[0])
+        func segment(_ name: String) -> String {
+            var inside = false
+            var lines = [header]
+            for line in traces.dropFirst() where !line.isEmpty {
+                if line.contains(#""type":"signpost""#) { inside = line.contains(#""name":"prefetch-mayors/\#(name)""#); if inside { lines.append(#"{"type":"signpost","t":0,"name":"mayors"}"#) }; continue }
+                if inside { lines.append(String(line)) }
+            }
+            return lines.joined(separator: "\n") + "\n"
+        }
+        let good = try write("good.jsonl", segment("prefetch")), worse = try write("worse.jsonl", segment("N+1"))
+        XCTAssertEqual(try run(["compare", good, good]).status, 0)
+        let traceRegression = try run(["compare", good, worse])
+        XCTAssertEqual(traceRegression.status, 1, traceRegression.stdout + traceRegression.stderr)
+        XCTAssertTrue(traceRegression.stdout.contains("REGRESSION: new finding: N+1 faults in mayors"), traceRegression.stdout)
         let bad = try run(["compare", "base/results.json", "missing.json"])
         XCTAssertEqual(bad.status, 1)
         XCTAssertTrue(bad.stderr.contains("missing.json"), bad.stderr)
