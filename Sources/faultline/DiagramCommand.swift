@@ -6,8 +6,12 @@ import Foundation
 struct DiagramCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "diagram",
-        abstract: "Draw a model's entity-relationship diagram with Graphviz (SVG, PNG or DOT).",
-        discussion: "Arrowheads as in Xcode's model editor: one for to-one, two for to-many; inverses share an edge; inheritance is dashed.")
+        abstract: "Draw a model's entity-relationship diagram, or a store's object graph, with Graphviz (SVG, PNG or DOT).",
+        discussion: """
+        Model: arrowheads as in Xcode's model editor, one for to-one, two for to-many; inverses share an edge; \
+        inheritance is dashed. With --store: objects coloured by state, grouped by entity, relationships as edges \
+        (dashed to a fault), from --root out to --depth, or the first objects of each entity; at most --limit.
+        """)
 
     @Argument(help: "A JSON model, an .xcdatamodeld bundle, an .xcdatamodel folder or its contents file.")
     var model: String
@@ -15,16 +19,44 @@ struct DiagramCommand: ParsableCommand {
     @Option(name: [.short, .long], help: "The file to write: .svg, .png or .dot.")
     var output: String = "model.svg"
 
+    @Option(help: "Draw the objects of this store instead of the model.")
+    var store: String?
+
+    @Option(help: "With --store: the object to start from (x-coredata://…/Entity/p1).")
+    var root: String?
+
+    @Option(help: "With --root: how many relationships away to go.")
+    var depth = 2
+
+    @Option(help: "With --store: the most objects to draw.")
+    var limit = 100
+
     func validate() throws {
         guard GraphvizRenderer.Format(path: output) != nil else { throw ValidationError("-o must end in .svg, .png or .dot (got '\(output)')") }
+        guard depth >= 0, limit > 0 else { throw ValidationError("--depth must be 0 or more and --limit more than 0") }
+        guard store != nil || root == nil else { throw ValidationError("--root needs --store") }
     }
 
     func run() throws {
         try reportingErrors("diagram") {
-            let diagram = ModelDiagram(model: try loadModel(model))
-            let data = try GraphvizRenderer.render(diagram.dot, as: GraphvizRenderer.Format(path: output)!)
-            try data.write(to: URL(fileURLWithPath: output), options: .atomic)
-            print("wrote \(output) (\(diagram.model.entities.count) entities)")
+            let managedObjectModel = try loadModel(model)
+            let format = GraphvizRenderer.Format(path: output)!
+            guard let store else {
+                let diagram = ModelDiagram(model: managedObjectModel)
+                try GraphvizRenderer.render(diagram.dot, as: format).write(to: URL(fileURLWithPath: output), options: .atomic)
+                print("wrote \(output) (\(managedObjectModel.entities.count) entities)")
+                return
+            }
+            guard FileManager.default.fileExists(atPath: store) else { throw ValidationError("no store at '\(store)'") }
+            let coordinator = PersistentStoreCoordinator(managedObjectModel: managedObjectModel)
+            try coordinator.addPersistentStore(at: URL(fileURLWithPath: store))
+            let context = ManagedObjectContext(.privateQueue, coordinator: coordinator)
+            let snapshot = try context.performAndWait {
+                try ObjectGraphLoader(context: context, limit: limit).load(root: root, depth: depth)
+                return context.objectGraphSnapshot(limit: limit)
+            }
+            try GraphvizRenderer.render(ObjectGraphDiagram(snapshot: snapshot).dot, as: format).write(to: URL(fileURLWithPath: output), options: .atomic)
+            print("wrote \(output) (\(snapshot.nodes.count) objects\(snapshot.omitted > 0 ? ", \(snapshot.omitted) more not shown" : ""))")
         }
     }
 }

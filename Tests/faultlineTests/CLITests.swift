@@ -364,4 +364,26 @@ final class CLITests: XCTestCase {
         XCTAssertNotEqual(missing.status, 0)
         XCTAssertTrue(missing.stderr.contains("nope.xcdatamodeld"), missing.stderr)
     }
+
+    /// The object graph of a store: from its first objects, or from a root out to a depth; a bad root is named.
+    func testDiagramOfAStoresObjects() throws {
+        let bench = try run(["bench", "--scale", "10000", "--repetitions", "1", "--out", "run", "--keep-data", "prefetch-mayors"])
+        XCTAssertEqual(bench.status, 0, bench.stderr)
+        let store = try XCTUnwrap(try FileManager.default.contentsOfDirectory(atPath: dir.appendingPathComponent("run/data/shared").path).first { $0.hasSuffix(".sqlite") })
+        let model = try write("city.json", """
+        {"entities":[{"name":"City","attributes":[{"name":"name","type":"string","optional":false,"default":""},{"name":"name_normalized","type":"string","optional":false,"default":"","indexed":true},{"name":"population","type":"integer64","optional":false,"default":0,"indexed":true},{"name":"isCapital","type":"boolean","optional":false,"default":false}],"relationships":[{"name":"residents","destination":"Person","inverse":"homeTown","toMany":true},{"name":"mayor","destination":"Person","inverse":"mayorOf"}]},{"name":"Person","attributes":[{"name":"name","type":"string","optional":false,"default":""}],"relationships":[{"name":"homeTown","destination":"City","inverse":"residents"},{"name":"mayorOf","destination":"City","inverse":"mayor"}]}]}
+        """)
+        let path = "run/data/shared/\(store)"
+        let first = try run(["diagram", model, "--store", path, "--limit", "20", "-o", "objects.dot"])
+        XCTAssertEqual(first.status, 0, first.stderr)
+        let dot = try String(contentsOf: dir.appendingPathComponent("objects.dot"), encoding: .utf8)
+        XCTAssertTrue(dot.contains("Berlin") && dot.contains("cluster") && dot.contains("style=dashed"), dot)
+        let uuid = try XCTUnwrap(dot.range(of: #"x-coredata://[^/]+"#, options: .regularExpression).map { String(dot[$0]) })
+        let rooted = try run(["diagram", model, "--store", path, "--root", "\(uuid)/City/p2", "--depth", "1", "-o", "root.svg"])
+        XCTAssertEqual(rooted.status, 0, rooted.stderr)
+        XCTAssertTrue(try String(contentsOf: dir.appendingPathComponent("root.svg"), encoding: .utf8).contains("San Francisco"))
+        let bad = try run(["diagram", model, "--store", path, "--root", "x-coredata://nope/City/p1", "-o", "bad.svg"])
+        XCTAssertNotEqual(bad.status, 0)
+        XCTAssertTrue(bad.stderr.contains("x-coredata://nope/City/p1"), bad.stderr)
+    }
 }

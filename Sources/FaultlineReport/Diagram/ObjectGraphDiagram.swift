@@ -1,0 +1,55 @@
+import Faultline
+import Foundation
+
+/// A snapshot of live objects as DOT: one node per object coloured by state (fault, materialized, inserted,
+/// updated, deleted), objects of an entity grouped in a cluster, an edge per relationship held in memory — dashed
+/// when it leads to a fault or is a relationship fault itself — and a note when objects were left out.
+public struct ObjectGraphDiagram {
+    public let snapshot: ObjectGraphSnapshot
+
+    public init(snapshot: ObjectGraphSnapshot) { self.snapshot = snapshot }
+
+    static let colors: [ObjectGraphSnapshot.State: String] = [
+        .fault: "#eeeeee", .materialized: "#cfe3ff", .inserted: "#c8f0c8", .updated: "#fff0b3", .deleted: "#f6c6c6",
+    ]
+
+    public var dot: String {
+        let id = ModelDiagram.id, quoted = ModelDiagram.quoted
+        var lines = ["digraph objects {",
+                     "  graph [rankdir=LR, fontname=\"Helvetica\", fontsize=11, compound=true];",
+                     "  node [shape=box, style=\"rounded,filled\", fontname=\"Helvetica\", fontsize=10];",
+                     "  edge [fontname=\"Helvetica\", fontsize=8, color=\"#666666\"];"]
+        var legend = ObjectGraphSnapshot.State.allCases.map { "\($0.rawValue)" }.joined(separator: " · ")
+        if snapshot.omitted > 0 { legend = "\(snapshot.omitted) more registered objects not shown · " + legend }
+        lines.append("  label=\"\(quoted(legend))\"; labelloc=b;")
+        var byEntity: [String: [ObjectGraphSnapshot.Node]] = [:]
+        var order: [String] = []
+        for node in snapshot.nodes {
+            if byEntity[node.entity] == nil { order.append(node.entity) }
+            byEntity[node.entity, default: []].append(node)
+        }
+        for (i, entity) in order.enumerated() {
+            lines.append("  subgraph cluster_\(i) {")
+            lines.append("    label=\(id(entity)); style=\"rounded\"; color=\"#bbbbbb\";")
+            for node in byEntity[entity]! {
+                let key = node.id.split(separator: "/").last.map(String.init) ?? node.id
+                let text = node.title.map { "\(key)\\n\(quoted(String($0.prefix(40))))" } ?? key
+                lines.append("    \(id(node.id)) [label=\"\(text)\", fillcolor=\"\(Self.colors[node.state]!)\", tooltip=\"\(quoted(node.id)) (\(node.state.rawValue))\"];")
+            }
+            lines.append("  }")
+        }
+        var unloaded = 0
+        for edge in snapshot.edges {
+            let style = edge.isFault ? ", style=dashed" : ""
+            if let to = edge.to {
+                lines.append("  \(id(edge.from)) -> \(id(to)) [label=\"\(quoted(edge.relationship))\"\(style)];")
+            } else {
+                unloaded += 1
+                lines.append("  \"unloaded_\(unloaded)\" [label=\"…\", shape=plaintext, style=\"\", tooltip=\"relationship fault: not loaded\"];")
+                lines.append("  \(id(edge.from)) -> \"unloaded_\(unloaded)\" [label=\"\(quoted(edge.relationship))\", style=dashed];")
+            }
+        }
+        lines.append("}")
+        return lines.joined(separator: "\n") + "\n"
+    }
+}
