@@ -21,6 +21,12 @@ struct ReportCommand: ParsableCommand {
     @Option(help: "Also write the first trace in Chrome's trace-event format (open it in Perfetto).")
     var chrome: String?
 
+    @Option(help: "The model of the traced store: with --store, suggested indexes are proven on a scratch copy.")
+    var model: String?
+
+    @Option(help: "The traced store (with --model).")
+    var store: String?
+
     @Option(help: "A call site (Module/File.swift:42) or file whose findings are not reported; repeatable.")
     var allow: [String] = []
 
@@ -41,6 +47,7 @@ struct ReportCommand: ParsableCommand {
 
     func validate() throws {
         guard !traces.isEmpty else { throw ValidationError("give at least one trace file") }
+        guard (model == nil) == (store == nil) else { throw ValidationError("--model and --store go together") }
         guard [nPlusOne, repeatedFetch, largeFetch, smallSaves, fullScanSteps].allSatisfy({ $0 > 0 }) else {
             throw ValidationError("thresholds must be positive")
         }
@@ -55,7 +62,11 @@ struct ReportCommand: ParsableCommand {
             thresholds.smallSaves = smallSaves
             thresholds.fullScanSteps = fullScanSteps
             let analyzers = Analyzers(thresholds: thresholds, allowedCallSites: Set(allow))
-            let inputs = try traces.map { ReportPage.Input(trace: try TraceFile(path: $0), analyzers: analyzers) }
+            var inputs = try traces.map { ReportPage.Input(trace: try TraceFile(path: $0), analyzers: analyzers) }
+            if let model, let store {
+                let prover = try IndexProver(model: try loadModel(model), store: URL(fileURLWithPath: store))
+                for i in inputs.indices { inputs[i].findings = prover.prove(inputs[i].findings) }
+            }
             try Data(ReportPage(inputs: inputs).html.utf8).write(to: URL(fileURLWithPath: output), options: .atomic)
             if let chrome { try ChromeTrace.data(inputs[0].trace).write(to: URL(fileURLWithPath: chrome), options: .atomic) }
             for input in inputs {

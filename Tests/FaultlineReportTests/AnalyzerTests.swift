@@ -36,9 +36,12 @@ final class AnalyzerTests: XCTestCase {
 
     /// A store of `cities` cities, each with a mayor who lives there; then `body` runs with a trace on. Returns
     /// the trace's findings.
+    var lastStore: URL!
+
     func findings(cities: Int = 30, indexedPopulation: Bool = false, _ body: (ManagedObjectContext) throws -> Void) throws -> (TraceFile, [Finding]) {
         let model = try model(indexedPopulation: indexedPopulation)
         let store = dir.appendingPathComponent("store-\(UUID().uuidString).sqlite")
+        lastStore = store
         let setup = PersistentStoreCoordinator(managedObjectModel: model, probes: .disabled)
         try setup.addPersistentStore(at: store)
         let writer = ManagedObjectContext(.privateQueue, coordinator: setup)
@@ -119,6 +122,19 @@ final class AnalyzerTests: XCTestCase {
             _ = try context.fetch(try request("population > 1500000", sort: "population"))
         }
         XCTAssertEqual(indexed, [])
+    }
+
+    /// With the model and the store, the suggested index is proven on a scratch copy (the store is not changed).
+    func testSuggestedIndexIsProvenAgainstTheStore() throws {
+        let (_, found) = try findings(cities: 2_000) { context in
+            _ = try context.fetch(try request("population > 1500000 AND name != 'x'"))
+        }
+        let before = try Data(contentsOf: lastStore)
+        let proven = try IndexProver(model: try model(), store: lastStore).prove(found)
+        let scan = try XCTUnwrap(proven.first { $0.kind == .fullScan }, "\(proven)")
+        XCTAssertTrue(scan.fix.hasPrefix("CREATE INDEX"), scan.fix)
+        XCTAssertTrue(scan.fix.contains("proven on a scratch copy") && scan.fix.contains("SEARCH"), scan.fix)
+        XCTAssertEqual(try Data(contentsOf: lastStore), before, "the store itself is not changed")
     }
 
     func testRepeatedFetchLargeFetchAndSmallSaves() throws {

@@ -98,6 +98,7 @@ public struct Analyzers {
             let steps = g.fullScanSteps
             let scanned = plan.filter { $0.hasPrefix("SCAN") && !$0.contains("COVERING INDEX") && !$0.contains("json_each") && !$0.contains("CONSTANT ROW") }
             let fetch = trace.events.first { $0.kind == .fetch && $0.segment == g.sample.segment && $0.line > g.sample.line }
+            let shape = fetch.flatMap { f in f.entity.map { Finding.FetchShape(entity: $0, predicate: f.predicate, sort: f.sort) } }
             let site = fetch?.callSite
             let columns = Self.whereColumns(statementSQL)
             let table = Self.table(statementSQL) ?? "?"
@@ -107,7 +108,7 @@ public struct Analyzers {
                 findings.append(Finding(kind: .fullScan, segment: g.sample.segment, callSite: site,
                                         evidence: "\(table): \(g.count) run\(g.count == 1 ? "" : "s") scanned the whole table (\(steps) full-scan steps, \(scanned[0]))\(fetch?.predicate.map { "; predicate \($0)" } ?? "")",
                                         fix: "index the predicate's attribute(s) in the model (Indexed, or a fetch index): \(index) — `faultline explain` proves it on a scratch copy of the store",
-                                        cost: g.cost, count: g.count, lines: g.lines))
+                                        cost: g.cost, count: g.count, lines: g.lines, fetch: shape))
             }
             if plan.contains(where: { $0.contains("TEMP B-TREE FOR ORDER BY") }) {
                 let order = Self.orderColumns(statementSQL)
@@ -116,7 +117,7 @@ public struct Analyzers {
                                         evidence: "\(table): \(g.count) run\(g.count == 1 ? "" : "s") sorted their rows in a temporary B-tree\(fetch.map { $0.sort.isEmpty ? "" : " (sort \($0.sort.joined(separator: ", ")))" } ?? "")",
                                         fix: compound.isEmpty ? "a compound index on the predicate's columns followed by the sort's" :
                                             "a compound index (\(compound.joined(separator: ", "))) — the predicate's columns, then the sort's — lets SQLite read rows in order: CREATE INDEX \(table)_\(compound.joined(separator: "_"))_INDEX ON \(table) (\(compound.joined(separator: ", ")))",
-                                        cost: g.cost, count: g.count, lines: g.lines))
+                                        cost: g.cost, count: g.count, lines: g.lines, fetch: shape))
             }
         }
         return findings

@@ -25,6 +25,16 @@ public struct Finding: Sendable, Equatable {
     public var count: Int
     /// Trace line numbers of the first few events, for looking them up.
     public var lines: [Int]
+    /// For scans and sorts: the fetch that ran the statement (entity, canonical predicate, sort keys), so that a
+    /// suggested index can be proven against a store.
+    public var fetch: FetchShape?
+
+    /// What a fetch asked for, as the trace records it.
+    public struct FetchShape: Sendable, Equatable {
+        public var entity: String
+        public var predicate: String?
+        public var sort: [String]
+    }
 
     /// The key that identifies "the same" finding in two traces.
     public var identity: String { "\(kind.rawValue)|\(segment)|\(callSite ?? "")|\(evidence.prefix(while: { $0 != ":" }))" }

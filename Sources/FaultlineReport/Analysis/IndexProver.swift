@@ -1,0 +1,42 @@
+import Faultline
+import Foundation
+
+/// Proves the index a scan or sort finding suggests: re-plans the finding's fetch against a store with the index
+/// created on a scratch copy (`ManagedObjectContext.explain`), and replaces the suggestion with what was proven.
+public struct IndexProver {
+    let context: ManagedObjectContext
+    let storePath: String
+
+    /// Opens the store (read only in effect: the index is tried on a copy).
+    public init(model: ManagedObjectModel, store: URL) throws {
+        guard FileManager.default.fileExists(atPath: store.path) else { throw ReportError("no store at \(store.path)") }
+        let coordinator = PersistentStoreCoordinator(managedObjectModel: model, probes: .disabled)
+        try coordinator.addPersistentStore(at: store)
+        context = ManagedObjectContext(.privateQueue, coordinator: coordinator)
+        storePath = store.path
+    }
+
+    public func prove(_ findings: [Finding]) -> [Finding] {
+        findings.map { finding in
+            guard finding.kind == .fullScan || finding.kind == .tempBTree, let shape = finding.fetch,
+                  context.model.entity(named: shape.entity) != nil else { return finding }
+            var proven = finding
+            do {
+                let predicate = try shape.predicate.map { try ObjectPredicate(format: $0) }
+                let sort = try shape.sort.map { try FetchSortDescriptor(parsing: $0) }
+                let request = FetchRequest<ManagedObject>(entityName: shape.entity, predicate: predicate, sortDescriptors: sort)
+                let explanation = try context.performAndWait { try context.explain(request) }
+                if let suggestion = explanation.suggestions.first {
+                    proven.fix = "\(suggestion.sql) — proven on a scratch copy of \(URL(fileURLWithPath: storePath).lastPathComponent): \(suggestion.reason); the plan becomes \(suggestion.planWithIndex.steps.map(\.detail).joined(separator: "; ")). Declare it in the model (Indexed, or a fetch index)."
+                } else if explanation.plan.fullScans.isEmpty && !explanation.plan.sortsInTemporaryBTree {
+                    proven.fix += " (on \(URL(fileURLWithPath: storePath).lastPathComponent) the plan is already clean: the store has the index)"
+                } else {
+                    proven.fix += " (not proven: no single index removed it on a scratch copy of \(URL(fileURLWithPath: storePath).lastPathComponent))"
+                }
+            } catch {
+                proven.fix += " (not proven: \(error))"
+            }
+            return proven
+        }
+    }
+}
