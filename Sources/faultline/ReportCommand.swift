@@ -36,6 +36,9 @@ struct ReportCommand: ParsableCommand {
     @Option(help: "Runs of one fetch from one call site that make a repeated-fetch finding.")
     var repeatedFetch = AnalyzerThresholds().repeatedFetch
 
+    @Option(help: "Fetches from one call site returning only registered objects that make an avoidable-fetch finding.")
+    var avoidableFetch = AnalyzerThresholds().avoidableFetch
+
     @Option(help: "Objects a fetch without a batch size may return before it is flagged.")
     var largeFetch = AnalyzerThresholds().largeFetch
 
@@ -48,7 +51,7 @@ struct ReportCommand: ParsableCommand {
     func validate() throws {
         guard !traces.isEmpty else { throw ValidationError("give at least one trace file") }
         guard (model == nil) == (store == nil) else { throw ValidationError("--model and --store go together") }
-        guard [nPlusOne, repeatedFetch, largeFetch, smallSaves, fullScanSteps].allSatisfy({ $0 > 0 }) else {
+        guard [nPlusOne, repeatedFetch, avoidableFetch, largeFetch, smallSaves, fullScanSteps].allSatisfy({ $0 > 0 }) else {
             throw ValidationError("thresholds must be positive")
         }
     }
@@ -58,6 +61,7 @@ struct ReportCommand: ParsableCommand {
             var thresholds = AnalyzerThresholds()
             thresholds.nPlusOne = nPlusOne
             thresholds.repeatedFetch = repeatedFetch
+            thresholds.avoidableFetch = avoidableFetch
             thresholds.largeFetch = largeFetch
             thresholds.smallSaves = smallSaves
             thresholds.fullScanSteps = fullScanSteps

@@ -13,16 +13,20 @@ extension ManagedObjectContext {
         defer { outerCallSite = enclosing }
         return try coordinator.withLock {
             let before = coordinator.probeTotalsLocked()
+            let registeredBefore = registry.count
             let start = ProbeClock.now()
             let result = try body()
             let end = ProbeClock.now()
             let after = coordinator.probeTotalsLocked()
+            let count = results(result)
+            // Objects the fetch registered are new; the rest of its objects were registered already.
+            let registered = resultType == "objects" || resultType == "faults" ? max(0, count - max(0, registry.count - registeredBefore)) : 0
             let level = coordinator.probes.sqlDebugLevel
             coordinator.probes.record(.fetch(FetchEvent(
                 entity: request.entityName, predicate: request.predicate,
                 sort: request.sortDescriptors, limit: request.fetchLimit, offset: request.fetchOffset,
                 batchSize: request.fetchBatchSize, prefetch: request.relationshipKeyPathsForPrefetching, resultType: resultType,
-                statements: after.statements - before.statements, rows: after.rows - before.rows, results: results(result),
+                statements: after.statements - before.statements, rows: after.rows - before.rows, results: count, registered: registered,
                 sqlTime: after.sqlTime - before.sqlTime, totalTime: ProbeClock.seconds(start, end), callSite: callSite,
                 values: level >= 3 ? uris(result) : nil)), at: end)
             return result

@@ -80,6 +80,9 @@ public struct FetchEvent: Sendable, Equatable {
     public var rows: Int
     /// Objects (or IDs, dictionaries) returned.
     public var results: Int
+    /// How many of the returned objects the context had registered before the fetch (all of them: the fetch
+    /// could have been a lookup among registered objects).
+    public var registered: Int
     /// Seconds in SQLite (statement runs).
     public var sqlTime: Double
     /// Seconds for the whole fetch.

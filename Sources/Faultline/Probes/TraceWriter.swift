@@ -183,6 +183,7 @@ public final class TraceWriter: ProbeRecorder, @unchecked Sendable {
             json.int("statements", e.statements)
             json.int("rows", e.rows)
             json.int("results", e.results)
+            json.int("registered", e.registered)
             json.seconds("sqlTime", e.sqlTime)
             json.seconds("totalTime", e.totalTime)
             json.callSite(e.callSite)

@@ -6,6 +6,8 @@ public struct AnalyzerThresholds: Sendable {
     public var nPlusOne = 10
     /// Runs of one fetch (same entity, predicate and sort, from one call site) that make a repeated-fetch finding.
     public var repeatedFetch = 5
+    /// Fetches from one call site whose objects were all registered already that make an avoidable-fetch finding.
+    public var avoidableFetch = 3
     /// Objects a fetch without a batch size may return before it is flagged.
     public var largeFetch = 1_000
     /// Saves from one call site that make a many-small-saves finding (when they average 2 objects or fewer).
@@ -29,7 +31,7 @@ public struct Analyzers {
 
     /// Every finding in `trace`, most costly first.
     public func findings(in trace: TraceFile) -> [Finding] {
-        var found = faultStorms(trace) + scans(trace) + repeatedFetches(trace) + largeFetches(trace) + smallSaves(trace)
+        var found = faultStorms(trace) + scans(trace) + repeatedFetches(trace) + avoidableFetches(trace) + largeFetches(trace) + smallSaves(trace)
         found.removeAll { finding in
             guard let site = finding.callSite else { return false }
             let file = site.split(separator: ":").first.map(String.init) ?? site
@@ -135,6 +137,19 @@ public struct Analyzers {
                                fix: "fetch once and keep the result, or look the objects up among the registered ones (context.registeredObject(for:)) before fetching",
                                cost: g.cost, count: g.count, lines: g.lines)
             }
+    }
+
+    /// Fetches whose objects were all registered in the context already: a lookup would have done (no SQL).
+    func avoidableFetches(_ trace: TraceFile) -> [Finding] {
+        let avoidable = trace.events.filter { $0.kind == .fetch && $0.results > 0 && $0.registered == $0.results }
+        return group(avoidable) { "\($0.segment)|\($0.callSite ?? "")|\($0.entity ?? "")" }.compactMap { _, g in
+            guard g.count >= thresholds.avoidableFetch else { return nil }
+            let e = g.sample
+            return Finding(kind: .avoidableFetch, segment: e.segment, callSite: e.callSite,
+                           evidence: "\(e.entity ?? "?"): \(g.count) fetches returned only objects the context had registered already",
+                           fix: "look among the registered objects first (context.registeredObject(for:), or a scan of registeredObjects — Core Data's find-or-fetch) and fetch only on a miss",
+                           cost: g.cost, count: g.count, lines: g.lines)
+        }
     }
 
     /// Fetches that return many objects with no batch size.

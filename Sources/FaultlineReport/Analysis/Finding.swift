@@ -6,6 +6,7 @@ public struct Finding: Sendable, Equatable {
         case fullScan = "full table scan"
         case tempBTree = "temporary B-tree for ORDER BY"
         case repeatedFetch = "same fetch repeated"
+        case avoidableFetch = "avoidable fetch"
         case largeFetchWithoutBatchSize = "large fetch without a batch size"
         case manySmallSaves = "many small saves"
     }

@@ -33,6 +33,8 @@ public struct TraceEvent: Sendable {
     public var resultType: String?
     public var statements = 0
     public var results = 0
+    /// Of `results`, the objects the context had registered before the fetch.
+    public var registered = 0
     public var sqlTime = 0.0
     // fetch, fault, cacheMiss, save
     public var callSite: String?

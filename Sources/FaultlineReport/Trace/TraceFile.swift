@@ -77,6 +77,7 @@ public struct TraceFile: Sendable {
         e.resultType = o["resultType"] as? String
         e.statements = int(o["statements"])
         e.results = int(o["results"])
+        e.registered = int(o["registered"])
         e.sqlTime = double(o["sqlTime"])
         e.callSite = o["callSite"] as? String
         e.faultKind = o["kind"] as? String
