@@ -198,6 +198,21 @@ final class AnalyzerTests: XCTestCase {
         XCTAssertTrue(page.contains("<svg"))
     }
 
+    /// Events name their context; the timeline shows a group of lanes per context.
+    func testTimelineHasALaneGroupPerContext() throws {
+        let (trace, _) = try findings { context in
+            _ = try context.fetch(try request())
+            let other = ManagedObjectContext(.privateQueue, coordinator: context.coordinator)
+            try other.performAndWait { _ = try other.fetch(try request("population > 5000")) }
+        }
+        let contexts = Set(trace.events.filter { $0.kind == .fetch }.map(\.context))
+        XCTAssertEqual(contexts.count, 2)
+        XCTAssertFalse(contexts.contains(0))
+        let page = ReportPage(inputs: [.init(trace: trace, analyzers: Analyzers())]).html
+        XCTAssertTrue(page.contains("Timeline by context"))
+        for context in contexts { XCTAssertTrue(page.contains("context \(context) · fetch"), "\(context)") }
+    }
+
     func testBadTracesAreNamed() throws {
         let notTrace = dir.appendingPathComponent("a.jsonl")
         try Data("{\"type\":\"fetch\"}\n".utf8).write(to: notTrace)

@@ -303,10 +303,10 @@ final class TraceSchemaTests: XCTestCase {
         "statement": ["type", "t", "sql", "purpose", "bindings", "duration", "rows", "fullScanSteps", "sorts", "autoIndexes", "vmSteps"],
         "queryPlan": ["type", "t", "sql", "nodes"],
         "fetch": ["type", "t", "entity", "predicate", "sort", "limit", "offset", "batchSize", "prefetch", "resultType", "statements",
-                  "rows", "results", "registered", "sqlTime", "totalTime", "callSite"],
-        "fault": ["type", "t", "kind", "object", "relationship", "source", "duration", "callSite?"],
-        "cacheMiss": ["type", "t", "kind", "object", "relationship", "source", "duration", "count?", "batch?", "callSite"],
-        "save": ["type", "t", "inserted", "updated", "deleted", "statements", "duration", "conflicts", "error", "callSite"],
+                  "rows", "results", "registered", "sqlTime", "totalTime", "callSite", "context"],
+        "fault": ["type", "t", "kind", "object", "relationship", "source", "duration", "callSite?", "context"],
+        "cacheMiss": ["type", "t", "kind", "object", "relationship", "source", "duration", "count?", "batch?", "callSite", "context"],
+        "save": ["type", "t", "inserted", "updated", "deleted", "statements", "duration", "conflicts", "error", "callSite", "context"],
         "signpost": ["type", "t", "name"],
     ]
 

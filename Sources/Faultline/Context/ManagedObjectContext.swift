@@ -30,6 +30,9 @@ public final class ManagedObjectContext: @unchecked Sendable {
     /// live ones).
     @exclusivity(unchecked) var insertionOrder: [ManagedObject] = []
     @exclusivity(unchecked) var insertedCount = 0
+    /// A number of this context, unique in the process: probe events name their context by it.
+    public let serialNumber: Int = ManagedObjectContext.serials.next()
+    private static let serials = SerialCounter()
     /// The call site of the traced fetch in progress: fetches it runs itself (prefetching, batch faults) report
     /// it too, so that a trace points at the program's code, not the engine's.
     var outerCallSite: CallSite?

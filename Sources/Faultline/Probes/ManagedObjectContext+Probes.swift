@@ -28,7 +28,7 @@ extension ManagedObjectContext {
                 batchSize: request.fetchBatchSize, prefetch: request.relationshipKeyPathsForPrefetching, resultType: resultType,
                 statements: after.statements - before.statements, rows: after.rows - before.rows, results: count, registered: registered,
                 sqlTime: after.sqlTime - before.sqlTime, totalTime: ProbeClock.seconds(start, end), callSite: callSite,
-                values: level >= 3 ? uris(result) : nil)), at: end)
+                values: level >= 3 ? uris(result) : nil, context: serialNumber)), at: end)
             return result
         }
     }
@@ -46,7 +46,7 @@ extension ManagedObjectContext {
             coordinator.probes.record(.fault(FaultEvent(kind: .object, object: object.objectID.uriString, relationship: nil,
                                                         source: fromDatabase ? .database : .rowCache, count: nil,
                                                         duration: duration, values: values, batch: fromDatabase ? batched : nil,
-                                                        stack: coordinator.probes.wantsStack(cacheMiss: fromDatabase) ? FaultStack.capture() : nil)), at: end)
+                                                        stack: coordinator.probes.wantsStack(cacheMiss: fromDatabase) ? FaultStack.capture() : nil, context: serialNumber)), at: end)
         }
     }
 
@@ -60,7 +60,7 @@ extension ManagedObjectContext {
             coordinator.probes.record(.fault(FaultEvent(kind: .relationship, object: object.objectID.uriString,
                                                         relationship: relationship.name, source: .database,
                                                         count: members.count, duration: duration, values: nil, batch: nil,
-                                                        stack: coordinator.probes.wantsStack(cacheMiss: true) ? FaultStack.capture() : nil)), at: end)
+                                                        stack: coordinator.probes.wantsStack(cacheMiss: true) ? FaultStack.capture() : nil, context: serialNumber)), at: end)
             return members
         }
     }
@@ -80,7 +80,7 @@ extension ManagedObjectContext {
                 inserted: counts(changes.inserted), updated: counts(changes.updated), deleted: counts(changes.deleted),
                 statements: coordinator.probeTotals().statements - before,
                 duration: ProbeClock.seconds(start, ProbeClock.now()),
-                conflicts: conflicts, error: failure.map { "\($0)" }, callSite: callSite)))
+                conflicts: conflicts, error: failure.map { "\($0)" }, callSite: callSite, context: serialNumber)))
             if let failure { throw failure }
         }
     }

@@ -91,6 +91,8 @@ public struct FetchEvent: Sendable, Equatable {
     public var callSite: CallSite?
     /// The returned objects' URIs (SQLDebug level 3 only).
     public var values: [String]?
+    /// The context's `serialNumber`.
+    public var context: Int
 }
 
 /// A fault fired.
@@ -111,6 +113,8 @@ public struct FaultEvent: Sendable, Equatable {
     public var batch: Int?
     /// For faults that read SQLite: where the caller's code touched the object (`stack.callSite`).
     public var stack: FaultStack?
+    /// The context's `serialNumber`.
+    public var context: Int
 }
 
 /// A context saved.
@@ -124,6 +128,8 @@ public struct SaveEvent: Sendable, Equatable {
     /// The error, when the save failed.
     public var error: String?
     public var callSite: CallSite?
+    /// The context's `serialNumber`.
+    public var context: Int
 }
 
 /// A named point in a run, set by the program (`Probes.signpost(_:)`): what a benchmark runner or a test marks so

@@ -187,6 +187,7 @@ public final class TraceWriter: ProbeRecorder, @unchecked Sendable {
             json.seconds("sqlTime", e.sqlTime)
             json.seconds("totalTime", e.totalTime)
             json.callSite(e.callSite)
+            json.int("context", e.context)
         case .fault(let e):
             json.string("kind", e.kind.rawValue)
             json.string("object", e.object)
@@ -196,6 +197,7 @@ public final class TraceWriter: ProbeRecorder, @unchecked Sendable {
             if let batch = e.batch { json.int("batch", batch) }
             if e.source == .database || e.stack != nil { json.optionalString("callSite", e.stack?.callSite) }
             json.seconds("duration", e.duration)
+            json.int("context", e.context)
         case .signpost(let e):
             json.string("name", e.name)
         case .save(let e):
@@ -207,6 +209,7 @@ public final class TraceWriter: ProbeRecorder, @unchecked Sendable {
             json.int("conflicts", e.conflicts)
             json.optionalString("error", e.error)
             json.callSite(e.callSite)
+            json.int("context", e.context)
         }
         json.endLine()
     }

@@ -115,28 +115,40 @@ public struct ReportPage {
         return out + "</table>\n"
     }
 
-    /// Lanes of fetches, saves, faults and cache misses over time, binned (at most 600 columns however many events).
+    /// Per context (the six busiest), lanes of fetches, saves, faults and cache misses over time, binned (at most
+    /// 600 columns however many events).
     private func timeline(_ trace: TraceFile, duration: Double) -> String {
-        let lanes: [(String, TraceEvent.Kind, String)] = [("fetch", .fetch, "#3a7bd5"), ("save", .save, "#2a9d55"), ("fault", .fault, "#999"), ("cache miss", .cacheMiss, "#c33")]
-        let bins = 600, width = 900.0, laneHeight = 26.0, left = 90.0
+        let kinds: [(String, TraceEvent.Kind, String)] = [("fetch", .fetch, "#3a7bd5"), ("save", .save, "#2a9d55"), ("fault", .fault, "#999"), ("cache miss", .cacheMiss, "#c33")]
+        let bins = 600, width = 900.0, laneHeight = 18.0, left = 150.0
         guard duration > 0 else { return "" }
-        var svg = "<h3>Timeline</h3>\n<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"\(Int(left + width + 10))\" height=\"\(Int(laneHeight * Double(lanes.count) + 24))\" role=\"img\" aria-label=\"timeline\">\n"
-        for (i, lane) in lanes.enumerated() {
-            var counts = [Int](repeating: 0, count: bins)
-            for event in trace.events where event.kind == lane.1 {
-                counts[min(bins - 1, max(0, Int(event.time / duration * Double(bins))))] += 1
+        var perContext: [Int: Int] = [:]
+        for event in trace.events where kinds.contains(where: { $0.1 == event.kind }) { perContext[event.context, default: 0] += 1 }
+        let contexts = perContext.sorted { $0.value != $1.value ? $0.value > $1.value : $0.key < $1.key }.prefix(6).map(\.key).sorted()
+        guard !contexts.isEmpty else { return "" }
+        let rows = contexts.count * kinds.count
+        var svg = "<h3>Timeline\(contexts.count > 1 ? " by context" : "")</h3>\n"
+        if perContext.count > contexts.count { svg += "<p class=muted>The \(contexts.count) busiest of \(perContext.count) contexts.</p>\n" }
+        svg += "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"\(Int(left + width + 10))\" height=\"\(Int(laneHeight * Double(rows) + 8 * Double(contexts.count) + 24))\" role=\"img\" aria-label=\"timeline\">\n"
+        var y = 0.0
+        for context in contexts {
+            for (k, kind) in kinds.enumerated() {
+                var counts = [Int](repeating: 0, count: bins)
+                for event in trace.events where event.kind == kind.1 && event.context == context {
+                    counts[min(bins - 1, max(0, Int(event.time / duration * Double(bins))))] += 1
+                }
+                let peak = max(1, counts.max() ?? 1)
+                let name = (k == 0 && contexts.count > 1 ? "context \(context) · " : "") + kind.0
+                svg += "<text x=\"0\" y=\"\(y + 13)\" font-size=\"11\">\(e(name))</text>\n"
+                for (bin, count) in counts.enumerated() where count > 0 {
+                    let h = max(2, (laneHeight - 4) * Double(count) / Double(peak))
+                    let x = left + Double(bin) * width / Double(bins)
+                    svg += "<rect x=\"\(String(format: "%.1f", x))\" y=\"\(String(format: "%.1f", y + laneHeight - 2 - h))\" width=\"\(String(format: "%.2f", max(1, width / Double(bins))))\" height=\"\(String(format: "%.1f", h))\" fill=\"\(kind.2)\"><title>\(count)</title></rect>\n"
+                }
+                y += laneHeight
             }
-            let peak = max(1, counts.max() ?? 1)
-            let y = Double(i) * laneHeight
-            svg += "<text x=\"0\" y=\"\(y + 17)\" font-size=\"12\">\(lane.0)</text>\n"
-            for (bin, count) in counts.enumerated() where count > 0 {
-                let h = max(2, (laneHeight - 6) * Double(count) / Double(peak))
-                let x = left + Double(bin) * width / Double(bins)
-                svg += "<rect x=\"\(String(format: "%.1f", x))\" y=\"\(String(format: "%.1f", y + laneHeight - 3 - h))\" width=\"\(String(format: "%.2f", max(1, width / Double(bins))))\" height=\"\(String(format: "%.1f", h))\" fill=\"\(lane.2)\"><title>\(count)</title></rect>\n"
-            }
+            y += 8
         }
-        let axisY = laneHeight * Double(lanes.count) + 14
-        svg += "<text x=\"\(left)\" y=\"\(axisY)\" font-size=\"11\">0</text><text x=\"\(left + width - 60)\" y=\"\(axisY)\" font-size=\"11\">\(seconds(duration))</text>\n"
+        svg += "<text x=\"\(left)\" y=\"\(y + 12)\" font-size=\"11\">0</text><text x=\"\(left + width - 60)\" y=\"\(y + 12)\" font-size=\"11\">\(seconds(duration))</text>\n"
         return svg + "</svg>\n"
     }
 

@@ -14,6 +14,8 @@ public struct TraceEvent: Sendable {
     public var line: Int
     /// The signpost in force when the event happened (`SCENARIO/VARIANT` in `faultline bench` traces), or "".
     public var segment: String = ""
+    /// The context (its `serialNumber`) of a fetch, fault, cache miss or save; 0 when the trace does not say.
+    public var context = 0
 
     // statement, queryPlan
     public var sql: String?

@@ -78,6 +78,7 @@ public struct TraceFile: Sendable {
         e.statements = int(o["statements"])
         e.results = int(o["results"])
         e.registered = int(o["registered"])
+        e.context = int(o["context"])
         e.sqlTime = double(o["sqlTime"])
         e.callSite = o["callSite"] as? String
         e.faultKind = o["kind"] as? String
