@@ -82,6 +82,8 @@ final class BenchRunnerTests: XCTestCase {
             let plans = try XCTUnwrap(try variant(results, "compound-index", name).queryPlans)
             return plans.contains { sql, details in sql.contains("ZMARKEDFORDELETIONDATE") && details.contains { $0.contains("TEMP B-TREE") } }
         }
+        let page = try String(contentsOf: dir.appendingPathComponent("out/\(BenchRunner.pageFile)"), encoding: .utf8)
+        XCTAssertTrue(page.contains("<summary>Model diagram</summary><svg"), "the compound-index scenario embeds its model's diagram")
         XCTAssertTrue(try sorts("single index"))
         XCTAssertFalse(try sorts("compound index"))
         XCTAssertEqual(try variant(results, "index-large", "indexed").counters?.fullScanStatements, 0)
@@ -104,6 +106,7 @@ final class BenchRunnerTests: XCTestCase {
         }
         let page = try String(contentsOf: folder.appendingPathComponent(BenchRunner.pageFile), encoding: .utf8)
         XCTAssertTrue(page.contains("Result types"))
+        XCTAssertFalse(page.contains("Model diagram"), "result-types has no model worth drawing")
         XCTAssertTrue(page.contains("skipped"))
     }
 

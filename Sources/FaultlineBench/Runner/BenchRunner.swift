@@ -1,4 +1,5 @@
 import Faultline
+import FaultlineReport
 import Foundation
 
 /// Runs benchmark scenarios: generates each one's data (untimed), runs every variant once with probes on (the
@@ -102,8 +103,24 @@ public final class BenchRunner {
                           revision: RunEnvironment.revision, machine: RunEnvironment.machine, model: options.modelPath)
         let output = BenchResults(run: run, scenarios: results)
         try output.encoded().write(to: options.outputFolder.appendingPathComponent(Self.resultsFile), options: .atomic)
-        try Data(ResultsPage.html(output).utf8).write(to: options.outputFolder.appendingPathComponent(Self.pageFile), options: .atomic)
+        try Data(ResultsPage.html(output, diagrams: diagrams(for: selected)).utf8).write(to: options.outputFolder.appendingPathComponent(Self.pageFile), options: .atomic)
         return output
+    }
+
+    /// SVG diagrams of the scenarios' models, by scenario id (one for a `--model` run, under "model"); a model
+    /// that cannot be drawn is left out, as the diagram is an aid.
+    private func diagrams(for scenarios: [BenchScenario]) -> [String: String] {
+        var diagrams: [String: String] = [:]
+        if let path = options.modelPath, let model = try? ManagedObjectModel(contentsOf: URL(fileURLWithPath: path)),
+           let svg = try? GraphvizRenderer.render(ModelDiagram(model: model).dot, as: .svg) {
+            diagrams["model"] = String(decoding: svg, as: UTF8.self)
+        }
+        for scenario in scenarios {
+            guard let make = scenario.diagramModel, let model = try? make(),
+                  let svg = try? GraphvizRenderer.render(ModelDiagram(model: model).dot, as: .svg) else { continue }
+            diagrams[scenario.id] = String(decoding: svg, as: UTF8.self)
+        }
+        return diagrams
     }
 
     private func measure(_ scenario: BenchScenario, variants: [BenchVariant], traced: Probes, counting: CountingRecorder,

@@ -19,10 +19,14 @@ public struct BenchScenario {
     let ratios: [RatioSpec]
     /// Judges the claim from the measurements.
     let judge: (ScenarioMeasurements) -> Verdict
+    /// The model the scenario's data uses, drawn in the results page.
+    let diagramModel: (() throws -> ManagedObjectModel)?
 
     public init(id: String, title: String, claim: String, source: String, skipReason: String? = nil,
-                ratios: [RatioSpec] = [], variants: @escaping (ScenarioSetup) throws -> [BenchVariant],
+                ratios: [RatioSpec] = [], model: (() throws -> ManagedObjectModel)? = nil,
+                variants: @escaping (ScenarioSetup) throws -> [BenchVariant],
                 judge: @escaping (ScenarioMeasurements) -> Verdict) {
+        self.diagramModel = model
         self.id = id
         self.title = title
         self.claim = claim

@@ -3,12 +3,16 @@ import Foundation
 
 /// A plain, self-contained HTML page of a run's results (the reports module makes a richer one from the trace).
 public enum ResultsPage {
-    public static func html(_ results: BenchResults) -> String {
+    /// The page; `diagrams` holds SVG model diagrams by scenario id ("model" for a `--model` run), embedded inline.
+    public static func html(_ results: BenchResults, diagrams: [String: String] = [:]) -> String {
         var body = ""
         let run = results.run
         body += "<h1>Faultline bench</h1>\n<p>\(escape(run.scale)) scale (\(run.rows) rows), \(run.repetitions) repetitions, \(escape(run.build)) build, SQLite \(escape(run.sqlite)), \(escape(run.machine.host)) (\(run.machine.processors) processors), revision \(escape(run.revision ?? "unknown")), \(escape(run.started)) – \(escape(run.finished)).</p>\n"
         body += "<p>The run's trace: <a href=\"trace.jsonl\">trace.jsonl</a>; its report with findings: <a href=\"report.html\">report.html</a> (<code>faultline report trace.jsonl</code>, which <code>make bench</code> runs).</p>\n"
-        if let model = run.model { body += "<p>Model: <code>\(escape(model))</code> (synthetic data).</p>\n" }
+        if let model = run.model {
+            body += "<p>Model: <code>\(escape(model))</code> (synthetic data).</p>\n"
+            if let svg = diagrams["model"] { body += "<details open><summary>Model diagram</summary>\(inlineSVG(svg))</details>\n" }
+        }
         if run.build != "release" { body += "<p class=warn>A debug build: these times say nothing about the engine's speed.</p>\n" }
         body += "<table class=summary><tr><th>scenario</th><th>claim</th><th>verdict</th></tr>\n"
         for scenario in results.scenarios {
@@ -36,6 +40,7 @@ public enum ResultsPage {
                 let met = ratio.met.map { $0 ? " — met" : " — <b>missed</b>" } ?? ""
                 body += "<p>\(escape(ratio.numerator)) / \(escape(ratio.denominator)): <b>\(BenchFormat.ratio(ratio.value))</b>\(ratio.target.map { " (target \(escape($0)))" } ?? "")\(met)</p>\n"
             }
+            if let svg = diagrams[scenario.id] { body += "<details><summary>Model diagram</summary>\(inlineSVG(svg))</details>\n" }
             let plans = scenario.variants.compactMap { v in v.queryPlans.flatMap { $0.isEmpty ? nil : (v.name, $0) } }
             if !plans.isEmpty {
                 body += "<details><summary>Query plans</summary>\n"
@@ -69,6 +74,12 @@ public enum ResultsPage {
         case nil: (scenario.status, scenario.status == "failed" ? "failed" : "skipped")
         }
         return "<span class=\"badge \(style)\">\(label)</span>"
+    }
+
+    /// Graphviz's SVG without its XML prologue and DOCTYPE, to sit inside the page.
+    static func inlineSVG(_ svg: String) -> String {
+        guard let start = svg.range(of: "<svg") else { return "" }
+        return String(svg[start.lowerBound...])
     }
 
     /// Text made safe for HTML content and attribute values.

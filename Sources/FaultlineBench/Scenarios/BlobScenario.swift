@@ -10,6 +10,7 @@ extension ScenarioCatalogue {
             claim: "Small blobs (up to about 100 kB) can live inline; large ones slow every fetch of their entity, so they belong in an entity of their own that is only read when needed.",
             source: "seed 001 P-58, P-59 (L1570)",
             ratios: sizes.map { RatioSpec("inline \($0.1)", over: "separate \($0.1)") },
+            model: { try PhotoWorkload.model(separate: true) },
             variants: { setup in
                 var variants: [BenchVariant] = []
                 // The same total payload at each size: rows × 100 bytes (20 MB at the medium scale).

@@ -70,6 +70,7 @@ extension ScenarioCatalogue {
             claim: "A predicate on markedForDeletionDate sorted by updatedAt needs a temporary B-tree to sort with a single-column index, and none with the compound index (markedForDeletionDate, updatedAt), which is faster.",
             source: "seed 001 P-34; seed 001 L5740–L5812 (query plans)",
             ratios: [RatioSpec("single index", over: "compound index")],
+            model: { try RegionWorkload.model(compoundIndex: true) },
             variants: { setup in
                 let count = setup.scale.part(4, minimum: 1_000)
                 return try [false, true].map { compound in
