@@ -151,6 +151,11 @@ final class AnalyzerTests: XCTestCase {
         let large = try XCTUnwrap(found.first { $0.kind == .largeFetchWithoutBatchSize }, "\(found)")
         XCTAssertTrue(large.evidence.contains("returned 1200 objects"), large.evidence)
         XCTAssertEqual(found.first { $0.kind == .manySmallSaves }?.count, 25)
+        let summary = TraceSummary(trace)
+        XCTAssertEqual(summary.savesByEntity.map(\.key), ["Person"])
+        XCTAssertEqual(summary.savesByEntity.first?.count, 25)
+        XCTAssertEqual(summary.fetches.count, 7)
+        XCTAssertEqual(summary.fetchesByCallSite.count, 2)
         // The 2nd to 6th runs of the repeated fetch found only registered objects.
         XCTAssertEqual(found.first { $0.kind == .avoidableFetch }?.count, 5)
         XCTAssertEqual(Set(found.map(\.kind)), [.repeatedFetch, .avoidableFetch, .largeFetchWithoutBatchSize, .manySmallSaves])
@@ -189,7 +194,8 @@ final class AnalyzerTests: XCTestCase {
             for city in try context.fetch(try request()) { _ = (city.value(forKey: "mayor") as? ManagedObject)?.value(forKey: "name") }
         }
         let page = ReportPage(inputs: [.init(trace: trace, analyzers: Analyzers()), .init(trace: trace, analyzers: Analyzers())]).html
-        for section in ["Summary", "Findings (2)", "Timeline", "Statements by fingerprint", "Fetches by entity", "Cache misses by call site", "Side by side"] {
+        for section in ["Summary", "Findings (2)", "Timeline", "Statements by fingerprint", "Fetches by entity", "Fetches by call site",
+                        "Cache misses by call site", "Side by side"] {
             XCTAssertTrue(page.contains(section), section)
         }
         XCTAssertFalse(page.contains("<script>"))

@@ -52,6 +52,10 @@ public struct TraceSummary: Sendable {
     public var statementCount = 0
     public var statements: [StatementGroup] = []
     public var fetchesByEntity: [Tally] = []
+    public var fetchesByCallSite: [Tally] = []
+    /// Objects saved (inserted, updated or deleted) by entity; `count` is objects, `time` the saves' time shared
+    /// out by objects.
+    public var savesByEntity: [Tally] = []
     public var faultsByEntity: [Tally] = []
     public var missesByCallSite: [Tally] = []
     public var segments: [Tally] = []
@@ -65,6 +69,7 @@ public struct TraceSummary: Sendable {
     public init(_ trace: TraceFile) {
         var groups: [String: StatementGroup] = [:]
         var plans: [String: [String]] = [:]
+        var fetchSites: [String: Tally] = [:], savedEntities: [String: Tally] = [:]
         var byEntity: [String: Tally] = [:], faultEntities: [String: Tally] = [:], missSites: [String: Tally] = [:], segments: [String: Tally] = [:]
         var segmentOrder: [String] = []
         func add(_ tally: inout [String: Tally], _ key: String, _ time: Double, rows: Int = 0) {
@@ -100,9 +105,15 @@ public struct TraceSummary: Sendable {
                 fetches.time += event.duration
                 fetches.rows += event.rows
                 add(&byEntity, event.entity ?? "?", event.duration, rows: event.rows)
+                add(&fetchSites, event.callSite ?? "(unknown call site)", event.duration, rows: event.rows)
             case .save:
                 saves.count += 1
                 saves.time += event.duration
+                let objects = event.savedObjects
+                for (entity, count) in [event.inserted, event.updated, event.deleted].flatMap({ $0 }) {
+                    savedEntities[entity, default: Tally(key: entity)].count += count
+                    savedEntities[entity]!.time += objects > 0 ? event.duration * Double(count) / Double(objects) : 0
+                }
             case .fault:
                 faults.count += 1
                 faults.time += event.duration
@@ -125,6 +136,8 @@ public struct TraceSummary: Sendable {
         for (fingerprint, plan) in plans { groups[fingerprint]?.plan = plan }
         statements = groups.values.sorted { $0.total > $1.total }
         fetchesByEntity = byEntity.values.sorted { $0.time > $1.time }
+        fetchesByCallSite = fetchSites.values.sorted { $0.time > $1.time }
+        savesByEntity = savedEntities.values.sorted { $0.time > $1.time }
         faultsByEntity = faultEntities.values.sorted { $0.time > $1.time }
         missesByCallSite = missSites.values.sorted { $0.time > $1.time }
         self.segments = segmentOrder.compactMap { segments[$0] }

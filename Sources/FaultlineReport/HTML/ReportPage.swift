@@ -99,6 +99,8 @@ public struct ReportPage {
             out += "<p class=muted>… \(rest.count) more fingerprints: \(rest.reduce(0) { $0 + $1.count }) statements, \(seconds(rest.reduce(0) { $0 + $1.total })).</p>\n"
         }
         out += tallies("Fetches by entity", s.fetchesByEntity, rows: true)
+        out += tallies("Fetches by call site", s.fetchesByCallSite, rows: true)
+        out += tallies("Objects saved by entity", s.savesByEntity, rows: false)
         out += tallies("Faults and cache misses by entity and relationship", s.faultsByEntity, rows: false)
         out += tallies("Cache misses by call site", s.missesByCallSite, rows: false)
         if !s.segments.isEmpty { out += tallies("Segments (signposts)", s.segments, rows: false) }
