@@ -200,6 +200,10 @@ final class ProbeTests: XCTestCase {
         // A cache miss exists exactly when SQL was issued for a fault.
         let faultStatements = events.filter { if case .statement(let s) = $0 { return s.purpose == .fault }; return false }
         XCTAssertEqual(faultStatements.count, misses.count)
+        // It read one row (a single-row read that never steps to the end still counts its row).
+        guard case .statement(let missStatement)? = faultStatements.first else { return XCTFail("no fault statement") }
+        XCTAssertEqual(missStatement.rows, 1)
+        XCTAssertEqual(events.compactMap { event -> Int? in if case .fetch(let f) = event { return f.context }; return nil }, [context.serialNumber])
         guard case .fetch(let fetch)? = events.first(where: { if case .fetch = $0 { return true }; return false }) else { return XCTFail("no fetch event") }
         XCTAssertEqual(fetch.statements, 1)
         XCTAssertEqual(fetch.rows, 3)

@@ -99,7 +99,10 @@ final class Statement {
     @inline(__always) func step() throws -> Bool {
         if probed { noteStep() }
         let rc = sqlite3_step(handle)
-        if rc == SQLITE_ROW { return true }
+        if rc == SQLITE_ROW {
+            if probed { probeRows &+= 1 }
+            return true
+        }
         if rc == SQLITE_DONE { return false }
         throw SQLiteError(connection: connection.handle, code: rc, sql: sql)
     }
@@ -117,8 +120,8 @@ final class Statement {
 
     @inline(never)
     private func noteStep() {
-        // Called before each step: the first marks the start; each later one follows a row.
-        if probeStart == 0 { probeStart = ProbeClock.now() } else { probeRows += 1 }
+        // Called before each step: the first marks the start of the run.
+        if probeStart == 0 { probeStart = ProbeClock.now() }
     }
 
     @inline(never)
