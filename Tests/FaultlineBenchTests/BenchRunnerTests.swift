@@ -52,6 +52,10 @@ final class BenchRunnerTests: XCTestCase {
             prefetchStatements.append(prefetched.statements + employees.statements)
         }
         XCTAssertEqual(prefetchStatements[0], prefetchStatements[1])
+        // The page shows each variant's object graph after its traced run (materialized cities and mayors).
+        let page = try String(contentsOf: dir.appendingPathComponent("run-20000/\(BenchRunner.pageFile)"), encoding: .utf8)
+        for variant in ["N+1", "prefetch", "batch faulting"] { XCTAssertTrue(page.contains("Object graph after \(variant)"), variant) }
+        XCTAssertTrue(page.contains("more registered objects not shown"))
         XCTAssertLessThan(plainStatements[0], plainStatements[1], "N+1 grows with N")
     }
 

@@ -33,6 +33,8 @@ public final class BenchRunner {
     }
 
     public let options: Options
+    /// Object graphs of engine variants after their traced runs, as SVG, by `SCENARIO/VARIANT`.
+    private var snapshotDiagrams: [String: String] = [:]
 
     public init(options: Options) { self.options = options }
 
@@ -110,7 +112,7 @@ public final class BenchRunner {
     /// SVG diagrams of the scenarios' models, by scenario id (one for a `--model` run, under "model"); a model
     /// that cannot be drawn is left out, as the diagram is an aid.
     private func diagrams(for scenarios: [BenchScenario]) -> [String: String] {
-        var diagrams: [String: String] = [:]
+        var diagrams = snapshotDiagrams
         if let path = options.modelPath, let model = try? ManagedObjectModel(contentsOf: URL(fileURLWithPath: path)),
            let svg = try? GraphvizRenderer.render(ModelDiagram(model: model).dot, as: .svg) {
             diagrams["model"] = String(decoding: svg, as: UTF8.self)
@@ -135,6 +137,13 @@ public final class BenchRunner {
                 let body = try variant.prepare(traced)
                 counting.resetCounters()
                 try body()
+                if scenario.snapshots, let context = variant.context.context {
+                    let graph = context.performAndWait { context.objectGraphSnapshot(limit: 40) }
+                    if let svg = try? GraphvizRenderer.render(ObjectGraphDiagram(snapshot: graph).dot, as: .svg) {
+                        snapshotDiagrams["\(scenario.id)/\(variant.name)"] = String(decoding: svg, as: UTF8.self)
+                    }
+                }
+                withExtendedLifetime(body) {}
                 let snapshot = counting.snapshot()
                 counters.append(snapshot.counters)
                 plans.append(snapshot.plans)

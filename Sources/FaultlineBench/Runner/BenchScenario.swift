@@ -21,12 +21,15 @@ public struct BenchScenario {
     let judge: (ScenarioMeasurements) -> Verdict
     /// The model the scenario's data uses, drawn in the results page.
     let diagramModel: (() throws -> ManagedObjectModel)?
+    /// True when the page should show each engine variant's object graph after its traced run.
+    let snapshots: Bool
 
     public init(id: String, title: String, claim: String, source: String, skipReason: String? = nil,
-                ratios: [RatioSpec] = [], model: (() throws -> ManagedObjectModel)? = nil,
+                ratios: [RatioSpec] = [], model: (() throws -> ManagedObjectModel)? = nil, snapshots: Bool = false,
                 variants: @escaping (ScenarioSetup) throws -> [BenchVariant],
                 judge: @escaping (ScenarioMeasurements) -> Verdict) {
         self.diagramModel = model
+        self.snapshots = snapshots
         self.id = id
         self.title = title
         self.claim = claim
@@ -53,6 +56,8 @@ public struct BenchVariant {
     /// Operations per run, when times are better read per operation (one attribute read, one fault).
     public var operations: Int
     public var prepare: (Probes) throws -> () throws -> Void
+    /// The context of the run in progress, when the variant is the engine's (for an object-graph snapshot).
+    let context = WeakContext()
 
     public init(_ name: String, role: VariantRole = .engine, operations: Int = 1,
                 prepare: @escaping (Probes) throws -> () throws -> Void) {
@@ -61,6 +66,11 @@ public struct BenchVariant {
         self.operations = operations
         self.prepare = prepare
     }
+}
+
+/// A weak reference to the context a variant's run uses (the run keeps it alive, not this).
+final class WeakContext {
+    weak var context: ManagedObjectContext?
 }
 
 /// A ratio between two variants' median times (`numerator / denominator`), with a target such as "≤ 1.5×".

@@ -41,6 +41,10 @@ public enum ResultsPage {
                 body += "<p>\(escape(ratio.numerator)) / \(escape(ratio.denominator)): <b>\(BenchFormat.ratio(ratio.value))</b>\(ratio.target.map { " (target \(escape($0)))" } ?? "")\(met)</p>\n"
             }
             if let svg = diagrams[scenario.id] { body += "<details><summary>Model diagram</summary>\(inlineSVG(svg))</details>\n" }
+            for variant in scenario.variants {
+                guard let svg = diagrams["\(scenario.id)/\(variant.name)"] else { continue }
+                body += "<details><summary>Object graph after \(escape(variant.name)) (the traced run's context, at most 40 objects)</summary>\(inlineSVG(svg))</details>\n"
+            }
             let plans = scenario.variants.compactMap { v in v.queryPlans.flatMap { $0.isEmpty ? nil : (v.name, $0) } }
             if !plans.isEmpty {
                 body += "<details><summary>Query plans</summary>\n"

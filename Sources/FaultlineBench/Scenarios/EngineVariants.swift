@@ -8,11 +8,16 @@ extension BenchVariant {
     static func engine<State>(_ name: String, model: ManagedObjectModel, store: URL, operations: Int = 1,
                               prime: @escaping (ManagedObjectContext) throws -> State,
                               _ work: @escaping (ManagedObjectContext, State) throws -> Void) -> BenchVariant {
-        BenchVariant(name, role: .engine, operations: operations) { probes in
+        let variant = BenchVariant(name, role: .engine, operations: operations) { _ in { } }
+        let holder = variant.context
+        var engine = variant
+        engine.prepare = { probes in
             let context = try BenchStore.coldContext(model, at: store, probes: probes)
+            holder.context = context
             let state = try context.performAndWait { try prime(context) }
             return { try context.performAndWait { try work(context, state) } }
         }
+        return engine
     }
 
     /// An engine variant on a cold start with nothing to prime.

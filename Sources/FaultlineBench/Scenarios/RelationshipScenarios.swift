@@ -9,7 +9,7 @@ extension ScenarioCatalogue {
             claim: "Touching a to-one relationship of N fetched objects fires N faults, each a SELECT (N+1); prefetching the key path needs one more statement in all, and batch faulting the destinations one per batch.",
             source: "seed 001 P-32 (L2788), P-27, P-28",
             ratios: [RatioSpec("prefetch", over: "N+1"), RatioSpec("batch faulting", over: "N+1")],
-            model: { try CityWorkload.model() },
+            model: { try CityWorkload.model() }, snapshots: true,
             variants: { setup in
                 let model = try CityWorkload.model()
                 let store = try setup.data.cities(setup.scale.part(50, minimum: 200))
@@ -95,7 +95,7 @@ extension ScenarioCatalogue {
             id: "traversal-vs-fetch", title: "Relationship traversal versus fetch, by registration state",
             claim: "Traversing a to-one relationship is never slower than fetching its destination, and far faster when it is registered (no SQL). For a to-many relationship traversal wins when the members are registered; when they are not, a fetch (or a compromise) wins.",
             source: "seed 001 P-19, P-20 (L2451–L2493)",
-            model: { try CityWorkload.model() },
+            model: { try CityWorkload.model() }, snapshots: true,
             variants: { setup in
                 let model = try CityWorkload.model()
                 let store = try setup.data.cities(setup.scale.part(50, minimum: 200))
