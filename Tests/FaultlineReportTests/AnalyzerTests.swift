@@ -102,10 +102,22 @@ final class AnalyzerTests: XCTestCase {
 
     func testToManyRelationshipFaultsOneByOne() throws {
         let (_, found) = try findings { context in
-            for city in try context.fetch(try request()) { _ = city.objects(forRelationship: "residents").count }
+            for city in try context.fetch(try request()) { _ = city.objects(forRelationship: "residents").map { $0.value(forKey: "name") } }
         }
         let storm = try XCTUnwrap(found.first { $0.kind == .relationshipFaultStorm }, "\(found)")
         XCTAssertTrue(storm.evidence.hasPrefix("City.residents: 30"), storm.evidence)
+        XCTAssertFalse(found.contains { $0.kind == .countThroughFaults })
+    }
+
+    /// Counting a to-many relationship in a loop fires its fault each time only for the count.
+    func testCountingAToManyInALoopIsFound() throws {
+        let (_, found) = try findings { context in
+            for city in try context.fetch(try request()) { _ = city.count(forRelationship: "residents") }
+        }
+        let counting = try XCTUnwrap(found.first { $0.kind == .countThroughFaults }, "\(found)")
+        XCTAssertTrue(counting.evidence.hasPrefix("City.residents: 30 relationship faults fired only to count"), counting.evidence)
+        XCTAssertTrue(counting.fix.contains("denormalized counter"))
+        XCTAssertFalse(found.contains { $0.kind == .relationshipFaultStorm })
     }
 
     func testFullScanAndTempBTreeAreFoundAndAnIndexRemovesThem() throws {

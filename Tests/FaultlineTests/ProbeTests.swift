@@ -309,7 +309,7 @@ final class TraceSchemaTests: XCTestCase {
         "fetch": ["type", "t", "entity", "predicate", "sort", "limit", "offset", "batchSize", "prefetch", "resultType", "statements",
                   "rows", "results", "registered", "sqlTime", "totalTime", "callSite", "context"],
         "fault": ["type", "t", "kind", "object", "relationship", "source", "duration", "callSite?", "context"],
-        "cacheMiss": ["type", "t", "kind", "object", "relationship", "source", "duration", "count?", "batch?", "callSite", "context"],
+        "cacheMiss": ["type", "t", "kind", "object", "relationship", "source", "duration", "count?", "batch?", "countOnly?", "callSite", "context"],
         "save": ["type", "t", "inserted", "updated", "deleted", "statements", "duration", "conflicts", "error", "callSite", "context"],
         "signpost": ["type", "t", "name"],
     ]

@@ -39,7 +39,7 @@ extension ManagedObject {
     /// The number of members of a to-many relationship (fires the relationship fault, not the members' faults).
     public final func count(forRelationship name: String) -> Int {
         guard let relationship = entity.relationship(named: name), relationship.isToMany else { return 0 }
-        return toManyStorage(for: relationship)?.count ?? 0
+        return toManyStorage(for: relationship, countOnly: true)?.count ?? 0
     }
 
     /// The members of the to-many relationship `name` (empty for unknown names).
@@ -48,10 +48,12 @@ extension ManagedObject {
         return objects(for: relationship)
     }
 
-    final func toManyStorage(for relationship: RelationshipDescription) -> ToManyStorage? {
+    /// The loaded members of a to-many relationship, firing its fault when needed (`countOnly`: the caller only
+    /// wants their number — probes say so, as counting through a relationship fault in a loop is a finding).
+    final func toManyStorage(for relationship: RelationshipDescription, countOnly: Bool = false) -> ToManyStorage? {
         if case .many(let storage) = slot(at: relationship.index) { return storage }
         guard let context = managedObjectContext, relationship.index < values.count else { return nil }
-        let storage = ToManyStorage(objects: context.fireRelationshipFault(relationship, of: self))
+        let storage = ToManyStorage(objects: context.fireRelationshipFault(relationship, of: self, countOnly: countOnly))
         values[relationship.index] = .many(storage)
         return storage
     }

@@ -40,10 +40,10 @@ extension ManagedObjectContext {
     }
 
     /// Loads a to-many relationship's members as (uniqued) faults. Objects deleted in this context are left out.
-    func fireRelationshipFault(_ relationship: RelationshipDescription, of object: ManagedObject) -> [ManagedObject] {
+    func fireRelationshipFault(_ relationship: RelationshipDescription, of object: ManagedObject, countOnly: Bool = false) -> [ManagedObject] {
         guard object.key > 0, !relationship.isTransient else { return [] }
         if probesEnabled {
-            return tracedRelationshipFault(relationship, of: object) { loadRelationship(relationship, of: object) }
+            return tracedRelationshipFault(relationship, of: object, countOnly: countOnly) { loadRelationship(relationship, of: object) }
         }
         return loadRelationship(relationship, of: object)
     }

@@ -81,7 +81,7 @@ extension ManagedObject {
 
     /// The number of members of a typed to-many relationship (member faults stay faults).
     public final func count<Destination>(of key: ToMany<Destination>) -> Int {
-        toManyStorage(for: key.relationship(in: entity))?.count ?? 0
+        toManyStorage(for: key.relationship(in: entity), countOnly: true)?.count ?? 0
     }
 }
 

@@ -50,7 +50,7 @@ extension ManagedObjectContext {
         }
     }
 
-    func tracedRelationshipFault(_ relationship: RelationshipDescription, of object: ManagedObject,
+    func tracedRelationshipFault(_ relationship: RelationshipDescription, of object: ManagedObject, countOnly: Bool,
                                  _ body: () -> [ManagedObject]) -> [ManagedObject] {
         coordinator.withLock {
             let start = ProbeClock.now()
@@ -60,7 +60,7 @@ extension ManagedObjectContext {
             coordinator.probes.record(.fault(FaultEvent(kind: .relationship, object: object.objectID.uriString,
                                                         relationship: relationship.name, source: .database,
                                                         count: members.count, duration: duration, values: nil, batch: nil,
-                                                        stack: coordinator.probes.wantsStack(cacheMiss: true) ? FaultStack.capture() : nil, context: serialNumber)), at: end)
+                                                        stack: coordinator.probes.wantsStack(cacheMiss: true) ? FaultStack.capture() : nil, context: serialNumber, countOnly: countOnly)), at: end)
             return members
         }
     }

@@ -115,6 +115,8 @@ public struct FaultEvent: Sendable, Equatable {
     public var stack: FaultStack?
     /// The context's `serialNumber`.
     public var context: Int
+    /// For relationship faults: true when the caller only asked for the number of members (`count(forRelationship:)`).
+    public var countOnly = false
 }
 
 /// A context saved.

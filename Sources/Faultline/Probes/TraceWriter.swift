@@ -195,6 +195,7 @@ public final class TraceWriter: ProbeRecorder, @unchecked Sendable {
             json.string("source", e.source.rawValue)
             if let count = e.count { json.int("count", count) }
             if let batch = e.batch { json.int("batch", batch) }
+            if e.countOnly { json.key("countOnly"); json.literal("true") }
             if e.source == .database || e.stack != nil { json.optionalString("callSite", e.stack?.callSite) }
             json.seconds("duration", e.duration)
             json.int("context", e.context)

@@ -70,11 +70,17 @@ public struct Analyzers {
     /// N+1: one call site fulfilling many faults of one entity (or one relationship) from SQLite, one at a time.
     func faultStorms(_ trace: TraceFile) -> [Finding] {
         let misses = trace.events.filter { $0.kind == .cacheMiss && $0.batch == nil }
-        return group(misses) { "\($0.segment)|\($0.callSite ?? "")|\($0.faultKind ?? "")|\($0.objectEntity ?? "")|\($0.relationship ?? "")" }
+        return group(misses) { "\($0.segment)|\($0.callSite ?? "")|\($0.faultKind ?? "")|\($0.objectEntity ?? "")|\($0.relationship ?? "")|\($0.countOnly)" }
             .compactMap { _, g in
                 guard g.count >= thresholds.nPlusOne else { return nil }
                 let e = g.sample
                 let entity = e.objectEntity ?? "?"
+                if e.faultKind == "relationship", let relationship = e.relationship, e.countOnly {
+                    return Finding(kind: .countThroughFaults, segment: e.segment, callSite: e.callSite,
+                                   evidence: "\(entity).\(relationship): \(g.count) relationship faults fired only to count the members",
+                                   fix: "keep a denormalized counter attribute on \(entity), updated in willSave (as Moody's numberOfMoods), or count in SQL with one fetch: context.count(for:) on the destination with a predicate on the inverse",
+                                   cost: g.cost, count: g.count, lines: g.lines)
+                }
                 if e.faultKind == "relationship", let relationship = e.relationship {
                     return Finding(kind: .relationshipFaultStorm, segment: e.segment, callSite: e.callSite,
                                    evidence: "\(entity).\(relationship): \(g.count) to-many relationship faults, each a SELECT",

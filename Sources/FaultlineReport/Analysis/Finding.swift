@@ -3,6 +3,7 @@ public struct Finding: Sendable, Equatable {
     public enum Kind: String, Sendable, CaseIterable {
         case nPlusOne = "N+1 faults"
         case relationshipFaultStorm = "relationship faults one by one"
+        case countThroughFaults = "to-many counted through its faults"
         case fullScan = "full table scan"
         case tempBTree = "temporary B-tree for ORDER BY"
         case repeatedFetch = "same fetch repeated"

@@ -45,6 +45,8 @@ public struct TraceEvent: Sendable {
     public var object: String?
     public var relationship: String?
     public var batch: Int?
+    /// A relationship fault fired only to count the members.
+    public var countOnly = false
     // save
     public var inserted: [String: Int] = [:]
     public var updated: [String: Int] = [:]

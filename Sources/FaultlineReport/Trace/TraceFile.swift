@@ -85,6 +85,7 @@ public struct TraceFile: Sendable {
         e.object = o["object"] as? String
         e.relationship = o["relationship"] as? String
         e.batch = (o["batch"] as? NSNumber)?.intValue
+        e.countOnly = o["countOnly"] as? Bool ?? false
         e.inserted = counts(o["inserted"])
         e.updated = counts(o["updated"])
         e.deleted = counts(o["deleted"])
