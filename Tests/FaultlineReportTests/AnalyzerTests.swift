@@ -61,8 +61,11 @@ final class AnalyzerTests: XCTestCase {
         let path = dir.appendingPathComponent("trace-\(UUID().uuidString).jsonl").path
         let coordinator = PersistentStoreCoordinator(managedObjectModel: model, probes: Probes(configuration: ProbeConfiguration(tracePath: path)))
         try coordinator.addPersistentStore(at: store)
-        let context = ManagedObjectContext(.privateQueue, coordinator: coordinator)
-        try context.performAndWait { try body(context) }
+        do {
+            // The context goes away before the trace is read (prefetch use is reported then).
+            let context = ManagedObjectContext(.privateQueue, coordinator: coordinator)
+            try context.performAndWait { try body(context) }
+        }
         coordinator.probes.flush()
         let trace = try TraceFile(path: path)
         return (trace, Analyzers().findings(in: trace))
@@ -98,6 +101,23 @@ final class AnalyzerTests: XCTestCase {
             for city in cities { _ = (city.value(forKey: "mayor") as? ManagedObject)?.value(forKey: "name") }
         }
         XCTAssertEqual(batched, [], "no false positive on batch faulting")
+    }
+
+    func testPrefetchesNobodyUsesAreFound() throws {
+        let (_, unused) = try findings { context in
+            var request = try request()
+            request.relationshipKeyPathsForPrefetching = ["mayor"]
+            _ = try context.fetch(request).map { $0.value(forKey: "name") }
+        }
+        let finding = try XCTUnwrap(unused.first { $0.kind == .unusedPrefetch }, "\(unused)")
+        XCTAssertEqual(finding.evidence, "City.mayor: a prefetch loaded 30 objects and none was used")
+        XCTAssertTrue(finding.callSite?.hasPrefix("FaultlineReportTests/AnalyzerTests.swift:") == true, finding.callSite ?? "")
+        let (_, used) = try findings { context in
+            var request = try request()
+            request.relationshipKeyPathsForPrefetching = ["mayor"]
+            _ = try context.fetch(request).first.map { ($0.value(forKey: "mayor") as? ManagedObject)?.value(forKey: "name") }
+        }
+        XCTAssertFalse(used.contains { $0.kind == .unusedPrefetch }, "one use is a use")
     }
 
     func testToManyRelationshipFaultsOneByOne() throws {

@@ -312,6 +312,7 @@ final class TraceSchemaTests: XCTestCase {
         "cacheMiss": ["type", "t", "kind", "object", "relationship", "source", "duration", "count?", "batch?", "countOnly?", "callSite", "context"],
         "save": ["type", "t", "inserted", "updated", "deleted", "statements", "duration", "conflicts", "error", "callSite", "context"],
         "signpost": ["type", "t", "name"],
+        "prefetchUse": ["type", "t", "keyPath", "entity", "loaded", "used", "callSite", "context"],
     ]
 
     func testScriptedSessionMatchesTheDocumentedSchema() throws {
@@ -342,6 +343,12 @@ final class TraceSchemaTests: XCTestCase {
             _ = try context.count(for: FetchRequest<ManagedObject>(entityName: "City"))
             let paris = try XCTUnwrap(people[0].value(forKey: "city") as? ManagedObject)
             _ = paris.objects(forRelationship: "residents")
+            // A prefetch whose objects nobody reads: reported when the context resets.
+            context.reset()
+            var prefetching = FetchRequest<ManagedObject>(entityName: "Person")
+            prefetching.relationshipKeyPathsForPrefetching = ["city"]
+            _ = try context.fetch(prefetching)
+            context.reset()
         }
         coordinator.probes.flush()
         let lines = try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n")
@@ -356,7 +363,8 @@ final class TraceSchemaTests: XCTestCase {
             XCTAssertTrue(Set(object.keys).isSubset(of: allowed), "\(type) has undocumented \(Set(object.keys).subtracting(allowed))")
             seen.insert(type)
         }
-        XCTAssertEqual(seen, ["header", "connect", "statement", "queryPlan", "fetch", "fault", "cacheMiss", "save", "signpost"])
+        XCTAssertEqual(seen, ["header", "connect", "statement", "queryPlan", "fetch", "fault", "cacheMiss", "save", "signpost", "prefetchUse"])
+        XCTAssertTrue(lines.contains { $0.contains(#""type":"prefetchUse""#) && $0.contains(#""keyPath":"city","entity":"Person","loaded":1,"used":0"#) })
         XCTAssertTrue(lines.contains { $0.contains(#""type":"signpost""#) && $0.contains(#""name":"insert \"Paris\"""#) })
         XCTAssertTrue(lines.contains { $0.contains(#""bindings":["\"p*\""]"#) }, "bind values when asked for")
     }

@@ -33,7 +33,7 @@ open class ManagedObject: CustomStringConvertible {
     var pendingVersion: Int64 = 0
 
     struct Flags: OptionSet {
-        let rawValue: UInt8
+        let rawValue: UInt16
         static let fault = Flags(rawValue: 1)
         static let inserted = Flags(rawValue: 2)
         static let deleted = Flags(rawValue: 4)
@@ -44,6 +44,8 @@ open class ManagedObject: CustomStringConvertible {
         static let hasCommittedCopy = Flags(rawValue: 64)
         /// The context checks that the object is used on its queue (concurrency debugging).
         static let checksQueue = Flags(rawValue: 128)
+        /// Loaded by a prefetch while probes watch whether prefetched objects get used.
+        static let watched = Flags(rawValue: 256)
     }
 
     /// The values as last fetched or saved. A fetched object shares one array with the row cache until its
@@ -112,13 +114,17 @@ open class ManagedObject: CustomStringConvertible {
     // MARK: Slot access (hot path)
 
     @inline(__always) final func willAccessValues() {
-        // One test covers both rare cases: a fault to fire, a queue to check.
-        if !flags.isDisjoint(with: [.fault, .checksQueue]) { willAccessValuesSlowPath() }
+        // One test covers the rare cases: a fault to fire, a queue to check, a prefetched object's first use.
+        if !flags.isDisjoint(with: [.fault, .checksQueue, .watched]) { willAccessValuesSlowPath() }
     }
 
     @inline(never)
     final func willAccessValuesSlowPath() {
         if flags.contains(.checksQueue) { managedObjectContext?.checkQueue(touching: self) }
+        if flags.contains(.watched) {
+            flags.remove(.watched)
+            managedObjectContext?.notePrefetchedObjectUsed(self)
+        }
         if flags.contains(.fault) { managedObjectContext?.fulfillFault(self) }
     }
 

@@ -33,6 +33,9 @@ public final class ManagedObjectContext: @unchecked Sendable {
     /// A number of this context, unique in the process: probe events name their context by it.
     public let serialNumber: Int = ManagedObjectContext.serials.next()
     private static let serials = SerialCounter()
+    /// Prefetches whose objects the probes watch for use (see `PrefetchWatch`).
+    var prefetchWatches: [PrefetchWatch] = []
+    var watchedObjects: [ObjectIdentifier: PrefetchWatch] = [:]
     /// The call site of the traced fetch in progress: fetches it runs itself (prefetching, batch faults) report
     /// it too, so that a trace points at the program's code, not the engine's.
     var outerCallSite: CallSite?
@@ -65,6 +68,7 @@ public final class ManagedObjectContext: @unchecked Sendable {
     }
 
     deinit {
+        reportPrefetchUse()
         var held: [ObjectKey] = []
         held.reserveCapacity(registry.count)
         registry.forEach { object in
@@ -244,6 +248,7 @@ public final class ManagedObjectContext: @unchecked Sendable {
 
     /// Forgets every object: unsaved changes are lost and existing objects become unusable.
     public func reset() {
+        reportPrefetchUse()
         let held = registry.values.compactMap { $0.flags.contains(.holdsSnapshot) ? $0.objectKeyForCache : nil }
         for object in registry.values {
             object.managedObjectContext = nil

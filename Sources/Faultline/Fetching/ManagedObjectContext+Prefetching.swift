@@ -31,6 +31,7 @@ extension ManagedObjectContext {
             sources = next
             if sources.isEmpty { return }
         }
+        if probesEnabled, let entity = results.first?.entity.name { watchPrefetched(sources, keyPath: path, entity: entity) }
     }
 
     /// Loads the members of a to-many relationship for every source whose relationship is not loaded yet.

@@ -9,6 +9,7 @@ public enum ProbeEvent: Sendable {
     case fault(FaultEvent)
     case save(SaveEvent)
     case signpost(SignpostEvent)
+    case prefetchUse(PrefetchUseEvent)
 
     /// The event's type name in the trace.
     public var type: String {
@@ -20,6 +21,7 @@ public enum ProbeEvent: Sendable {
         case .fault(let f): return f.source == .database ? "cacheMiss" : "fault"
         case .save: return "save"
         case .signpost: return "signpost"
+        case .prefetchUse: return "prefetchUse"
         }
     }
 }
@@ -129,6 +131,22 @@ public struct SaveEvent: Sendable, Equatable {
     public var conflicts: Int
     /// The error, when the save failed.
     public var error: String?
+    public var callSite: CallSite?
+    /// The context's `serialNumber`.
+    public var context: Int
+}
+
+/// How many of the objects a prefetch loaded were used before their context reset or went away.
+public struct PrefetchUseEvent: Sendable, Equatable {
+    /// The prefetched key path (`department`, `friends.posts`).
+    public var keyPath: String
+    /// The fetched entity the key path starts from.
+    public var entity: String
+    /// Objects the prefetch loaded (and the probes watched).
+    public var loaded: Int
+    /// Of those, the ones whose values were read.
+    public var used: Int
+    /// The fetch's call site.
     public var callSite: CallSite?
     /// The context's `serialNumber`.
     public var context: Int

@@ -53,7 +53,7 @@ public final class SQLDebugLogger: ProbeRecorder, @unchecked Sendable {
             case .relationship:
                 line("annotation", "to-many relationship fault \"\(e.relationship ?? "")\" for objectID <\(e.object)> fulfilled from database.  Got \(e.count ?? 0) rows")
             }
-        case .signpost:
+        case .signpost, .prefetchUse:
             return
         case .save(let e):
             let inserted = e.inserted.values.reduce(0, +), updated = e.updated.values.reduce(0, +), deleted = e.deleted.values.reduce(0, +)

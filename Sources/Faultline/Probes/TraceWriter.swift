@@ -201,6 +201,13 @@ public final class TraceWriter: ProbeRecorder, @unchecked Sendable {
             json.int("context", e.context)
         case .signpost(let e):
             json.string("name", e.name)
+        case .prefetchUse(let e):
+            json.string("keyPath", e.keyPath)
+            json.string("entity", e.entity)
+            json.int("loaded", e.loaded)
+            json.int("used", e.used)
+            json.callSite(e.callSite)
+            json.int("context", e.context)
         case .save(let e):
             json.counts("inserted", e.inserted)
             json.counts("updated", e.updated)

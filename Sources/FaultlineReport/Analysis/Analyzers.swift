@@ -31,7 +31,7 @@ public struct Analyzers {
 
     /// Every finding in `trace`, most costly first.
     public func findings(in trace: TraceFile) -> [Finding] {
-        var found = faultStorms(trace) + scans(trace) + repeatedFetches(trace) + avoidableFetches(trace) + largeFetches(trace) + smallSaves(trace)
+        var found = faultStorms(trace) + scans(trace) + repeatedFetches(trace) + avoidableFetches(trace) + unusedPrefetches(trace) + largeFetches(trace) + smallSaves(trace)
         found.removeAll { finding in
             guard let site = finding.callSite else { return false }
             let file = site.split(separator: ":").first.map(String.init) ?? site
@@ -155,6 +155,19 @@ public struct Analyzers {
                            evidence: "\(e.entity ?? "?"): \(g.count) fetches returned only objects the context had registered already",
                            fix: "look among the registered objects first (context.registeredObject(for:), or a scan of registeredObjects — Core Data's find-or-fetch) and fetch only on a miss",
                            cost: g.cost, count: g.count, lines: g.lines)
+        }
+    }
+
+    /// Prefetches none of whose objects were used before their context reset or went away.
+    func unusedPrefetches(_ trace: TraceFile) -> [Finding] {
+        let unused = trace.events.filter { $0.kind == .prefetchUse && $0.loaded > 0 && $0.used == 0 }
+        return group(unused) { "\($0.segment)|\($0.callSite ?? "")|\($0.entity ?? "")|\($0.keyPath ?? "")" }.map { _, g in
+            let e = g.sample
+            let loaded = unused.lazy.filter { $0.segment == e.segment && $0.callSite == e.callSite && $0.keyPath == e.keyPath && $0.entity == e.entity }.reduce(0) { $0 + $1.loaded }
+            return Finding(kind: .unusedPrefetch, segment: e.segment, callSite: e.callSite,
+                           evidence: "\(e.entity ?? "?").\(e.keyPath ?? "?"): \(g.count == 1 ? "a prefetch" : "\(g.count) prefetches") loaded \(loaded) objects and none was used",
+                           fix: "take \"\(e.keyPath ?? "")\" out of relationshipKeyPathsForPrefetching: it costs a statement and memory for nothing",
+                           cost: 0, count: g.count, lines: g.lines)
         }
     }
 

@@ -9,6 +9,7 @@ public struct Finding: Sendable, Equatable {
         case repeatedFetch = "same fetch repeated"
         case avoidableFetch = "avoidable fetch"
         case largeFetchWithoutBatchSize = "large fetch without a batch size"
+        case unusedPrefetch = "prefetched objects never used"
         case manySmallSaves = "many small saves"
     }
 

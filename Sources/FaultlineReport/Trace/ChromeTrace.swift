@@ -29,7 +29,7 @@ public enum ChromeTrace {
                 let duration = event.duration * 1e6
                 events.append(["name": name, "ph": "X", "ts": end - duration, "dur": duration, "pid": 1, "tid": tracks[event.kind]!,
                                "cat": event.kind.rawValue, "args": args])
-            case .connect, .queryPlan:
+            case .connect, .queryPlan, .prefetchUse:
                 break
             }
         }

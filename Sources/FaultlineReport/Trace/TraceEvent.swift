@@ -4,7 +4,7 @@ import Foundation
 /// empty.
 public struct TraceEvent: Sendable {
     public enum Kind: String, Sendable {
-        case connect, statement, queryPlan, fetch, fault, cacheMiss, save, signpost
+        case connect, statement, queryPlan, fetch, fault, cacheMiss, save, signpost, prefetchUse
     }
 
     public var kind: Kind
@@ -54,6 +54,10 @@ public struct TraceEvent: Sendable {
     public var error: String?
     // signpost, connect
     public var name: String?
+    // prefetchUse
+    public var keyPath: String?
+    public var loaded = 0
+    public var used = 0
 
     /// The entity of a fault's object, from its URI (`x-coredata://…/Entity/p12`).
     public var objectEntity: String? {

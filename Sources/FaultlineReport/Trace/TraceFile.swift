@@ -79,6 +79,9 @@ public struct TraceFile: Sendable {
         e.results = int(o["results"])
         e.registered = int(o["registered"])
         e.context = int(o["context"])
+        e.keyPath = o["keyPath"] as? String
+        e.loaded = int(o["loaded"])
+        e.used = int(o["used"])
         e.sqlTime = double(o["sqlTime"])
         e.callSite = o["callSite"] as? String
         e.faultKind = o["kind"] as? String
