@@ -188,6 +188,8 @@ final class AnalyzerTests: XCTestCase {
         XCTAssertEqual(summary.savesByEntity.first?.count, 25)
         XCTAssertEqual(summary.fetches.count, 7)
         XCTAssertEqual(summary.fetchesByCallSite.count, 2)
+        XCTAssertEqual(summary.savesByCallSite.count, 1)
+        XCTAssertEqual(summary.savesByCallSite.first?.rows, 25)
         // The 2nd to 6th runs of the repeated fetch found only registered objects.
         XCTAssertEqual(found.first { $0.kind == .avoidableFetch }?.count, 5)
         XCTAssertEqual(Set(found.map(\.kind)), [.repeatedFetch, .avoidableFetch, .largeFetchWithoutBatchSize, .manySmallSaves])

@@ -84,12 +84,13 @@ public struct ResultsComparison {
     public var text: String {
         var lines = ["compare: baseline \(base.run.revision ?? base.run.started) (\(base.run.scale)) → \(new.run.revision ?? new.run.started) (\(new.run.scale))"]
         for note in notes { lines.append("note: \(note)") }
-        lines.append("scenario / variant".padding(toLength: 52, withPad: " ", startingAt: 0) + "baseline".leftPadded(11) + "new".leftPadded(11) + "ratio".leftPadded(8) + "   statements")
+        lines.append("scenario / variant".padding(toLength: 52, withPad: " ", startingAt: 0) + "baseline".leftPadded(11) + "new".leftPadded(11) + "ratio".leftPadded(8) + "   statements      cache misses")
         for row in rows {
             let statements = [row.baseCounters?.statements, row.newCounters?.statements].map { $0.map(String.init) ?? "-" }.joined(separator: " → ")
+            let misses = [row.baseCounters?.cacheMisses, row.newCounters?.cacheMisses].map { $0.map(String.init) ?? "-" }.joined(separator: " → ")
             var line = "\(row.scenario) / \(row.variant)".padding(toLength: 52, withPad: " ", startingAt: 0)
             line += BenchFormat.seconds(row.baseSeconds).leftPadded(11) + BenchFormat.seconds(row.newSeconds).leftPadded(11)
-            line += BenchFormat.ratio(row.timeRatio).leftPadded(8) + "   " + statements
+            line += BenchFormat.ratio(row.timeRatio).leftPadded(8) + "   " + statements.padding(toLength: 16, withPad: " ", startingAt: 0) + misses
             if !row.regressions.isEmpty { line += "   REGRESSION: " + row.regressions.joined(separator: "; ") }
             lines.append(line)
         }

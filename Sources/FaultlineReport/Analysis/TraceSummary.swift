@@ -56,6 +56,7 @@ public struct TraceSummary: Sendable {
     /// Objects saved (inserted, updated or deleted) by entity; `count` is objects, `time` the saves' time shared
     /// out by objects.
     public var savesByEntity: [Tally] = []
+    public var savesByCallSite: [Tally] = []
     public var faultsByEntity: [Tally] = []
     public var missesByCallSite: [Tally] = []
     public var segments: [Tally] = []
@@ -69,7 +70,7 @@ public struct TraceSummary: Sendable {
     public init(_ trace: TraceFile) {
         var groups: [String: StatementGroup] = [:]
         var plans: [String: [String]] = [:]
-        var fetchSites: [String: Tally] = [:], savedEntities: [String: Tally] = [:]
+        var fetchSites: [String: Tally] = [:], savedEntities: [String: Tally] = [:], saveSites: [String: Tally] = [:]
         var byEntity: [String: Tally] = [:], faultEntities: [String: Tally] = [:], missSites: [String: Tally] = [:], segments: [String: Tally] = [:]
         var segmentOrder: [String] = []
         func add(_ tally: inout [String: Tally], _ key: String, _ time: Double, rows: Int = 0) {
@@ -110,6 +111,7 @@ public struct TraceSummary: Sendable {
                 saves.count += 1
                 saves.time += event.duration
                 let objects = event.savedObjects
+                add(&saveSites, event.callSite ?? "(unknown call site)", event.duration, rows: objects)
                 for (entity, count) in [event.inserted, event.updated, event.deleted].flatMap({ $0 }) {
                     savedEntities[entity, default: Tally(key: entity)].count += count
                     savedEntities[entity]!.time += objects > 0 ? event.duration * Double(count) / Double(objects) : 0
@@ -138,6 +140,7 @@ public struct TraceSummary: Sendable {
         fetchesByEntity = byEntity.values.sorted { $0.time > $1.time }
         fetchesByCallSite = fetchSites.values.sorted { $0.time > $1.time }
         savesByEntity = savedEntities.values.sorted { $0.time > $1.time }
+        savesByCallSite = saveSites.values.sorted { $0.time > $1.time }
         faultsByEntity = faultEntities.values.sorted { $0.time > $1.time }
         missesByCallSite = missSites.values.sorted { $0.time > $1.time }
         self.segments = segmentOrder.compactMap { segments[$0] }

@@ -101,6 +101,7 @@ public struct ReportPage {
         out += tallies("Fetches by entity", s.fetchesByEntity, rows: true)
         out += tallies("Fetches by call site", s.fetchesByCallSite, rows: true)
         out += tallies("Objects saved by entity", s.savesByEntity, rows: false)
+        out += tallies("Saves by call site (rows: objects saved)", s.savesByCallSite, rows: true)
         out += tallies("Faults and cache misses by entity and relationship", s.faultsByEntity, rows: false)
         out += tallies("Cache misses by call site", s.missesByCallSite, rows: false)
         if !s.segments.isEmpty { out += tallies("Segments (signposts)", s.segments, rows: false) }
