@@ -69,6 +69,14 @@ public struct TraceSummary: Sendable {
 
     public init(_ trace: TraceFile) {
         var groups: [String: StatementGroup] = [:]
+        // Fingerprints by SQL text: a trace repeats a few texts many times.
+        var fingerprints: [String: String] = [:]
+        func fingerprint(_ sql: String) -> String {
+            if let known = fingerprints[sql] { return known }
+            let computed = StatementFingerprint.of(sql)
+            fingerprints[sql] = computed
+            return computed
+        }
         var plans: [String: [String]] = [:]
         var fetchSites: [String: Tally] = [:], savedEntities: [String: Tally] = [:], saveSites: [String: Tally] = [:]
         var byEntity: [String: Tally] = [:], faultEntities: [String: Tally] = [:], missSites: [String: Tally] = [:], segments: [String: Tally] = [:]
@@ -85,22 +93,22 @@ public struct TraceSummary: Sendable {
             switch event.kind {
             case .statement:
                 statementCount += 1
-                let fingerprint = StatementFingerprint.of(event.sql ?? "")
-                var group = groups[fingerprint] ?? StatementGroup(fingerprint: fingerprint)
+                let key = fingerprint(event.sql ?? "")
+                var group = groups[key] ?? StatementGroup(fingerprint: key)
                 group.count += 1
                 group.total += event.duration
                 group.durations.append(event.duration)
                 group.rows += event.rows
                 group.fullScanSteps += event.fullScanSteps
                 group.sorts += event.sorts
-                groups[fingerprint] = group
+                groups[key] = group
                 if !["fetch", "fault", "relationshipFault", "save"].contains(event.purpose ?? "") {
                     otherSQL.count += 1
                     otherSQL.time += event.duration
                 }
             case .queryPlan:
-                let fingerprint = StatementFingerprint.of(event.sql ?? "")
-                if plans[fingerprint] == nil { plans[fingerprint] = event.planDetails }
+                let key = fingerprint(event.sql ?? "")
+                if plans[key] == nil { plans[key] = event.planDetails }
             case .fetch:
                 fetches.count += 1
                 fetches.time += event.duration

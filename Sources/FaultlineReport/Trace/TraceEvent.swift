@@ -1,8 +1,9 @@
 import Foundation
 
 /// One line of a trace (docs/trace-format.md), decoded: the fields of every event type, those a type lacks left
-/// empty.
-public struct TraceEvent: Sendable {
+/// empty. A class: analyses pass events around by the hundred thousand, and a copy of a struct this wide would
+/// retain every string in it.
+public final class TraceEvent: @unchecked Sendable {
     public enum Kind: String, Sendable {
         case connect, statement, queryPlan, fetch, fault, cacheMiss, save, signpost, prefetchUse
     }
@@ -12,6 +13,12 @@ public struct TraceEvent: Sendable {
     public var time: Double
     /// Line number in the file.
     public var line: Int
+
+    public init(kind: Kind, time: Double, line: Int) {
+        self.kind = kind
+        self.time = time
+        self.line = line
+    }
     /// The signpost in force when the event happened (`SCENARIO/VARIANT` in `faultline bench` traces), or "".
     public var segment: String = ""
     /// The context (its `serialNumber`) of a fetch, fault, cache miss or save; 0 when the trace does not say.

@@ -45,8 +45,8 @@ public struct TraceFile: Sendable {
                 warnings.append("line \(lineNumber): unknown event type '\(type)'; ignored")
                 continue
             }
-            var event = TraceEvent(kind: kind, time: Self.double(object["t"]), line: lineNumber)
-            Self.fill(&event, from: object)
+            let event = TraceEvent(kind: kind, time: Self.double(object["t"]), line: lineNumber)
+            Self.fill(event, from: object)
             if kind == .signpost { segment = event.name ?? "" }
             event.segment = segment
             events.append(event)
@@ -62,7 +62,7 @@ public struct TraceFile: Sendable {
     private static func strings(_ value: Any?) -> [String] { (value as? [Any])?.compactMap { $0 as? String } ?? [] }
     private static func counts(_ value: Any?) -> [String: Int] { ((value as? [String: Any]) ?? [:]).mapValues { int($0) } }
 
-    private static func fill(_ e: inout TraceEvent, from o: [String: Any]) {
+    private static func fill(_ e: TraceEvent, from o: [String: Any]) {
         e.sql = o["sql"] as? String
         e.purpose = o["purpose"] as? String
         e.rows = int(o["rows"])
