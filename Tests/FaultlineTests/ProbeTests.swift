@@ -313,6 +313,8 @@ final class TraceSchemaTests: XCTestCase {
         "save": ["type", "t", "inserted", "updated", "deleted", "statements", "duration", "conflicts", "error", "callSite", "context"],
         "signpost": ["type", "t", "name"],
         "prefetchUse": ["type", "t", "keyPath", "entity", "loaded", "used", "callSite", "context"],
+        "batch": ["type", "t", "kind", "entity", "rows", "statements", "duration", "error", "callSite", "context"],
+        "merge": ["type", "t", "inserted", "updated", "deleted", "refreshed", "duration", "context"],
     ]
 
     func testScriptedSessionMatchesTheDocumentedSchema() throws {
@@ -349,6 +351,11 @@ final class TraceSchemaTests: XCTestCase {
             prefetching.relationshipKeyPathsForPrefetching = ["city"]
             _ = try context.fetch(prefetching)
             context.reset()
+            // A batch request and the merge of its IDs.
+            var update = BatchUpdateRequest(entityName: "Person", predicate: try ObjectPredicate(format: "name == 'p0'"), propertiesToUpdate: ["name": "q0"])
+            update.resultType = .objectIDs
+            let changed = try context.execute(update)
+            context.merge(RemoteChanges(updated: changed.objectIDs))
         }
         coordinator.probes.flush()
         let lines = try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n")
@@ -363,7 +370,7 @@ final class TraceSchemaTests: XCTestCase {
             XCTAssertTrue(Set(object.keys).isSubset(of: allowed), "\(type) has undocumented \(Set(object.keys).subtracting(allowed))")
             seen.insert(type)
         }
-        XCTAssertEqual(seen, ["header", "connect", "statement", "queryPlan", "fetch", "fault", "cacheMiss", "save", "signpost", "prefetchUse"])
+        XCTAssertEqual(seen, ["header", "connect", "statement", "queryPlan", "fetch", "fault", "cacheMiss", "save", "signpost", "prefetchUse", "batch", "merge"])
         XCTAssertTrue(lines.contains { $0.contains(#""type":"prefetchUse""#) && $0.contains(#""keyPath":"city","entity":"Person","loaded":1,"used":0"#) })
         XCTAssertTrue(lines.contains { $0.contains(#""type":"signpost""#) && $0.contains(#""name":"insert \"Paris\"""#) })
         XCTAssertTrue(lines.contains { $0.contains(#""bindings":["\"p*\""]"#) }, "bind values when asked for")

@@ -312,6 +312,9 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
         }
     }
 
+    /// Drops a row's snapshot whoever holds it (under the lock): the row changed behind the cache's back.
+    func rowCacheRemove(_ key: ObjectKey) { rowCache.remove(key) }
+
     /// Marks snapshots as no longer held by one object each.
     func releaseSnapshots(_ keys: [ObjectKey]) {
         guard !keys.isEmpty else { return }

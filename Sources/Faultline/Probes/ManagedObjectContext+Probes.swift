@@ -85,6 +85,25 @@ extension ManagedObjectContext {
         }
     }
 
+    /// Runs a batch request's body, recording a `batch` event when probes are on.
+    func tracedBatch(_ kind: String, entity: EntityDescription, callSite: CallSite,
+                     _ body: () throws -> [(EntityDescription, Int64)]) throws -> [(EntityDescription, Int64)] {
+        guard probesEnabled else { return try body() }
+        return try coordinator.withLock {
+            let before = coordinator.probeTotals().statements
+            let start = ProbeClock.now()
+            var rows: [(EntityDescription, Int64)] = []
+            var failure: Error?
+            do { rows = try body() } catch { failure = error }
+            coordinator.probes.record(.batch(BatchEvent(kind: kind, entity: entity.name, rows: rows.count,
+                                                        statements: coordinator.probeTotals().statements - before,
+                                                        duration: ProbeClock.seconds(start, ProbeClock.now()),
+                                                        error: failure.map { "\($0)" }, callSite: callSite, context: serialNumber)))
+            if let failure { throw failure }
+            return rows
+        }
+    }
+
     /// `{key = value; …}` of an object's attributes, for SQLDebug level 3.
     static func describeValues(_ object: ManagedObject) -> String {
         let pairs = object.entity.attributes.filter { !$0.isTransient }.map { attribute -> String in

@@ -10,6 +10,8 @@ public enum ProbeEvent: Sendable {
     case save(SaveEvent)
     case signpost(SignpostEvent)
     case prefetchUse(PrefetchUseEvent)
+    case batch(BatchEvent)
+    case merge(MergeEvent)
 
     /// The event's type name in the trace.
     public var type: String {
@@ -22,6 +24,8 @@ public enum ProbeEvent: Sendable {
         case .save: return "save"
         case .signpost: return "signpost"
         case .prefetchUse: return "prefetchUse"
+        case .batch: return "batch"
+        case .merge: return "merge"
         }
     }
 }
@@ -33,7 +37,7 @@ public struct ConnectEvent: Sendable, Codable, Equatable {
 
 /// What a statement ran for.
 public enum StatementPurpose: String, Sendable, Codable {
-    case fetch, fault, relationshipFault, save, keyAllocation, schema, other
+    case fetch, fault, relationshipFault, save, keyAllocation, schema, batch, other
 }
 
 /// One SQL statement run to completion.
@@ -133,6 +137,32 @@ public struct SaveEvent: Sendable, Equatable {
     public var error: String?
     public var callSite: CallSite?
     /// The context's `serialNumber`.
+    public var context: Int
+}
+
+/// A batch request (update, delete or insert) ran in SQL.
+public struct BatchEvent: Sendable, Equatable {
+    /// `update`, `delete` or `insert`.
+    public var kind: String
+    public var entity: String
+    /// Rows changed (cascaded deletes included).
+    public var rows: Int
+    public var statements: Int
+    public var duration: Double
+    /// The error, when the request failed (nothing was written).
+    public var error: String?
+    public var callSite: CallSite?
+    public var context: Int
+}
+
+/// Remote changes (a batch request's IDs, another writer's save) merged into a context.
+public struct MergeEvent: Sendable, Equatable {
+    public var inserted: Int
+    public var updated: Int
+    public var deleted: Int
+    /// Registered objects refreshed or reset because of the merge.
+    public var refreshed: Int
+    public var duration: Double
     public var context: Int
 }
 

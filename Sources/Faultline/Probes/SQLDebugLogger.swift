@@ -53,6 +53,11 @@ public final class SQLDebugLogger: ProbeRecorder, @unchecked Sendable {
             case .relationship:
                 line("annotation", "to-many relationship fault \"\(e.relationship ?? "")\" for objectID <\(e.object)> fulfilled from database.  Got \(e.count ?? 0) rows")
             }
+        case .batch(let e):
+            let outcome = e.error.map { " (failed: \($0))" } ?? ""
+            line("annotation", "batch \(e.kind) execution time: \(Self.seconds(e.duration))s for \(e.rows) rows of \(e.entity).\(outcome)")
+        case .merge(let e):
+            line("annotation", "merge of \(e.inserted) inserted, \(e.updated) updated, \(e.deleted) deleted objects: \(e.refreshed) refreshed in \(Self.seconds(e.duration))s")
         case .signpost, .prefetchUse:
             return
         case .save(let e):

@@ -201,6 +201,22 @@ public final class TraceWriter: ProbeRecorder, @unchecked Sendable {
             json.int("context", e.context)
         case .signpost(let e):
             json.string("name", e.name)
+        case .batch(let e):
+            json.string("kind", e.kind)
+            json.string("entity", e.entity)
+            json.int("rows", e.rows)
+            json.int("statements", e.statements)
+            json.seconds("duration", e.duration)
+            json.optionalString("error", e.error)
+            json.callSite(e.callSite)
+            json.int("context", e.context)
+        case .merge(let e):
+            json.int("inserted", e.inserted)
+            json.int("updated", e.updated)
+            json.int("deleted", e.deleted)
+            json.int("refreshed", e.refreshed)
+            json.seconds("duration", e.duration)
+            json.int("context", e.context)
         case .prefetchUse(let e):
             json.string("keyPath", e.keyPath)
             json.string("entity", e.entity)

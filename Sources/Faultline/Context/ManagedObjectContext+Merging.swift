@@ -1,0 +1,82 @@
+import Foundation
+
+/// Object IDs another writer changed (a batch request's result, another process's save): what
+/// `mergeChanges(fromRemoteSave:into:)` brings into live contexts.
+public struct RemoteChanges: Sendable {
+    public var inserted: [ManagedObjectID]
+    public var updated: [ManagedObjectID]
+    public var deleted: [ManagedObjectID]
+
+    public init(inserted: [ManagedObjectID] = [], updated: [ManagedObjectID] = [], deleted: [ManagedObjectID] = []) {
+        self.inserted = inserted
+        self.updated = updated
+        self.deleted = deleted
+    }
+}
+
+extension ManagedObjectContext {
+    /// Core Data's `mergeChanges(fromRemoteContextSave:into:)`: the coordinators forget their cached rows for the
+    /// updated and deleted IDs, then each context (on its queue) refreshes its registered objects that were updated
+    /// (keeping their unsaved changes), lets go of the deleted ones, and reloads relationships that pointed at them.
+    /// Afterwards no context shows a deleted object or an old value of an updated one.
+    public static func mergeChanges(fromRemoteSave changes: RemoteChanges, into contexts: [ManagedObjectContext]) {
+        var coordinators: [ObjectIdentifier: PersistentStoreCoordinator] = [:]
+        for context in contexts { coordinators[ObjectIdentifier(context.coordinator)] = context.coordinator }
+        for coordinator in coordinators.values {
+            coordinator.withLock { for id in changes.updated + changes.deleted { coordinator.rowCacheRemove(id.objectKey) } }
+        }
+        for context in contexts { context.performAndWait { context.merge(changes) } }
+    }
+
+    /// Merges remote changes into this context (call on its queue); the row cache is left to the caller.
+    func merge(_ changes: RemoteChanges) {
+        if checksQueue { checkQueue(touching: nil) }
+        let start = ProbeClock.now()
+        var refreshed = 0
+        for id in changes.updated {
+            guard let object = registeredObject(for: id), !object.isFault else { continue }
+            refresh(object, mergeChanges: object.hasChanges)
+            refreshed += 1
+        }
+        var gone: Set<ObjectIdentifier> = []
+        for id in changes.deleted {
+            guard let object = registeredObject(for: id) else { continue }
+            gone.insert(ObjectIdentifier(object))
+            forget(object)
+        }
+        if !gone.isEmpty {
+            // Relationships that still lead to a deleted object are reloaded from the store when next used.
+            for object in registry.values where !object.isFault {
+                for relationship in object.entity.relationships where relationship.index < object.values.count {
+                    switch object.values[relationship.index] {
+                    case .object(let destination) where gone.contains(ObjectIdentifier(destination)):
+                        if object.hasChanges { object.values[relationship.index] = .null } else { refresh(object, mergeChanges: false) }
+                        refreshed += 1
+                    case .many(let storage) where !storage.changed && storage.objects.contains(where: { gone.contains(ObjectIdentifier($0)) }):
+                        object.values[relationship.index] = .null
+                        refreshed += 1
+                    default:
+                        break
+                    }
+                }
+            }
+        }
+        if probesEnabled {
+            coordinator.probes.record(.merge(MergeEvent(inserted: changes.inserted.count, updated: changes.updated.count, deleted: changes.deleted.count,
+                                                        refreshed: refreshed, duration: ProbeClock.seconds(start, ProbeClock.now()),
+                                                        context: serialNumber)))
+        }
+    }
+
+    /// Lets go of an object whose row is gone: it leaves the context and becomes an inaccessible fault.
+    private func forget(_ object: ManagedObject) {
+        if object.flags.contains(.holdsSnapshot) { coordinator.releaseSnapshots([object.objectKeyForCache]) }
+        registry[object.objectID.objectKey] = nil
+        updatedSet[ObjectIdentifier(object)] = nil
+        deletedSet[ObjectIdentifier(object)] = nil
+        batchMembership[ObjectIdentifier(object)] = nil
+        object.managedObjectContext = nil
+        object.flags = [.fault, .inaccessible]
+        object.values = []
+    }
+}

@@ -1,0 +1,96 @@
+import Foundation
+
+/// Executing batch requests through a context (which they bypass: see each request's documentation).
+extension ManagedObjectContext {
+    /// Runs a batch update in SQL.
+    public func execute(_ request: BatchUpdateRequest, file: StaticString = #fileID, line: UInt = #line) throws -> BatchResult {
+        if checksQueue { checkQueue(touching: nil) }
+        let entity = try batchEntity(request.entityName)
+        var assignments: [(column: String, value: Slot)] = []
+        for (key, value) in request.propertiesToUpdate.sorted(by: { $0.key < $1.key }) {
+            guard let attribute = entity.attribute(named: key), !attribute.isTransient, let column = attribute.columnName else {
+                throw BatchRequestError.unknownAttribute(entity: entity.name, key: key)
+            }
+            let slot = try batchSlot(value, attribute: attribute, entity: entity)
+            if case .null = slot, !attribute.isOptional {
+                throw BatchRequestError.invalidValue(entity: entity.name, key: key, problem: "required (not optional): nil is not allowed")
+            }
+            assignments.append((column, slot))
+        }
+        let filter = try batchFilter(request.predicate, entity: entity)
+        let rows = try tracedBatch("update", entity: entity, callSite: callSite(file, line)) {
+            try storeErrors { try coordinator.batchUpdate(entity: entity, includesSubentities: request.includesSubentities, filter: filter, assignments: assignments) }
+        }
+        return result(rows, request.resultType)
+    }
+
+    /// Runs a batch delete in SQL (delete rules applied in SQL).
+    public func execute(_ request: BatchDeleteRequest, file: StaticString = #fileID, line: UInt = #line) throws -> BatchResult {
+        if checksQueue { checkQueue(touching: nil) }
+        let entity = try batchEntity(request.entityName)
+        let filter = try batchFilter(request.predicate, entity: entity)
+        let rows = try tracedBatch("delete", entity: entity, callSite: callSite(file, line)) {
+            try storeErrors { try coordinator.batchDelete(entity: entity, includesSubentities: request.includesSubentities, filter: filter) }
+        }
+        return result(rows, request.resultType)
+    }
+
+    /// Inserts rows in SQL, all or nothing.
+    public func execute(_ request: BatchInsertRequest, file: StaticString = #fileID, line: UInt = #line) throws -> BatchResult {
+        if checksQueue { checkQueue(touching: nil) }
+        let entity = try batchEntity(request.entityName)
+        let attributes = entity.attributes.filter { !$0.isTransient && $0.columnName != nil }
+        let known = Set(attributes.map(\.name))
+        var rows: [[Slot]] = []
+        rows.reserveCapacity(request.objects.count)
+        for (index, object) in request.objects.enumerated() {
+            if let unknown = object.keys.sorted().first(where: { !known.contains($0) }) {
+                throw BatchRequestError.unknownAttribute(entity: entity.name, key: unknown)
+            }
+            rows.append(try attributes.map { attribute in
+                let slot = try batchSlot(object[attribute.name] ?? attribute.defaultValue, attribute: attribute, entity: entity)
+                if case .null = slot, !attribute.isOptional { throw BatchRequestError.missingValue(entity: entity.name, key: attribute.name, row: index) }
+                return slot
+            })
+        }
+        let columns = attributes.map { $0.columnName! }
+        let constraints = entity.uniquenessConstraints.compactMap { names -> [String]? in
+            let columns = names.compactMap { entity.property(named: $0)?.columnName }
+            return columns.count == names.count ? columns : nil
+        }
+        let keys = try tracedBatch("insert", entity: entity, callSite: callSite(file, line)) {
+            try storeErrors { try coordinator.batchInsert(entity: entity, columns: columns, rows: rows, uniquenessColumns: constraints).map { (entity, $0) } }
+        }
+        return result(keys, request.resultType)
+    }
+
+    private func batchEntity(_ name: String) throws -> EntityDescription {
+        guard let entity = model.entity(named: name) else { throw BatchRequestError.unknownEntity(name) }
+        return entity
+    }
+
+    private func batchSlot(_ value: Any?, attribute: AttributeDescription, entity: EntityDescription) throws -> Slot {
+        do { return try ValueCoding.slot(for: value, attribute: attribute) } catch let error as ValueError {
+            throw BatchRequestError.invalidValue(entity: entity.name, key: attribute.name, problem: error.problem)
+        }
+    }
+
+    private func batchFilter(_ predicate: ObjectPredicate?, entity: EntityDescription) throws -> FetchFilter? {
+        guard let predicate else { return nil }
+        do {
+            return try FetchFilter.compile(predicate: predicate, sortDescriptors: [], entity: entity, storeIdentifier: coordinator.storeIdentifier)
+        } catch let error as ObjectPredicateError {
+            throw BatchRequestError.predicate(error)
+        }
+    }
+
+    private func storeErrors<T>(_ body: () throws -> T) throws -> T {
+        do { return try body() } catch let error as StoreError { throw BatchRequestError.store(error) }
+    }
+
+    private func result(_ rows: [(EntityDescription, Int64)], _ type: BatchResultType) -> BatchResult {
+        let identifier = coordinator.storeIdentifier
+        return BatchResult(count: rows.count,
+                           objectIDs: type == .objectIDs ? rows.map { ManagedObjectID(entity: $0.0, key: $0.1, storeIdentifier: identifier) } : [])
+    }
+}
