@@ -68,6 +68,20 @@ final class BatchRequestTests: XCTestCase {
             XCTAssertEqual(materialized.value(forKey: "distance") as? Double, 0.5, "merged")
             XCTAssertEqual(try fetch("Walk", "distance == 0.5").count, 10)
         }
+        // Without IDs asked for: one UPDATE with the selection as a subquery; the count is still right, and faults
+        // fired afterwards read the new values.
+        try context.performAndWait {
+            context.reset()
+            let walk = try XCTUnwrap(try fetch("Walk", "distance == 50").first)
+            let id = walk.objectID
+            context.reset()
+            let statements = coordinator.statistics.statementsExecuted
+            var countOnly = BatchUpdateRequest(entityName: "Walk", predicate: try ObjectPredicate(format: "distance >= 50"), propertiesToUpdate: ["distance": 99.0])
+            countOnly.resultType = .count
+            XCTAssertEqual(try context.execute(countOnly).count, 51)
+            XCTAssertEqual(coordinator.statistics.statementsExecuted - statements, 3, "BEGIN, UPDATE, COMMIT")
+            XCTAssertEqual(context.object(with: id).value(forKey: "distance") as? Double, 99)
+        }
         XCTAssertThrowsError(try context.performAndWait { try context.execute(BatchUpdateRequest(entityName: "Walk", propertiesToUpdate: ["nope": 1])) }) {
             XCTAssertTrue("\($0)".contains("entity 'Walk' has no attribute 'nope'"), "\($0)")
         }

@@ -30,6 +30,14 @@ final class PagedMapTests: XCTestCase {
         XCTAssertTrue(map.modifyIfPresent(ObjectKey(table: 9, key: 5)) { $0 += 1 })
         XCTAssertEqual(map[ObjectKey(table: 9, key: 5)], 43)
         XCTAssertFalse(map.modifyIfPresent(ObjectKey(table: 9, key: 6)) { $0 += 1 })
+        // One table's values go, the others stay.
+        _ = map[ObjectKey(table: 1, key: 1)]  // leaves the lookup cache on table 1
+        map.removeAll(table: 1)
+        reference = reference.filter { $0.key.table != 1 }
+        reference[ObjectKey(table: 9, key: 5)] = 43
+        XCTAssertEqual(map.count, reference.count)
+        for (key, value) in reference { XCTAssertEqual(map[key], value) }
+        XCTAssertNil(map[ObjectKey(table: 1, key: 1)])
         map.removeAll()
         XCTAssertTrue(map.isEmpty)
         XCTAssertEqual(map.values, [])

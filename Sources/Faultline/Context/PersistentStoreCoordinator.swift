@@ -315,6 +315,9 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
     /// Drops a row's snapshot whoever holds it (under the lock): the row changed behind the cache's back.
     func rowCacheRemove(_ key: ObjectKey) { rowCache.remove(key) }
 
+    /// Drops every cached row of a root entity's table (under the lock).
+    func rowCacheRemoveTable(_ root: EntityDescription) { rowCache.removeAll(table: Int32(root.entityNumber)) }
+
     /// Marks snapshots as no longer held by one object each.
     func releaseSnapshots(_ keys: [ObjectKey]) {
         guard !keys.isEmpty else { return }

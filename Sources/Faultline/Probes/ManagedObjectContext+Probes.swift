@@ -86,7 +86,7 @@ extension ManagedObjectContext {
     }
 
     /// Runs a batch request's body, recording a `batch` event when probes are on.
-    func tracedBatch(_ kind: String, entity: EntityDescription, callSite: CallSite,
+    func tracedBatch(_ kind: String, entity: EntityDescription, callSite: CallSite, rowCount: (() -> Int)? = nil,
                      _ body: () throws -> [(EntityDescription, Int64)]) throws -> [(EntityDescription, Int64)] {
         guard probesEnabled else { return try body() }
         return try coordinator.withLock {
@@ -95,7 +95,7 @@ extension ManagedObjectContext {
             var rows: [(EntityDescription, Int64)] = []
             var failure: Error?
             do { rows = try body() } catch { failure = error }
-            coordinator.probes.record(.batch(BatchEvent(kind: kind, entity: entity.name, rows: rows.count,
+            coordinator.probes.record(.batch(BatchEvent(kind: kind, entity: entity.name, rows: rowCount?() ?? rows.count,
                                                         statements: coordinator.probeTotals().statements - before,
                                                         duration: ProbeClock.seconds(start, ProbeClock.now()),
                                                         error: failure.map { "\($0)" }, callSite: callSite, context: serialNumber)))

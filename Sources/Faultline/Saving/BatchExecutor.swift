@@ -4,17 +4,35 @@ import Foundation
 /// exclusive transaction, under the coordinator's lock. The rows they change leave the row cache, so a fault fired
 /// afterwards reads the new state; objects already materialized keep their values until the IDs are merged.
 extension PersistentStoreCoordinator {
-    /// Sets `assignments` (column, value) on the rows `filter` selects; returns them.
+    /// Sets `assignments` (column, value) on the rows `filter` selects; returns how many, and which when `keys`
+    /// (without them, one UPDATE with the selection as a subquery, and the table's cached rows are all dropped).
     func batchUpdate(entity: EntityDescription, includesSubentities: Bool, filter: FetchFilter?,
-                     assignments: [(column: String, value: Slot)]) throws -> [(EntityDescription, Int64)] {
+                     assignments: [(column: String, value: Slot)], keys wantsKeys: Bool) throws -> (count: Int, rows: [(EntityDescription, Int64)]) {
         try withLock {
             let store = try requireStore()
             store.purpose(.batch)
             defer { store.purpose(.other) }
+            let sets = assignments.map { "\($0.column) = ?" } + ["Z_OPT = Z_OPT + 1"]
+            if !wantsKeys {
+                let (conditions, bounds) = entityConditions(store.plan(for: entity), includesSubentities: includesSubentities)
+                var unordered = filter
+                unordered?.orderBy = []
+                let selection = SelectQuery(select: "SELECT t0.Z_PK FROM \(entity.table.name) t0", conditions: conditions, bounds: bounds,
+                                            keys: nil, filter: unordered, limit: 0, offset: 0)
+                let count = try store.inTransaction { () throws -> Int in
+                    let statement = try store.statement("UPDATE \(entity.table.name) SET \(sets.joined(separator: ", ")) WHERE Z_PK IN (\(selection.sql))")
+                    var index: Int32 = 1
+                    for (_, value) in assignments { statement.bind(value, at: index); index += 1 }
+                    for value in selection.bindings { statement.bind(value, at: index); index += 1 }
+                    try run(statement, store)
+                    return store.connection.changes
+                }
+                rowCacheRemoveTable(entity.root)
+                return (count, [])
+            }
             let rows = try store.inTransaction { () throws -> [(EntityDescription, Int64)] in
                 let rows = try selectKeys(store, entity: entity, includesSubentities: includesSubentities, filter: filter)
                 guard !rows.isEmpty else { return rows }
-                let sets = assignments.map { "\($0.column) = ?" } + ["Z_OPT = Z_OPT + 1"]
                 let statement = try store.statement("UPDATE \(entity.table.name) SET \(sets.joined(separator: ", ")) WHERE \(KeyList.condition("Z_PK", count: rows.count))")
                 var index: Int32 = 1
                 for (_, value) in assignments { statement.bind(value, at: index); index += 1 }
@@ -23,7 +41,7 @@ extension PersistentStoreCoordinator {
                 return rows
             }
             forget(rows, root: entity.root)
-            return rows
+            return (rows.count, rows)
         }
     }
 

@@ -18,10 +18,18 @@ extension ManagedObjectContext {
             assignments.append((column, slot))
         }
         let filter = try batchFilter(request.predicate, entity: entity)
-        let rows = try tracedBatch("update", entity: entity, callSite: callSite(file, line)) {
-            try storeErrors { try coordinator.batchUpdate(entity: entity, includesSubentities: request.includesSubentities, filter: filter, assignments: assignments) }
+        var count = 0
+        let rows = try tracedBatch("update", entity: entity, callSite: callSite(file, line), rowCount: { count }) {
+            let outcome = try storeErrors {
+                try coordinator.batchUpdate(entity: entity, includesSubentities: request.includesSubentities, filter: filter,
+                                            assignments: assignments, keys: request.resultType == .objectIDs)
+            }
+            count = outcome.count
+            return outcome.rows
         }
-        return result(rows, request.resultType)
+        var result = result(rows, request.resultType)
+        result.count = count
+        return result
     }
 
     /// Runs a batch delete in SQL (delete rules applied in SQL).

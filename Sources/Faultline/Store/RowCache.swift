@@ -53,4 +53,7 @@ struct RowCache {
     }
 
     func remove(_ key: ObjectKey) { entries[key] = nil }
+
+    /// Drops every entry of one table.
+    func removeAll(table: Int32) { entries.removeAll(table: table) }
 }

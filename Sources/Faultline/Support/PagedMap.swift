@@ -136,6 +136,16 @@ final class PagedMap<Value> {
         return result
     }
 
+    /// Removes every value of one table.
+    func removeAll(table: Int32) {
+        for (key, page) in pages where key.table == table {
+            count -= page.occupied
+            pages[key] = nil
+        }
+        lastKey = PageKey(table: -1, page: .min)
+        lastPage = nil
+    }
+
     func removeAll() {
         pages.removeAll()
         lastKey = PageKey(table: -1, page: .min)

@@ -129,13 +129,127 @@ extension ScenarioCatalogue {
             })
     }
 
-    /// Batch update and batch delete: not built yet (issue 7).
-    static var batchRequests: [BenchScenario] {
-        [("batch-update", "Batch update versus fetch-modify-save", "A batch update of thousands of rows is much faster than fetching, changing and saving them (the row cache is stale until the IDs are merged).", "seed 001 P-88, L2340–L2375"),
-         ("batch-delete", "Batch delete versus fetch-delete-save", "A batch delete skips loading objects and is much faster; delete rules and the row cache are bypassed.", "seed 001 L2352, L2437")].map { id, title, claim, source in
-            BenchScenario(id: id, title: title, claim: claim, source: source,
-                          skipReason: "batch requests are not in the engine yet (the many-contexts issue)",
-                          variants: { _ in [] }, judge: { _ in Verdict(held: nil, "skipped") })
-        }
+    /// B-BATCHUPD: a "read" flag on N rows, in SQL versus through objects.
+    static var batchUpdate: BenchScenario {
+        BenchScenario(
+            id: "batch-update", title: "Batch update versus fetch-modify-save (a flag on N/20 rows)",
+            claim: "A batch update of thousands of rows is much faster than fetching, changing and saving them; merging its IDs brings registered objects up to date.",
+            source: "seed 001 P-88, BU-01–BU-06 (L2338–L2375)",
+            ratios: [RatioSpec("batch update", over: "fetch-modify-save"), RatioSpec("batch update + merge", over: "fetch-modify-save")],
+            variants: { setup in
+                let model = try RowWorkload.model()
+                let template = try setup.data.rows(setup.scale.rows)
+                let count = setup.scale.part(20, minimum: 100)
+                let copy = setup.folder.appendingPathComponent("batch-update.sqlite")
+                let predicate = try ObjectPredicate(format: "a0 < %@", Int64(count * 10))
+                var fetch = FetchRequest<ManagedObject>(entityName: "Row", predicate: predicate)
+                fetch.returnsObjectsAsFaults = false
+                func fresh(_ probes: Probes) throws -> ManagedObjectContext {
+                    try DataSets.copy(template, to: copy)
+                    return try BenchStore.coldContext(model, at: copy, probes: probes)
+                }
+                return [
+                    BenchVariant("fetch-modify-save", operations: count) { probes in
+                        let context = try fresh(probes)
+                        return {
+                            try context.performAndWait {
+                                for row in try context.fetch(fetch) { row[RowWorkload.keys[1]] = 1 }
+                                try context.save()
+                            }
+                        }
+                    },
+                    BenchVariant("batch update", operations: count) { probes in
+                        let context = try fresh(probes)
+                        return {
+                            Bench.sink(Int64(try context.performAndWait { try context.execute(BatchUpdateRequest(entityName: "Row", predicate: predicate, propertiesToUpdate: ["a1": Int64(1)])) }.count))
+                        }
+                    },
+                    BenchVariant("batch update + merge", operations: count) { probes in
+                        // The same rows registered (materialized) in the context the IDs are merged into.
+                        let context = try fresh(probes)
+                        _ = try context.performAndWait { try context.fetch(fetch) }
+                        var request = BatchUpdateRequest(entityName: "Row", predicate: predicate, propertiesToUpdate: ["a1": Int64(1)])
+                        request.resultType = .objectIDs
+                        return {
+                            let result = try context.performAndWait { try context.execute(request) }
+                            ManagedObjectContext.mergeChanges(fromRemoteSave: RemoteChanges(updated: result.objectIDs), into: [context])
+                        }
+                    },
+                ]
+            },
+            judge: { m in
+                guard let batch = m.ratio("fetch-modify-save", "batch update"), let merged = m.ratio("fetch-modify-save", "batch update + merge"),
+                      let counters = m.counters("batch update") else { return Verdict(held: nil, "not measured") }
+                return Verdict(held: batch >= 3 && counters.fetchedObjects == 0,
+                               "batch update \(BenchFormat.ratio(batch)) faster (\(counters.statements) statements, no object loaded); with the merge into a context holding the rows \(BenchFormat.ratio(merged)) faster")
+            })
+    }
+
+    /// Batch delete versus fetch-delete-save.
+    static var batchDelete: BenchScenario {
+        BenchScenario(
+            id: "batch-delete", title: "Batch delete versus fetch-delete-save (N/20 rows)",
+            claim: "A batch delete skips loading objects and is much faster than fetching, deleting and saving them.",
+            source: "seed 001 L2352, L2437; seed 001 part 2 D7 (L4124–L4152)",
+            ratios: [RatioSpec("batch delete", over: "fetch-delete-save")],
+            variants: { setup in
+                let model = try RowWorkload.model()
+                let template = try setup.data.rows(setup.scale.rows)
+                let count = setup.scale.part(20, minimum: 100)
+                let copy = setup.folder.appendingPathComponent("batch-delete.sqlite")
+                let predicate = try ObjectPredicate(format: "a0 < %@", Int64(count * 10))
+                func fresh(_ probes: Probes) throws -> ManagedObjectContext {
+                    try DataSets.copy(template, to: copy)
+                    return try BenchStore.coldContext(model, at: copy, probes: probes)
+                }
+                return [
+                    BenchVariant("fetch-delete-save", operations: count) { probes in
+                        let context = try fresh(probes)
+                        return {
+                            try context.performAndWait {
+                                for row in try context.fetch(FetchRequest<ManagedObject>(entityName: "Row", predicate: predicate)) { context.delete(row) }
+                                try context.save()
+                            }
+                        }
+                    },
+                    BenchVariant("batch delete", operations: count) { probes in
+                        let context = try fresh(probes)
+                        return { Bench.sink(Int64(try context.performAndWait { try context.execute(BatchDeleteRequest(entityName: "Row", predicate: predicate)) }.count)) }
+                    },
+                ]
+            },
+            judge: { m in
+                guard let speedup = m.ratio("fetch-delete-save", "batch delete") else { return Verdict(held: nil, "not measured") }
+                return Verdict(held: speedup >= 3, "batch delete \(BenchFormat.ratio(speedup)) faster")
+            })
+    }
+
+    /// Merge cost: IDs of N changed rows merged into a context that holds them (seed 001 L2856: 16 ms budget).
+    static var mergeCost: BenchScenario {
+        let sizes = [10, 100, 1_000, 10_000]
+        func name(_ n: Int) -> String { "merge \(n) updates" }
+        return BenchScenario(
+            id: "merge-cost", title: "Merging N changed objects into a main context (the 16 ms budget)",
+            claim: "A main-context merge must fit in a frame (16 ms at 60 Hz; 20–30 ms is tolerable when the user is not interacting); large background changes need care.",
+            source: "seed 001 P-37 (L2856), B-MAIN-BUDGET",
+            variants: { setup in
+                let model = try RowWorkload.model()
+                let store = try setup.data.rows(setup.scale.rows)
+                return sizes.filter { $0 <= setup.scale.rows }.map { n in
+                    BenchVariant(name(n), operations: n) { probes in
+                        let context = try BenchStore.coldContext(model, at: store, probes: probes)
+                        var request = FetchRequest<ManagedObject>(entityName: "Row")
+                        request.fetchLimit = n
+                        request.returnsObjectsAsFaults = false
+                        let ids = try context.performAndWait { try context.fetch(request).map(\.objectID) }
+                        return { ManagedObjectContext.mergeChanges(fromRemoteSave: RemoteChanges(updated: ids), into: [context]) }
+                    }
+                }
+            },
+            judge: { m in
+                let within = sizes.filter { (m[name($0)]?.median ?? .infinity) <= 0.016 }
+                let over = sizes.first { (m[name($0)]?.median ?? 0) > 0.016 }
+                return Verdict(held: nil, "within 16 ms up to \(within.last.map(String.init) ?? "none") changed objects" + (over.map { "; \($0) take \(BenchFormat.seconds(m[name($0)]!.median))" } ?? "; every size measured fits"))
+            })
     }
 }
