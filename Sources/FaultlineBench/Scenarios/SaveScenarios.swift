@@ -101,8 +101,7 @@ extension ScenarioCatalogue {
                 let sql = "UPDATE ZROW SET ZA1 = ZA1 + 1, Z_OPT = Z_OPT + 1 WHERE Z_PK = ?"
                 return [
                     BenchVariant("engine", operations: count) { probes in
-                        try DataSets.copy(template, to: copy)
-                        let context = try BenchStore.coldContext(model, at: copy, probes: probes)
+                        let context = try BenchStore.copiedContext(model, of: template, at: copy, probes: probes)
                         let rows = try context.performAndWait { try context.fetch(request) }
                         return {
                             try context.performAndWait {
@@ -144,10 +143,7 @@ extension ScenarioCatalogue {
                 let predicate = try ObjectPredicate(format: "a0 < %@", Int64(count * 10))
                 var fetch = FetchRequest<ManagedObject>(entityName: "Row", predicate: predicate)
                 fetch.returnsObjectsAsFaults = false
-                func fresh(_ probes: Probes) throws -> ManagedObjectContext {
-                    try DataSets.copy(template, to: copy)
-                    return try BenchStore.coldContext(model, at: copy, probes: probes)
-                }
+                func fresh(_ probes: Probes) throws -> ManagedObjectContext { try BenchStore.copiedContext(model, of: template, at: copy, probes: probes) }
                 return [
                     BenchVariant("fetch-modify-save", operations: count) { probes in
                         let context = try fresh(probes)
@@ -198,10 +194,7 @@ extension ScenarioCatalogue {
                 let count = setup.scale.part(20, minimum: 100)
                 let copy = setup.folder.appendingPathComponent("batch-delete.sqlite")
                 let predicate = try ObjectPredicate(format: "a0 < %@", Int64(count * 10))
-                func fresh(_ probes: Probes) throws -> ManagedObjectContext {
-                    try DataSets.copy(template, to: copy)
-                    return try BenchStore.coldContext(model, at: copy, probes: probes)
-                }
+                func fresh(_ probes: Probes) throws -> ManagedObjectContext { try BenchStore.copiedContext(model, of: template, at: copy, probes: probes) }
                 return [
                     BenchVariant("fetch-delete-save", operations: count) { probes in
                         let context = try fresh(probes)

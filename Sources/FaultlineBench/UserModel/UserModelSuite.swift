@@ -119,8 +119,7 @@ public struct UserModelSuite {
                 return entities.map { entity in
                     let copy = setup.folder.appendingPathComponent("insert-\(entity.name).sqlite")
                     return BenchVariant("insert \(entity.name)", operations: batch) { probes in
-                        try DataSets.copy(template, to: copy)
-                        let context = try BenchStore.coldContext(model, at: copy, probes: probes)
+                        let context = try BenchStore.copiedContext(model, of: template, at: copy, probes: probes)
                         let data = SyntheticData(model: model)
                         // Up to 200 stored objects of each entity (untimed) are the new objects' possible destinations.
                         var builder = SyntheticData.GraphBuilder(data: data, context: context)

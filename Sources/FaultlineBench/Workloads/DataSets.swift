@@ -65,6 +65,12 @@ public enum BenchStore {
         return coordinator
     }
 
+    /// A cold context on a fresh copy of `template` at `copy`, for a run that changes the store.
+    public static func copiedContext(_ model: ManagedObjectModel, of template: URL, at copy: URL, probes: Probes) throws -> ManagedObjectContext {
+        try DataSets.copy(template, to: copy)
+        return try coldContext(model, at: copy, probes: probes)
+    }
+
     /// A new private-queue context on a new coordinator (a cold start: empty row cache, no registered objects).
     public static func coldContext(_ model: ManagedObjectModel, at url: URL, probes: Probes) throws -> ManagedObjectContext {
         ManagedObjectContext(.privateQueue, coordinator: try coordinator(model, at: url, probes: probes))
