@@ -36,6 +36,8 @@ public final class ManagedObjectContext: @unchecked Sendable {
     /// Prefetches whose objects the probes watch for use (see `PrefetchWatch`).
     var prefetchWatches: [PrefetchWatch] = []
     var watchedObjects: [ObjectIdentifier: PrefetchWatch] = [:]
+    /// Will-save and did-save observers.
+    let saveObservers = SaveObservers()
     /// The call site of the traced fetch in progress: fetches it runs itself (prefetching, batch faults) report
     /// it too, so that a trace points at the program's code, not the engine's.
     var outerCallSite: CallSite?

@@ -5,6 +5,7 @@ extension ManagedObjectContext {
     public func save(file: StaticString = #fileID, line: UInt = #line) throws {
         if checksQueue { checkQueue(touching: nil) }
         guard hasChanges else { return }
+        notifyWillSave()
         try checkDenyRules()
         try validateForSave()
         let changes = SaveChanges(
@@ -23,7 +24,10 @@ extension ManagedObjectContext {
         } else {
             try write()
         }
+        // Deleted objects leave the context in didSave: their IDs first.
+        let deleted = saveObservers.didSave.isEmpty ? [] : changes.deleted.map(\.objectID)
         didSave(changes)
+        notifyDidSave(changes, deleted: deleted)
     }
 
     private func didSave(_ changes: SaveChanges) {
