@@ -63,8 +63,7 @@ final class BatchRequestTests: XCTestCase {
                 guard case SaveError.conflicts? = error as? SaveError else { return XCTFail("\(error)") }
             }
             context.rollback()
-            ManagedObjectContext.mergeChanges(fromRemoteSave: RemoteChanges(updated: result.objectIDs), into: [])
-            context.merge(RemoteChanges(updated: result.objectIDs))
+            ManagedObjectContext.mergeChanges(fromRemoteSave: RemoteChanges(updated: result.objectIDs), into: [context])
             XCTAssertEqual(materialized.value(forKey: "distance") as? Double, 0.5, "merged")
             XCTAssertEqual(try fetch("Walk", "distance == 0.5").count, 10)
         }
@@ -185,5 +184,9 @@ final class BatchRequestTests: XCTestCase {
         let merges = recorder.events.compactMap { event -> MergeEvent? in if case .merge(let m) = event { return m }; return nil }
         XCTAssertEqual(merges.map(\.updated), [4])
         XCTAssertTrue(recorder.events.contains { if case .statement(let s) = $0 { return s.purpose == .batch && s.sql.hasPrefix("UPDATE ZWALK") }; return false })
+        // Every statement the batch ran (its key query included) is labelled as the batch's.
+        let batchLines = recorder.events.compactMap { event -> StatementEvent? in if case .statement(let s) = event, s.sql.contains("ZWALK") { return s }; return nil }
+        XCTAssertFalse(batchLines.isEmpty)
+        XCTAssertTrue(batchLines.allSatisfy { $0.purpose == .batch }, "\(batchLines.map(\.purpose))")
     }
 }

@@ -138,10 +138,11 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
 
     /// The (entity, key) of each row `filter` selects, in order, without reading the rows' values
     /// (`SELECT t0.Z_ENT, t0.Z_PK …`): IDs-only fetches and the first query of a batched fetch.
-    func fetchKeys(entity: EntityDescription, includesSubentities: Bool, filter: FetchFilter?, limit: Int, offset: Int) throws -> [(EntityDescription, Int64)] {
+    func fetchKeys(entity: EntityDescription, includesSubentities: Bool, filter: FetchFilter?, limit: Int, offset: Int,
+                   purpose: StatementPurpose = .fetch) throws -> [(EntityDescription, Int64)] {
         try withLock {
             let store = try requireStore()
-            store.purpose(.fetch)
+            store.purpose(purpose)
             let single = entity.root.subentities.isEmpty
             let (conditions, bounds) = entityConditions(store.plan(for: entity), includesSubentities: includesSubentities)
             let query = SelectQuery(select: "SELECT \(single ? "0" : "t0.Z_ENT"), t0.Z_PK FROM \(entity.table.name) t0", conditions: conditions,

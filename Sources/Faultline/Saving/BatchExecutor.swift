@@ -131,22 +131,11 @@ extension PersistentStoreCoordinator {
 
     // MARK: Helpers (under the lock)
 
+    /// The rows `filter` selects (the fetch layer's key query, unordered, labelled as the batch's).
     private func selectKeys(_ store: SQLiteStore, entity: EntityDescription, includesSubentities: Bool, filter: FetchFilter?) throws -> [(EntityDescription, Int64)] {
-        let single = entity.root.subentities.isEmpty
-        let (conditions, bounds) = entityConditions(store.plan(for: entity), includesSubentities: includesSubentities)
         var unordered = filter
         unordered?.orderBy = []
-        let query = SelectQuery(select: "SELECT \(single ? "0" : "t0.Z_ENT"), t0.Z_PK FROM \(entity.table.name) t0", conditions: conditions,
-                                bounds: bounds, keys: nil, filter: unordered, limit: 0, offset: 0)
-        let statement = try store.statement(query.sql)
-        defer { statement.reset() }
-        query.bind(statement)
-        var rows: [(EntityDescription, Int64)] = []
-        let model = entity.model!
-        while try wrapped(store, { try statement.step() }) {
-            rows.append((single ? entity.root : (model.entity(number: Int(statement.int64(at: 0))) ?? entity), statement.int64(at: 1)))
-        }
-        return rows
+        return try wrapped(store) { try fetchKeys(entity: entity, includesSubentities: includesSubentities, filter: unordered, limit: 0, offset: 0, purpose: .batch) }
     }
 
     /// The keys a relationship of the rows `keys` leads to.
