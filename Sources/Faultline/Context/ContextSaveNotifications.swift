@@ -66,11 +66,7 @@ extension ManagedObjectContext {
         for (_, handler) in saveObservers.willSave { handler() }
     }
 
-    func notifyDidSave(_ changes: SaveChanges, deleted: [ManagedObjectID]) {
-        guard !saveObservers.didSave.isEmpty else { return }
-        let notification = SaveNotification(context: serialNumber, inserted: changes.inserted.map(\.objectID),
-                                            updated: changes.updated.map(\.objectID), deleted: deleted,
-                                            coordinator: ObjectIdentifier(coordinator))
+    func notifyDidSave(_ notification: SaveNotification) {
         for (_, handler) in saveObservers.didSave { handler(notification) }
     }
 }

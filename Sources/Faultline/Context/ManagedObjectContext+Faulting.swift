@@ -12,6 +12,10 @@ extension ManagedObjectContext {
     }
 
     private func performFaultFulfilment(_ object: ManagedObject) {
+        if let parent, fulfillFromParent(object, parent) {
+            if !object.flags.contains(.inaccessible) { object.awakeFromFetch() }
+            return
+        }
         if !batchMembership.isEmpty, fulfillBatch(containing: object) { return }
         do {
             if let row = try coordinator.snapshotForFault(entity: object.entity, key: object.key, retain: !object.flags.contains(.holdsSnapshot)) {
@@ -41,7 +45,7 @@ extension ManagedObjectContext {
 
     /// Loads a to-many relationship's members as (uniqued) faults. Objects deleted in this context are left out.
     func fireRelationshipFault(_ relationship: RelationshipDescription, of object: ManagedObject, countOnly: Bool = false) -> [ManagedObject] {
-        guard object.key > 0, !relationship.isTransient else { return [] }
+        guard object.key > 0 || parent != nil, !relationship.isTransient else { return [] }
         if probesEnabled {
             return tracedRelationshipFault(relationship, of: object, countOnly: countOnly) { loadRelationship(relationship, of: object) }
         }
@@ -49,7 +53,13 @@ extension ManagedObjectContext {
     }
 
     private func loadRelationship(_ relationship: RelationshipDescription, of object: ManagedObject) -> [ManagedObject] {
-        guard let keys = try? coordinator.relationshipKeys(relationship, of: object.key) else { return [] }
+        if let parent, let members = parent.performAndWait({ parent.childMembers(relationship, entity: object.entity, key: object.key) }) {
+            return members.compactMap { member in
+                let object = faultingObject(entity: member.entity, key: member.key)
+                return object.isDeleted ? nil : object
+            }
+        }
+        guard object.key > 0, let keys = try? coordinator.relationshipKeys(relationship, of: object.key) else { return [] }
         var result: [ManagedObject] = []
         result.reserveCapacity(keys.count)
         for (entity, key) in keys {

@@ -29,10 +29,18 @@ extension ManagedObjectContext {
     }
 
     /// Merges remote changes into this context (call on its queue); the row cache is left to the caller.
-    func merge(_ changes: RemoteChanges) {
+    func merge(_ changes: RemoteChanges, permanentKeys: [Int64: ManagedObjectID] = [:]) {
         if checksQueue { checkQueue(touching: nil) }
         let start = ProbeClock.now()
         var refreshed = 0
+        for (temporary, id) in permanentKeys {
+            // The root saved an object this child knows by its temporary key: adopt the permanent one.
+            guard let object = temporaryObjects[temporary], object.managedObjectContext === self, !object.isInserted,
+                  registry[id.objectKey] == nil else { continue }
+            temporaryObjects[temporary] = nil
+            object.key = id.key
+            registry[id.objectKey] = object
+        }
         for id in changes.updated {
             guard let object = registeredObject(for: id), !object.isFault else { continue }
             refresh(object, mergeChanges: object.hasChanges)

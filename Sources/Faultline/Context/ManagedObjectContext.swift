@@ -16,8 +16,10 @@ public final class ManagedObjectContext: @unchecked Sendable {
 
     /// The context's queue type.
     public let concurrencyType: ConcurrencyType
-    /// The coordinator the context reads from and saves to.
+    /// The coordinator the context reads from and saves to (for a child context, its root's).
     public let coordinator: PersistentStoreCoordinator
+    /// The parent of a child context: the child reads through it and saves into it, not into the store.
+    public let parent: ManagedObjectContext?
     /// The model (the coordinator's).
     public var model: ManagedObjectModel { coordinator.managedObjectModel }
 
@@ -26,6 +28,13 @@ public final class ManagedObjectContext: @unchecked Sendable {
 
     /// Registered saved objects by row. Inserted objects are kept in `insertionOrder` until their save.
     let registry = PagedMap<ManagedObject>()
+    /// Objects known by a temporary key without being inserted here: in a child context, objects its parent
+    /// inserted (or it pushed to its parent); in a parent, objects that had the key before the root saved them.
+    var temporaryObjects: [Int64: ManagedObject] = [:]
+    /// Contexts that merge this context's saves (children with `automaticallyMergesChangesFromParent`).
+    let autoMergers = AutoMergers()
+    /// Set once a child context is made: saves then remember temporary keys for the children's lookups.
+    let hasChildren = Atomic<Bool>(false)
     /// Inserted objects in insertion order; may still hold objects deleted since (`insertedCount` counts the
     /// live ones).
     @exclusivity(unchecked) var insertionOrder: [ManagedObject] = []
@@ -46,6 +55,17 @@ public final class ManagedObjectContext: @unchecked Sendable {
     var updatedSet: [ObjectIdentifier: ManagedObject] = [:]
     var deletedSet: [ObjectIdentifier: ManagedObject] = [:]
 
+    /// Core Data's `automaticallyMergesChangesFromParent`: a child context merges its parent's saves (and its
+    /// siblings' saves into the parent), a root context the saves of other contexts on its coordinator; each merge
+    /// runs on this context's queue soon after the save.
+    public var automaticallyMergesChangesFromParent = false {
+        didSet {
+            guard automaticallyMergesChangesFromParent != oldValue else { return }
+            let list = parent?.autoMergers ?? coordinator.autoMergers
+            if automaticallyMergesChangesFromParent { list.add(self) } else { list.remove(self) }
+        }
+    }
+
     /// True when every use of the context and its objects checks that it happens on the context's queue
     /// (concurrency debugging; from the coordinator's probe configuration or the environment).
     public let checksQueue: Bool
@@ -58,9 +78,21 @@ public final class ManagedObjectContext: @unchecked Sendable {
     private static let temporaryKeys = Atomic<Int64>(0)
 
     /// Creates a context of `type` on `coordinator`.
-    public init(_ type: ConcurrencyType, coordinator: PersistentStoreCoordinator) {
+    public convenience init(_ type: ConcurrencyType, coordinator: PersistentStoreCoordinator) {
+        self.init(type, coordinator: coordinator, parent: nil)
+    }
+
+    /// Creates a child context of `parent`: it sees the parent's unsaved changes, and `save()` pushes its own into
+    /// the parent (objects inserted keep temporary IDs until the root context saves).
+    public convenience init(_ type: ConcurrencyType, parent: ManagedObjectContext) {
+        parent.hasChildren.store(true, ordering: .relaxed)
+        self.init(type, coordinator: parent.coordinator, parent: parent)
+    }
+
+    private init(_ type: ConcurrencyType, coordinator: PersistentStoreCoordinator, parent: ManagedObjectContext?) {
         self.concurrencyType = type
         self.coordinator = coordinator
+        self.parent = parent
         switch type {
         case .mainQueue: queue = DispatchQueue.main
         case .privateQueue: queue = DispatchQueue(label: "faultline.context")
@@ -78,6 +110,7 @@ public final class ManagedObjectContext: @unchecked Sendable {
             if object.flags.contains(.holdsSnapshot) { held.append(object.objectKeyForCache) }
         }
         for object in insertionOrder { object.managedObjectContext = nil }
+        for object in temporaryObjects.values where object.managedObjectContext === self { object.managedObjectContext = nil }
         coordinator.releaseSnapshots(held)
     }
 
@@ -106,7 +139,9 @@ public final class ManagedObjectContext: @unchecked Sendable {
     // MARK: Registration
 
     /// Objects registered in the context.
-    public var registeredObjects: [ManagedObject] { registry.values + pendingInsertions }
+    public var registeredObjects: [ManagedObject] {
+        registry.values + pendingInsertions + temporaryObjects.values.filter { $0.key < 0 && $0.managedObjectContext === self && !$0.isInserted }
+    }
     /// Objects inserted since the last save.
     public var insertedObjects: [ManagedObject] { pendingInsertions }
     /// Saved objects changed since the last save.
@@ -124,13 +159,18 @@ public final class ManagedObjectContext: @unchecked Sendable {
 
     /// The inserted object with a temporary key (a linear search: temporary IDs are rarely looked up).
     private func insertedObject(temporaryKey: Int64) -> ManagedObject? {
-        insertionOrder.last { $0.key == temporaryKey && $0.isInserted && $0.managedObjectContext === self }
+        if let object = temporaryObjects[temporaryKey], object.managedObjectContext === self { return object }
+        return insertionOrder.last { $0.key == temporaryKey && $0.isInserted && $0.managedObjectContext === self }
     }
 
     /// The object for `id`: the registered one, else a fault (no SQL). Check existence with `existingObject(with:)`.
     public func object(with id: ManagedObjectID) -> ManagedObject {
         if let object = registeredObject(for: id) { return object }
         let entity = model.entity(named: id.entity.name) ?? id.entity
+        if id.isTemporaryID, parent != nil, entity.model === model {
+            // A child context can reach its ancestors' inserted objects.
+            return faultingObject(entity: entity, key: id.key)
+        }
         guard !id.isTemporaryID, entity.model === model else {
             // A temporary ID from another context, or an ID of another model: nothing to fault in.
             let object = entity.managedClass.init(entity: entity, insertInto: nil)
@@ -145,6 +185,12 @@ public final class ManagedObjectContext: @unchecked Sendable {
     /// The object for `id`, fulfilled; throws `StoreError.objectNotFound` when no such row exists.
     public func existingObject(with id: ManagedObjectID) throws -> ManagedObject {
         if let object = registeredObject(for: id), !object.isFault { return object }
+        if parent != nil, id.entity.model === model {
+            let object = faultingObject(entity: id.entity, key: id.key)
+            fulfillFault(object)
+            guard !object.flags.contains(.inaccessible) else { throw StoreError.objectNotFound(id) }
+            return object
+        }
         guard !id.isTemporaryID else { throw StoreError.objectNotFound(id) }
         guard id.entity.model === model || model.entity(named: id.entity.name)?.versionHash == id.entity.versionHash else {
             throw StoreError.foreignObjectID(id.uriString)
@@ -175,6 +221,7 @@ public final class ManagedObjectContext: @unchecked Sendable {
 
     /// The uniqued object for a stored row; a new fault when none is registered.
     func faultingObject(entity: EntityDescription, key: Int64) -> ManagedObject {
+        if key < 0 { return temporaryObject(entity: entity, key: key) }
         let objectKey = ObjectKey(table: Int32(entity.root.entityNumber), key: key)
         if let object = registry[objectKey] { return object }
         let object = entity.managedClass.init(entity: entity, insertInto: nil)
@@ -239,6 +286,7 @@ public final class ManagedObjectContext: @unchecked Sendable {
     func unregister(_ object: ManagedObject) {
         let key = object.objectKeyForCache
         if object.key > 0, registry[key] === object { registry[key] = nil }
+        if object.key < 0, temporaryObjects[object.key] === object { temporaryObjects[object.key] = nil }
         if object.flags.contains(.holdsSnapshot) {
             object.flags.remove(.holdsSnapshot)
             coordinator.releaseSnapshots([key])
@@ -257,10 +305,11 @@ public final class ManagedObjectContext: @unchecked Sendable {
             object.flags.remove(.holdsSnapshot)
             object.values = []
         }
-        for object in insertionOrder {
+        for object in insertionOrder + temporaryObjects.values where object.managedObjectContext === self {
             object.managedObjectContext = nil
             object.values = []
         }
+        temporaryObjects.removeAll()
         registry.removeAll()
         insertionOrder.removeAll()
         insertedCount = 0
@@ -284,7 +333,7 @@ public final class ManagedObjectContext: @unchecked Sendable {
             object.changes.removeAll()
             object.transientObjects.removeAll()
         }
-        for object in registry.values {
+        for object in registry.values + temporaryObjects.values {
             for case .many(let storage) in object.values where storage.changed { storage.revert() }
         }
         insertionOrder.removeAll()
@@ -317,7 +366,7 @@ public final class ManagedObjectContext: @unchecked Sendable {
             deletedSet[ObjectIdentifier(object)] = nil
             return
         }
-        guard let row = try? coordinator.readRow(entity: object.entity, key: object.key) else { return }
+        guard let row = underlyingRow(of: object) else { return }
         var merged = row.values
         for i in merged.indices where object.changes.contains(i) || isMany(object.values[i]) {
             merged[i] = object.values[i]
@@ -331,7 +380,7 @@ public final class ManagedObjectContext: @unchecked Sendable {
 
     /// Refreshes every registered object, keeping unsaved changes.
     public func refreshAllObjects() {
-        for object in Array(registry.values) where !object.isInserted { refresh(object, mergeChanges: true) }
+        for object in registeredObjects where !object.isInserted { refresh(object, mergeChanges: true) }
     }
 }
 

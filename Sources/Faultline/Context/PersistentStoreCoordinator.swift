@@ -15,6 +15,8 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
 
     /// Where this coordinator's probe events go (the environment's settings unless given).
     public let probes: Probes
+    /// Root contexts that merge each other's saves (`automaticallyMergesChangesFromParent`).
+    let autoMergers = AutoMergers()
 
     /// Creates a coordinator for `model`; add a store before using contexts. `probes` defaults to what
     /// `FAULTLINE_SQLDEBUG`, `FAULTLINE_TRACE` and the launch arguments ask for.

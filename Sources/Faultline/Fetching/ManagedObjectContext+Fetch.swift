@@ -40,9 +40,16 @@ extension ManagedObjectContext {
             }
         }
         let sortsInMemory = request.sortDescriptors.contains { $0.comparison == .localized }
-        let pending = request.includesPendingChanges ? pendingCandidates(for: entities, request: request) : []
+        var pending = request.includesPendingChanges ? pendingCandidates(for: entities, request: request) : []
+        // A child context sees its ancestors' unsaved changes as its starting state.
+        let inherited = request.includesPendingChanges && parent != nil
+            ? materializeParentOverlay(entityNumbers: Set(entities.map(\.entityNumber))) : nil
+        if let inherited {
+            let ids = request.objectIDs.map { Set($0.map(\.key)) }
+            pending += inherited.objects.filter { ids?.contains($0.key) ?? true }
+        }
         // With work left to do in memory, the limit and offset apply after it.
-        let limitInSQL = !sortsInMemory && pending.isEmpty
+        let limitInSQL = !sortsInMemory && pending.isEmpty && inherited == nil
         var results: [ManagedObject] = []
         let idsOnly = !request.includesPropertyValues || request.fetchBatchSize > 0
         if keys?.isEmpty != true {
@@ -53,6 +60,9 @@ extension ManagedObjectContext {
                 results = try storedObjects(entity: entity, keys: keys, filter: filter, request: request,
                                             limit: limitInSQL ? request.fetchLimit : 0, offset: limitInSQL ? request.fetchOffset : 0)
             }
+        }
+        if let deleted = inherited?.deleted, !deleted.isEmpty {
+            results.removeAll { deleted.contains($0.objectKeyForCache) }
         }
         if !pending.isEmpty {
             results = try mergingPendingChanges(results, pending: pending, request: request)
@@ -68,10 +78,17 @@ extension ManagedObjectContext {
         if request.fetchBatchSize > 0 {
             registerBatches(results, size: request.fetchBatchSize)
         }
-        if !request.relationshipKeyPathsForPrefetching.isEmpty && !results.isEmpty {
+        // Prefetching reads the store: a child whose ancestors have changes fires its relationships through them.
+        if !request.relationshipKeyPathsForPrefetching.isEmpty && !results.isEmpty && !parentChainHasChanges {
             for path in request.relationshipKeyPathsForPrefetching { try prefetch(path, from: results) }
         }
         return results
+    }
+
+    /// True when a child context's ancestors have unsaved changes (which the store does not know).
+    var parentChainHasChanges: Bool {
+        guard let parent else { return false }
+        return parent.performAndWait { parent.hasChangesInChain() }
     }
 
     /// Objects for the rows a filter selects, read as IDs only: faults (uniqued) that hold no snapshot.
@@ -230,7 +247,8 @@ extension ManagedObjectContext {
         let plain = FetchRequest<ManagedObject>(request)
         // Pending changes and in-memory sorts need objects; otherwise IDs come straight from the store.
         if (request.includesPendingChanges && !pendingCandidates(for: entities, request: plain).isEmpty)
-            || request.sortDescriptors.contains(where: { $0.comparison == .localized }) || request.objectIDs != nil {
+            || request.sortDescriptors.contains(where: { $0.comparison == .localized }) || request.objectIDs != nil
+            || (request.includesPendingChanges && parentChainHasChanges) {
             return try fetch(plain, as: ManagedObject.self).map(\.objectID)
         }
         let filter: FetchFilter
@@ -266,7 +284,7 @@ extension ManagedObjectContext {
         let plain = FetchRequest<ManagedObject>(request)
         let hasPending = request.includesPendingChanges && (!pendingCandidates(for: entities, request: plain).isEmpty
             || deletedSet.values.contains { object in entities.contains { $0 === object.entity } })
-        guard !hasPending, request.objectIDs == nil else { return try fetch(plain, as: ManagedObject.self).count }
+        guard !hasPending, request.objectIDs == nil, !(request.includesPendingChanges && parentChainHasChanges) else { return try fetch(plain, as: ManagedObject.self).count }
         let filter: FetchFilter
         do {
             filter = try coordinator.fetchFilter(for: entity, predicate: request.predicate, sortDescriptors: [])

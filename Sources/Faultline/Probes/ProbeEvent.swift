@@ -138,6 +138,9 @@ public struct SaveEvent: Sendable, Equatable {
     public var callSite: CallSite?
     /// The context's `serialNumber`.
     public var context: Int
+    /// For a child context's save (which writes nothing: its changes go into its parent), the parent's
+    /// `serialNumber`.
+    public var parent: Int? = nil
 }
 
 /// A batch request (update, delete or insert) ran in SQL.

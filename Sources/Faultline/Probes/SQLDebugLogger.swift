@@ -62,7 +62,7 @@ public final class SQLDebugLogger: ProbeRecorder, @unchecked Sendable {
             return
         case .save(let e):
             let inserted = e.inserted.values.reduce(0, +), updated = e.updated.values.reduce(0, +), deleted = e.deleted.values.reduce(0, +)
-            let outcome = e.error.map { " (failed: \($0))" } ?? ""
+            let outcome = e.error.map { " (failed: \($0))" } ?? (e.parent.map { " (into parent context \($0))" } ?? "")
             line("annotation", "save execution time: \(Self.seconds(e.duration))s for \(inserted) inserted, \(updated) updated, \(deleted) deleted objects.\(outcome)")
         }
     }

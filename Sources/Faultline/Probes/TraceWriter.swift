@@ -234,6 +234,7 @@ public final class TraceWriter: ProbeRecorder, @unchecked Sendable {
             json.optionalString("error", e.error)
             json.callSite(e.callSite)
             json.int("context", e.context)
+            if let parent = e.parent { json.int("parent", parent) }
         }
         json.endLine()
     }

@@ -1,7 +1,7 @@
-/// Saving a context: Deny rules, validation, then one write through the coordinator.
+/// Saving a context: Deny rules, validation, then one write through the coordinator (or into the parent).
 extension ManagedObjectContext {
-    /// Writes the context's changes to the store. On error nothing is written and the context keeps its
-    /// changes (resolve, then save again).
+    /// Writes the context's changes to the store (a child context's into its parent). On error nothing is
+    /// written and the context keeps its changes (resolve, then save again).
     public func save(file: StaticString = #fileID, line: UInt = #line) throws {
         if checksQueue { checkQueue(touching: nil) }
         guard hasChanges else { return }
@@ -12,6 +12,10 @@ extension ManagedObjectContext {
             inserted: pendingInsertions,
             updated: updatedSet.values.sorted { $0.key < $1.key },
             deleted: deletedSet.values.sorted { $0.key < $1.key })
+        if let parent {
+            try saveChild(into: parent, changes, callSite: probesEnabled ? callSite(file, line) : nil)
+            return
+        }
         let write = {
             do {
                 try self.coordinator.save(changes)
@@ -24,14 +28,46 @@ extension ManagedObjectContext {
         } else {
             try write()
         }
-        // Deleted objects leave the context in didSave: their IDs first.
-        let deleted = saveObservers.didSave.isEmpty ? [] : changes.deleted.map(\.objectID)
-        didSave(changes)
-        notifyDidSave(changes, deleted: deleted)
+        // Deleted objects leave the context in didSave: their IDs first, when anyone will hear of the save.
+        let announces = !saveObservers.didSave.isEmpty || !coordinator.autoMergers.isEmpty || !autoMergers.isEmpty
+        let deleted = announces ? changes.deleted.map(\.objectID) : []
+        let permanentKeys = didSave(changes)
+        guard announces else { return }
+        let notification = SaveNotification(context: serialNumber, inserted: changes.inserted.map(\.objectID),
+                                            updated: changes.updated.map(\.objectID), deleted: deleted,
+                                            coordinator: ObjectIdentifier(coordinator))
+        coordinator.autoMergers.notify(notification.changes, except: self)
+        autoMergers.notify(notification.changes, permanentKeys: permanentKeys, except: self)
+        notifyDidSave(notification)
     }
 
-    private func didSave(_ changes: SaveChanges) {
+    /// A child's save: validated here, then pushed into the parent as the parent's own unsaved changes.
+    private func saveChild(into parent: ManagedObjectContext, _ changes: SaveChanges, callSite: CallSite?) throws {
+        let start = ProbeClock.now()
+        let pushed = saveIntoParent(parent, changes)
+        if probesEnabled {
+            func counts(_ objects: [ManagedObject]) -> [String: Int] {
+                objects.reduce(into: [:]) { $0[$1.entity.name, default: 0] += 1 }
+            }
+            coordinator.probes.record(.save(SaveEvent(
+                inserted: counts(changes.inserted), updated: counts(changes.updated), deleted: counts(changes.deleted),
+                statements: 0, duration: ProbeClock.seconds(start, ProbeClock.now()), conflicts: 0, error: nil,
+                callSite: callSite, context: serialNumber, parent: parent.serialNumber)))
+        }
+        notifyDidSave(SaveNotification(context: serialNumber, inserted: pushed.inserted, updated: pushed.updated,
+                                       deleted: pushed.deleted, coordinator: ObjectIdentifier(coordinator)))
+    }
+
+    /// Gives inserted objects their permanent keys and clears the change sets; returns the permanent ID of each
+    /// former temporary key when children may still know it.
+    private func didSave(_ changes: SaveChanges) -> [Int64: ManagedObjectID] {
+        var permanentKeys: [Int64: ManagedObjectID] = [:]
+        let remembers = hasChildren.load(ordering: .relaxed)
         for object in changes.inserted {
+            if remembers {
+                temporaryObjects[object.key] = object
+                permanentKeys[object.key] = ManagedObjectID(entity: object.entity, key: object.pendingKey, storeIdentifier: coordinator.storeIdentifier)
+            }
             object.key = object.pendingKey
             object.pendingKey = 0
             registry[object.objectKeyForCache] = object
@@ -58,5 +94,6 @@ extension ManagedObjectContext {
         insertedCount = 0
         updatedSet.removeAll()
         deletedSet.removeAll()
+        return permanentKeys
     }
 }
