@@ -16,7 +16,7 @@ public struct SaveNotification: Sendable {
 }
 
 /// Removes an observer when passed to `ManagedObjectContext.removeObserver(_:)`.
-public struct SaveObservation: Hashable, Sendable {
+public struct ContextObservation: Hashable, Sendable {
     let id: Int
 }
 
@@ -31,25 +31,27 @@ extension ManagedObjectContext {
     /// Calls `handler` on this context's queue just before each save that has changes (Core Data's
     /// `NSManagedObjectContextWillSave`); changes made by the handler are saved too.
     @discardableResult
-    public func addWillSaveObserver(_ handler: @escaping () -> Void) -> SaveObservation {
+    public func addWillSaveObserver(_ handler: @escaping () -> Void) -> ContextObservation {
         saveObservers.nextID += 1
         saveObservers.willSave.append((saveObservers.nextID, handler))
-        return SaveObservation(id: saveObservers.nextID)
+        return ContextObservation(id: saveObservers.nextID)
     }
 
     /// Calls `handler` on this context's queue after each successful save with what it wrote (Core Data's
     /// `NSManagedObjectContextDidSave`). To bring another context up to date:
     /// `other.perform { other.mergeChanges(fromContextDidSave: notification) }`.
     @discardableResult
-    public func addDidSaveObserver(_ handler: @escaping (SaveNotification) -> Void) -> SaveObservation {
+    public func addDidSaveObserver(_ handler: @escaping (SaveNotification) -> Void) -> ContextObservation {
         saveObservers.nextID += 1
         saveObservers.didSave.append((saveObservers.nextID, handler))
-        return SaveObservation(id: saveObservers.nextID)
+        return ContextObservation(id: saveObservers.nextID)
     }
 
-    public func removeObserver(_ observation: SaveObservation) {
+    /// Stops the observer `observation` names (will-save, did-save or objects-did-change).
+    public func removeObserver(_ observation: ContextObservation) {
         saveObservers.willSave.removeAll { $0.0 == observation.id }
         saveObservers.didSave.removeAll { $0.0 == observation.id }
+        changeTracker?.observers.removeAll { $0.0 == observation.id }
     }
 
     /// Brings this context up to date with another context's save (call on this context's queue): updated objects

@@ -146,6 +146,7 @@ open class ManagedObject: CustomStringConvertible {
 
     final func markChanged(_ index: Int) {
         changes.insert(index)
+        if let tracker = managedObjectContext?.changeTracker { tracker.noteChange(self, slot: index) }
         if !flags.contains(.inserted) && !flags.contains(.updated) {
             flags.insert(.updated)
             managedObjectContext?.objectDidChange(self)

@@ -50,6 +50,7 @@ extension ManagedObjectContext {
         for id in changes.deleted {
             guard let object = registeredObject(for: id) else { continue }
             gone.insert(ObjectIdentifier(object))
+            changeTracker?.noteDelete(object)
             forget(object)
         }
         if !gone.isEmpty {
@@ -69,6 +70,7 @@ extension ManagedObjectContext {
                 }
             }
         }
+        processPendingChanges()
         if probesEnabled {
             coordinator.probes.record(.merge(MergeEvent(inserted: changes.inserted.count, updated: changes.updated.count, deleted: changes.deleted.count,
                                                         refreshed: refreshed, duration: ProbeClock.seconds(start, ProbeClock.now()),

@@ -111,6 +111,7 @@ extension ManagedObjectContext {
             object.flags = [.inserted, queueFlag]
             insertionOrder.append(object)
             insertedCount += 1
+            changeTracker?.noteInsert(object)
             created[state.key] = object
             temporaryObjects[state.key] = object
         }

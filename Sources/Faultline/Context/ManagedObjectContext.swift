@@ -47,6 +47,8 @@ public final class ManagedObjectContext: @unchecked Sendable {
     var watchedObjects: [ObjectIdentifier: PrefetchWatch] = [:]
     /// Will-save and did-save observers.
     let saveObservers = SaveObservers()
+    /// Changes since the last objects-did-change notification; nil until someone observes them.
+    var changeTracker: ChangeTracker?
     /// The call site of the traced fetch in progress: fetches it runs itself (prefetching, batch faults) report
     /// it too, so that a trace points at the program's code, not the engine's.
     var outerCallSite: CallSite?
@@ -124,8 +126,12 @@ public final class ManagedObjectContext: @unchecked Sendable {
     }
 
     /// Runs `block` asynchronously on the context's queue.
+    /// Pending changes are processed (objects-did-change sent) when the block returns.
     public func perform(_ block: @escaping @Sendable () -> Void) {
-        queue.async(execute: block)
+        queue.async {
+            block()
+            self.processPendingChanges()
+        }
     }
 
     /// Runs `body` on the context's queue and waits for it (runs it in place when already on the queue).
@@ -246,6 +252,7 @@ public final class ManagedObjectContext: @unchecked Sendable {
         object.flags = [.inserted, queueFlag]
         insertionOrder.append(object)
         insertedCount += 1
+        changeTracker?.noteInsert(object)
         object.awakeFromInsert()
     }
 
@@ -266,6 +273,7 @@ public final class ManagedObjectContext: @unchecked Sendable {
         guard object.managedObjectContext === self, !object.isDeleted else { return }
         object.willAccessValues()
         object.flags.insert(.deleted)
+        changeTracker?.noteDelete(object)
         if object.flags.contains(.inserted) {
             insertedCount -= 1
         } else {
@@ -316,6 +324,7 @@ public final class ManagedObjectContext: @unchecked Sendable {
         batchMembership.removeAll()
         updatedSet.removeAll()
         deletedSet.removeAll()
+        if let changeTracker { _ = changeTracker.take() }
         coordinator.releaseSnapshots(held)
     }
 
@@ -352,6 +361,7 @@ public final class ManagedObjectContext: @unchecked Sendable {
     /// values and reapplies its unsaved changes on top.
     public func refresh(_ object: ManagedObject, mergeChanges: Bool) {
         guard object.managedObjectContext === self, !object.isInserted else { return }
+        changeTracker?.noteRefresh(object)
         if !mergeChanges || !object.hasChanges {
             // As Core Data: the fault lets go of its row-cache snapshot, so once no other context holds it the next
             // fire reads the store (and sees what other coordinators wrote since).

@@ -4,6 +4,7 @@ extension ManagedObjectContext {
     /// written and the context keeps its changes (resolve, then save again).
     public func save(file: StaticString = #fileID, line: UInt = #line) throws {
         if checksQueue { checkQueue(touching: nil) }
+        processPendingChanges()
         guard hasChanges else { return }
         notifyWillSave()
         try checkDenyRules()

@@ -1,0 +1,93 @@
+/// What changed in a context since its last objects-did-change notification (Core Data's
+/// `NSManagedObjectContextObjectsDidChange`). Holds the context's objects: use it on the context's queue only.
+public struct ObjectsDidChange {
+    /// Objects inserted (and not deleted again) since the last notification.
+    public let inserted: [ManagedObject]
+    /// Objects changed since the last notification, other than the inserted ones; see `changedKeys(of:)`.
+    public let updated: [ManagedObject]
+    /// Objects deleted since the last notification (objects inserted and deleted in between are in no list).
+    public let deleted: [ManagedObject]
+    /// Objects refreshed (by `refresh`, `refreshAllObjects` or a merge) since the last notification.
+    public let refreshed: [ManagedObject]
+    let keys: [ObjectIdentifier: [String]]
+
+    /// The properties of `object` set since the last notification, in model order (empty for objects not updated).
+    public func changedKeys(of object: ManagedObject) -> [String] { keys[ObjectIdentifier(object)] ?? [] }
+}
+
+/// A context's record of changes between objects-did-change notifications. Exists only once an observer is added,
+/// so that a context nobody watches pays one nil test per change.
+final class ChangeTracker {
+    var observers: [(Int, (ObjectsDidChange) -> Void)] = []
+    private var inserted: [ManagedObject] = []
+    private var updated: [ObjectIdentifier: (object: ManagedObject, keys: ChangeMask)] = [:]
+    private var updateOrder: [ManagedObject] = []
+    private var deleted: [ManagedObject] = []
+    private var refreshed: [ObjectIdentifier: ManagedObject] = [:]
+    private var refreshOrder: [ManagedObject] = []
+
+    var isEmpty: Bool { inserted.isEmpty && updated.isEmpty && deleted.isEmpty && refreshed.isEmpty }
+
+    func noteInsert(_ object: ManagedObject) { inserted.append(object) }
+
+    func noteChange(_ object: ManagedObject, slot: Int) {
+        let id = ObjectIdentifier(object)
+        if updated[id] == nil {
+            updated[id] = (object, ChangeMask())
+            updateOrder.append(object)
+        }
+        updated[id]!.keys.insert(slot)
+    }
+
+    func noteDelete(_ object: ManagedObject) { deleted.append(object) }
+
+    func noteRefresh(_ object: ManagedObject) {
+        if refreshed.updateValue(object, forKey: ObjectIdentifier(object)) == nil { refreshOrder.append(object) }
+    }
+
+    /// The notification for what was noted, and a clean slate.
+    func take() -> ObjectsDidChange {
+        let insertedNow = Set(inserted.lazy.map(ObjectIdentifier.init))
+        let deletedNow = Set(deleted.lazy.map(ObjectIdentifier.init))
+        let insertedList = inserted.filter { !deletedNow.contains(ObjectIdentifier($0)) && $0.isInserted }
+        let deletedList = deleted.filter { !insertedNow.contains(ObjectIdentifier($0)) }
+        var keys: [ObjectIdentifier: [String]] = [:]
+        var updatedList: [ManagedObject] = []
+        for object in updateOrder {
+            let id = ObjectIdentifier(object)
+            guard !insertedNow.contains(id), !deletedNow.contains(id), let mask = updated[id]?.keys else { continue }
+            updatedList.append(object)
+            keys[id] = object.entity.properties.filter { mask.contains($0.index) }.map(\.name)
+        }
+        let note = ObjectsDidChange(inserted: insertedList, updated: updatedList, deleted: deletedList,
+                                    refreshed: refreshOrder.filter { !deletedNow.contains(ObjectIdentifier($0)) }, keys: keys)
+        inserted.removeAll()
+        updated.removeAll()
+        updateOrder.removeAll()
+        deleted.removeAll()
+        refreshed.removeAll()
+        refreshOrder.removeAll()
+        return note
+    }
+}
+
+extension ManagedObjectContext {
+    /// Calls `handler` on this context's queue with the objects inserted, updated (with their changed keys),
+    /// deleted and refreshed since the last notification. Notifications go out from `processPendingChanges()`,
+    /// at the end of each `perform` block, before a save, and after a merge or refresh.
+    @discardableResult
+    public func addObjectsDidChangeObserver(_ handler: @escaping (ObjectsDidChange) -> Void) -> ContextObservation {
+        if changeTracker == nil { changeTracker = ChangeTracker() }
+        saveObservers.nextID += 1
+        changeTracker!.observers.append((saveObservers.nextID, handler))
+        return ContextObservation(id: saveObservers.nextID)
+    }
+
+    /// Sends the objects-did-change notification for changes made since the last one, if there were any.
+    public func processPendingChanges() {
+        guard let tracker = changeTracker, !tracker.isEmpty else { return }
+        let note = tracker.take()
+        guard !(note.inserted.isEmpty && note.updated.isEmpty && note.deleted.isEmpty && note.refreshed.isEmpty) else { return }
+        for (_, handler) in tracker.observers { handler(note) }
+    }
+}
