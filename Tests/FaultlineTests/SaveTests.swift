@@ -29,8 +29,8 @@ final class SaveTests: XCTestCase {
             XCTAssertThrowsError(try firstContext.save()) { error in
                 guard case SaveError.conflicts(let conflicts) = error else { return XCTFail("\(error)") }
                 XCTAssertEqual(conflicts.count, 1)
-                XCTAssertEqual(conflicts[0].expectedVersion, 1)
-                XCTAssertEqual(conflicts[0].persistedVersion, 2)
+                XCTAssertEqual(conflicts[0].oldVersionNumber, 1)
+                XCTAssertEqual(conflicts[0].newVersionNumber, 2)
                 XCTAssertTrue("\(error)".contains("was read at version 1, now version 2 in the store"), "\(error)")
             }
             // Nothing lost: the store keeps the other writer's value, the context keeps its change.
@@ -124,7 +124,7 @@ final class SaveTests: XCTestCase {
             try duplicate.setValue("Alice", forKey: "name")
             try alice.setValue(Int16(30), forKey: "age")
             XCTAssertThrowsError(try context.save()) { error in
-                guard case SaveError.uniquenessViolation(let violations) = error else { return XCTFail("\(error)") }
+                guard case SaveError.constraintConflicts(let violations) = error else { return XCTFail("\(error)") }
                 XCTAssertEqual(violations.map(\.constraint), [["name"]])
             }
             XCTAssertTrue(duplicate.objectID.isTemporaryID, "a failed save keeps temporary IDs")

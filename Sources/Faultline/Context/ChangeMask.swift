@@ -10,6 +10,12 @@ struct ChangeMask {
         high[word] |= 1 << UInt64(index % 64)
     }
 
+    mutating func remove(_ index: Int) {
+        if index < 64 { low &= ~(1 << UInt64(index)); return }
+        let word = index / 64 - 1
+        if word < high.count { high[word] &= ~(1 << UInt64(index % 64)) }
+    }
+
     @inline(__always) func contains(_ index: Int) -> Bool {
         if index < 64 { return low & (1 << UInt64(index)) != 0 }
         let word = index / 64 - 1

@@ -57,6 +57,10 @@ public final class ManagedObjectContext: @unchecked Sendable {
     var updatedSet: [ObjectIdentifier: ManagedObject] = [:]
     var deletedSet: [ObjectIdentifier: ManagedObject] = [:]
 
+    /// How this context's saves resolve optimistic-locking and uniqueness conflicts (`.error`, the default,
+    /// resolves nothing). A child context's save into its parent ignores it: the child's values win, as in Core Data.
+    public var mergePolicy: MergePolicy = .error
+
     /// Core Data's `automaticallyMergesChangesFromParent`: a child context merges its parent's saves (and its
     /// siblings' saves into the parent), a root context the saves of other contexts on its coordinator; each merge
     /// runs on this context's queue soon after the save.

@@ -318,6 +318,12 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
     /// Drops a row's snapshot whoever holds it (under the lock): the row changed behind the cache's back.
     func rowCacheRemove(_ key: ObjectKey) { rowCache.remove(key) }
 
+    /// A cached row, if any (under the lock).
+    func cachedRow(_ key: ObjectKey) -> (values: [Slot], version: Int64)? {
+        rowCache.entry(for: key).map { ($0.values, $0.version) }
+    }
+
+
     /// Drops every cached row of a root entity's table (under the lock).
     func rowCacheRemoveTable(_ root: EntityDescription) { rowCache.removeAll(table: Int32(root.entityNumber)) }
 

@@ -9,25 +9,31 @@ extension ManagedObjectContext {
         notifyWillSave()
         try checkDenyRules()
         try validateForSave()
-        let changes = SaveChanges(
-            inserted: pendingInsertions,
-            updated: updatedSet.values.sorted { $0.key < $1.key },
-            deleted: deletedSet.values.sorted { $0.key < $1.key })
+        var changes = pendingChanges()
         if let parent {
             try saveChild(into: parent, changes, callSite: probesEnabled ? callSite(file, line) : nil)
             return
         }
-        let write = {
+        // Conflicts the merge policy resolves change the objects; the save then tries again (a few times, as
+        // another writer may keep changing the rows).
+        var attempts = 0
+        while true {
             do {
-                try self.coordinator.save(changes)
-            } catch let error as StoreError {
-                throw SaveError.store(error)
+                try write(changes, callSite: probesEnabled ? callSite(file, line) : nil)
+                break
+            } catch SaveError.conflicts(let conflicts) {
+                attempts += 1
+                let described = conflicts.map(describe)
+                guard attempts < 4 else { throw SaveError.conflicts(described) }
+                try mergePolicy.resolve(optimisticLockingConflicts: described, in: self)
+            } catch SaveError.constraintConflicts(let conflicts) {
+                attempts += 1
+                guard attempts < 4 else { throw SaveError.constraintConflicts(conflicts) }
+                try mergePolicy.resolve(constraintConflicts: conflicts, in: self)
             }
-        }
-        if probesEnabled {
-            try tracedSave(changes, callSite: callSite(file, line), write)
-        } else {
-            try write()
+            guard hasChanges else { return }
+            try checkDenyRules()
+            changes = pendingChanges()
         }
         // Deleted objects leave the context in didSave: their IDs first, when anyone will hear of the save.
         let announces = !saveObservers.didSave.isEmpty || !coordinator.autoMergers.isEmpty || !autoMergers.isEmpty
@@ -40,6 +46,28 @@ extension ManagedObjectContext {
         coordinator.autoMergers.notify(notification.changes, except: self)
         autoMergers.notify(notification.changes, permanentKeys: permanentKeys, except: self)
         notifyDidSave(notification)
+    }
+
+    private func pendingChanges() -> SaveChanges {
+        SaveChanges(inserted: pendingInsertions,
+                    updated: updatedSet.values.sorted { $0.key < $1.key },
+                    deleted: deletedSet.values.sorted { $0.key < $1.key })
+    }
+
+    /// One write through the coordinator (traced when probes are on).
+    private func write(_ changes: SaveChanges, callSite: CallSite?) throws {
+        let write = {
+            do {
+                try self.coordinator.save(changes)
+            } catch let error as StoreError {
+                throw SaveError.store(error)
+            }
+        }
+        if let callSite {
+            try tracedSave(changes, callSite: callSite, write)
+        } else {
+            try write()
+        }
     }
 
     /// A child's save: validated here, then pushed into the parent as the parent's own unsaved changes.

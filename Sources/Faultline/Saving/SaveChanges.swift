@@ -17,9 +17,14 @@ struct SaveChanges {
     /// An object's values as a row-cache snapshot holds them: to-ones as stored keys, to-many and transient
     /// slots empty (transient attributes at their defaults). Shares the live array when nothing differs.
     static func storedForm(of object: ManagedObject) -> [Slot] {
-        guard object.entity.snapshotNeedsStoredForm else { return object.values }
-        var values = object.values
-        for (i, property) in object.entity.properties.enumerated() {
+        storedForm(object.values, entity: object.entity)
+    }
+
+    /// `values` of an object of `entity` in stored form (see `storedForm(of:)`).
+    static func storedForm(_ values: [Slot], entity: EntityDescription) -> [Slot] {
+        guard entity.snapshotNeedsStoredForm else { return values }
+        var values = values
+        for (i, property) in entity.properties.enumerated() where i < values.count {
             if let relationship = property as? RelationshipDescription {
                 if relationship.isToMany || relationship.isTransient { values[i] = .null; continue }
                 if case .object(let destination) = values[i] {

@@ -4,10 +4,11 @@ public enum SaveError: Error, CustomStringConvertible, Sendable {
     case validation([ValidationFailure])
     /// A Deny delete rule refused a delete: the object still has destinations through the relationship.
     case deleteDenied(object: ManagedObjectID, relationship: String, destinations: Int)
-    /// Rows changed or deleted by another context or process since they were read (optimistic locking).
-    case conflicts([OptimisticLockingConflict])
-    /// Values that must be unique are not.
-    case uniquenessViolation([UniquenessViolation])
+    /// Rows changed or deleted by another context or process since they were read (optimistic locking), left
+    /// unresolved by the context's merge policy (the default, `.error`, resolves nothing).
+    case conflicts([MergeConflict])
+    /// Values that must be unique are not (uniqueness constraints), left unresolved by the merge policy.
+    case constraintConflicts([ConstraintConflict])
     /// The store failed.
     case store(StoreError)
 
@@ -19,8 +20,8 @@ public enum SaveError: Error, CustomStringConvertible, Sendable {
             return "cannot delete \(object.uriString): its '\(relationship)' relationship (delete rule Deny) still has \(count) object\(count == 1 ? "" : "s")"
         case .conflicts(let conflicts):
             return "optimistic locking failed: " + conflicts.map(\.description).joined(separator: "; ")
-        case .uniquenessViolation(let violations):
-            return "uniqueness constraint violated: " + violations.map(\.description).joined(separator: "; ")
+        case .constraintConflicts(let conflicts):
+            return "uniqueness constraint violated: " + conflicts.map(\.description).joined(separator: "; ")
         case .store(let error):
             return error.description
         }
@@ -35,30 +36,4 @@ public struct ValidationFailure: Sendable, CustomStringConvertible, Equatable {
     public let rule: String
 
     public var description: String { "\(object.entity.name).\(key) of \(object.uriString) = \(value): \(rule)" }
-}
-
-/// A row whose version in the store differs from the one the context read.
-public struct OptimisticLockingConflict: Sendable, CustomStringConvertible {
-    /// The object.
-    public let object: ManagedObjectID
-    /// `Z_OPT` as the context read it.
-    public let expectedVersion: Int64
-    /// `Z_OPT` in the store now, nil when the row was deleted.
-    public let persistedVersion: Int64?
-
-    public var description: String {
-        let now = persistedVersion.map { "version \($0) in the store" } ?? "deleted from the store"
-        return "\(object.uriString) was read at version \(expectedVersion), now \(now)"
-    }
-}
-
-/// Objects whose constrained values collide with another row.
-public struct UniquenessViolation: Sendable, CustomStringConvertible {
-    public let object: ManagedObjectID
-    public let constraint: [String]
-    public let conflictingPrimaryKey: Int64
-
-    public var description: String {
-        "\(object.entity.name) (\(constraint.joined(separator: ", "))) of \(object.uriString) duplicates row p\(conflictingPrimaryKey)"
-    }
 }

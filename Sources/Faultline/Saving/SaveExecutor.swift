@@ -21,11 +21,11 @@ extension SQLiteStore {
                 for object in changes.inserted + changes.updated where !object.entity.joinTableOwners.isEmpty { try writeJoinRows(of: object) }
                 if !conflicts.isEmpty {
                     throw SaveError.conflicts(try conflicts.map { object, expected in
-                        OptimisticLockingConflict(object: object.objectID, expectedVersion: expected, persistedVersion: try currentVersion(of: object))
+                        MergeConflict(object: object.objectID, oldVersionNumber: expected, newVersionNumber: try currentVersion(of: object) ?? 0)
                     })
                 }
-                let violations = try uniquenessViolations(changes)
-                if !violations.isEmpty { throw SaveError.uniquenessViolation(violations) }
+                let violations = try constraintConflicts(changes)
+                if !violations.isEmpty { throw SaveError.constraintConflicts(violations) }
             }
         } catch {
             for object in changes.inserted { object.pendingKey = 0 }
@@ -209,9 +209,11 @@ extension SQLiteStore {
 
     // MARK: Uniqueness
 
-    /// Rows that collide with another row on a uniqueness constraint, checked after this save's writes.
-    private func uniquenessViolations(_ changes: SaveChanges) throws -> [UniquenessViolation] {
-        var violations: [UniquenessViolation] = []
+    /// Rows that collide with another row on a uniqueness constraint, checked after this save's writes: with a row
+    /// of the same save (named by its object's temporary ID) or with a stored one.
+    private func constraintConflicts(_ changes: SaveChanges) throws -> [ConstraintConflict] {
+        var conflicts: [ConstraintConflict] = []
+        var inserted: [ObjectKey: ManagedObject]?
         for object in changes.inserted + changes.updated where object.entity.hasUniquenessConstraints {
             var entity: EntityDescription? = object.entity
             while let current = entity {
@@ -220,7 +222,7 @@ extension SQLiteStore {
                     if object.isUpdated && !properties.contains(where: { object.changes.contains($0.index) }) { continue }
                     let values = properties.map { object.values[$0.index] }
                     if values.contains(where: \.isNull) { continue }
-                    var sql = "SELECT Z_PK FROM \(current.table.name) WHERE " + properties.map { "\($0.columnName!) = ?" }.joined(separator: " AND ")
+                    var sql = "SELECT Z_PK, Z_ENT FROM \(current.table.name) WHERE " + properties.map { "\($0.columnName!) = ?" }.joined(separator: " AND ")
                     sql += " AND Z_ENT >= ? AND Z_ENT <= ? AND Z_PK != ? LIMIT 1"
                     let statement = try statement(sql)
                     defer { statement.reset() }
@@ -232,14 +234,23 @@ extension SQLiteStore {
                     statement.bind(Int64(current.entityNumber), at: index)
                     statement.bind(Int64(current.lastDescendantNumber), at: index + 1)
                     statement.bind(object.primaryKeyForStorage ?? 0, at: index + 2)
-                    if try statement.step() {
-                        violations.append(UniquenessViolation(object: object.objectID, constraint: constraint, conflictingPrimaryKey: statement.int64(at: 0)))
+                    guard try statement.step() else { continue }
+                    let key = statement.int64(at: 0)
+                    let rowEntity = current.model.entity(number: Int(statement.int64(at: 1))) ?? current
+                    if inserted == nil {
+                        inserted = Dictionary(changes.inserted.map { (ObjectKey(table: Int32($0.entity.root.entityNumber), key: $0.pendingKey), $0) },
+                                              uniquingKeysWith: { first, _ in first })
                     }
+                    let sameSave = inserted?[ObjectKey(table: Int32(current.root.entityNumber), key: key)]
+                    conflicts.append(ConstraintConflict(
+                        constraint: constraint, object: object.objectID,
+                        databaseObject: sameSave == nil ? ManagedObjectID(entity: rowEntity, key: key, storeIdentifier: identifier) : nil,
+                        conflictingObject: sameSave?.objectID))
                 }
                 entity = current.superentity
             }
         }
-        return violations
+        return conflicts
     }
 
     // MARK: Binding

@@ -1,0 +1,48 @@
+/// How a save resolves conflicts: Core Data's five predefined merge policies.
+public enum MergePolicyType: Sendable, Equatable {
+    /// Resolves nothing: the save throws `SaveError.conflicts` / `.constraintConflicts` and writes nothing.
+    case error
+    /// The conflicting objects' changes are discarded; the rest of the save is written.
+    case rollback
+    /// The context's objects are written whole over the stored rows (every column, not only the changed ones).
+    case overwrite
+    /// Per property: changed in the store only → the store's value; in the context only → the context's; in both
+    /// → the store's.
+    case mergeByPropertyStoreTrump
+    /// The same, but a property changed in both keeps the context's value.
+    case mergeByPropertyObjectTrump
+}
+
+/// A context's merge policy (`context.mergePolicy`). Subclass it to build on a predefined policy, as Core Data's
+/// `NSMergePolicy` subclasses do: override a `resolve` method, call `super` first, then adjust the objects.
+open class MergePolicy: @unchecked Sendable {
+    /// The predefined policy this one builds on.
+    public let type: MergePolicyType
+
+    public init(merge type: MergePolicyType) {
+        self.type = type
+    }
+
+    public static let error = MergePolicy(merge: .error)
+    public static let rollback = MergePolicy(merge: .rollback)
+    public static let overwrite = MergePolicy(merge: .overwrite)
+    public static let mergeByPropertyStoreTrump = MergePolicy(merge: .mergeByPropertyStoreTrump)
+    public static let mergeByPropertyObjectTrump = MergePolicy(merge: .mergeByPropertyObjectTrump)
+
+    /// Resolves optimistic-locking conflicts by changing the context's objects (runs on the context's queue);
+    /// the save then tries again. Throwing fails the save, as the error policy does.
+    open func resolve(optimisticLockingConflicts conflicts: [MergeConflict], in context: ManagedObjectContext) throws {
+        guard type != .error else { throw SaveError.conflicts(conflicts) }
+        context.resolveLockingConflicts(conflicts, as: type)
+    }
+
+    /// Resolves uniqueness-constraint conflicts by changing the context's objects; the save then tries again.
+    /// Duplicates within one save: the object inserted first stays, the others' relationships move to it and they
+    /// are deleted (every policy but `.error`). Against a stored row: rollback and store-trump drop the context's
+    /// object (or its change), overwrite deletes the stored object, object-trump merges the context's object's other
+    /// changes into the stored object and drops the new one.
+    open func resolve(constraintConflicts conflicts: [ConstraintConflict], in context: ManagedObjectContext) throws {
+        guard type != .error else { throw SaveError.constraintConflicts(conflicts) }
+        try context.resolveConstraintConflicts(conflicts, as: type)
+    }
+}
