@@ -102,10 +102,31 @@ open class ManagedObject: CustomStringConvertible {
     /// True when the object is inserted, updated or deleted.
     public var hasChanges: Bool { !flags.isDisjoint(with: [.inserted, .updated, .deleted]) }
 
-    /// Called after the object is inserted into a context; override to set up initial values.
+    // MARK: Lifecycle (override in subclasses; set values here with `setPrimitiveValue` to avoid marking changes)
+
+    /// Called once, after the object is inserted into a context; override to set up initial values.
     open func awakeFromInsert() {}
-    /// Called after a fault is fulfilled with data from the store.
+    /// Called after the object's values are loaded from the store (a fetch, a fault, a refresh).
     open func awakeFromFetch() {}
+    /// Called during a save, before validation's second pass and the write, for each inserted, updated or
+    /// deleted object. Changes made here are saved; objects they dirty get their own `willSave()`, but an object
+    /// is called once per save, so there is no re-dirtying loop. Compare before setting all the same.
+    open func willSave() {}
+    /// Called after a save wrote the object (inserted, updated or deleted).
+    open func didSave() {}
+    /// Called when the object is deleted, before delete rules are applied.
+    open func prepareForDeletion() {}
+    /// Called before the object turns back into a fault (refresh without merging, a merged deletion).
+    open func willTurnIntoFault() {}
+    /// Called after the object turned back into a fault.
+    open func didTurnIntoFault() {}
+    /// Custom validation of an object about to be inserted; throw `ValidationFailure`s (or any error) to refuse.
+    /// All failures of one save are reported together.
+    open func validateForInsert() throws {}
+    /// Custom validation of an updated object (see `validateForInsert`).
+    open func validateForUpdate() throws {}
+    /// Custom validation of a deleted object (see `validateForInsert`).
+    open func validateForDelete() throws {}
 
     public var description: String {
         "<\(type(of: self)) \(entity.name) \(objectID.uriString)\(isFault ? " (fault)" : "")>"
@@ -229,6 +250,29 @@ open class ManagedObject: CustomStringConvertible {
         }
     }
 
+    /// The value of `key` without firing hooks or recording access (the object's fault still fires).
+    public func primitiveValue(forKey key: String) -> Any? { value(forKey: key) }
+
+    /// Sets the attribute `key` without marking the object changed: for caches and derived values set in
+    /// `awakeFromFetch` or `awakeFromInsert`. Relationships are not primitive-settable.
+    public func setPrimitiveValue(_ value: Any?, forKey key: String) throws {
+        guard let attribute = entity.attribute(named: key) else {
+            throw ManagedObjectError.unknownKey(entity: entity.name, key: key)
+        }
+        let slot: Slot
+        do { slot = try ValueCoding.slot(for: value, attribute: attribute) } catch let error as ValueError {
+            throw ManagedObjectError.invalidValue(entity: entity.name, key: key, problem: error.problem)
+        }
+        willAccessValues()
+        if attribute.isTransient { transientObjects[attribute.index] = ValueCoding.unwrap(value) }
+        guard attribute.index < values.count else { return }
+        if !flags.contains(.hasCommittedCopy) && !flags.contains(.inserted) && !attribute.isTransient {
+            committedCopy = values
+            flags.insert(.hasCommittedCopy)
+        }
+        values[attribute.index] = slot
+    }
+
     /// Values changed since the last save, by key.
     public func changedValues() -> [String: Any?] {
         var result: [String: Any?] = [:]
@@ -241,6 +285,33 @@ open class ManagedObject: CustomStringConvertible {
     private func isToManyChanged(_ property: PropertyDescription) -> Bool {
         guard property.index < values.count, case .many(let storage) = values[property.index] else { return false }
         return storage.changed
+    }
+
+    /// The value of `key` as of the last fetch or save (Core Data's `committedValue(forKey:)`): an attribute's
+    /// value, a to-one's object, a to-many's members. Nil for inserted objects and unknown keys.
+    public func committedValue(forKey key: String) -> Any? {
+        guard !isInserted, let property = entity.property(named: key) else { return nil }
+        willAccessValues()
+        let index = property.index
+        guard index < committed.count else { return nil }
+        if let attribute = property as? AttributeDescription {
+            if attribute.isTransient { return nil }
+            return ValueCoding.value(of: committed[index], type: attribute.type, transformer: attribute.valueTransformerName)
+        }
+        let relationship = property as! RelationshipDescription
+        if relationship.isToMany {
+            if case .many(let storage) = values[index] { return storage.original }
+            return objects(for: relationship)
+        }
+        switch committed[index] {
+        case .object(let object): return object
+        case .integer(let packed):
+            guard let context = managedObjectContext else { return nil }
+            let (key, entityNumber) = ToOneReference.unpack(packed, relationship: relationship)
+            let destination = entityNumber.flatMap { entity.model!.entity(number: $0) } ?? relationship.destination!
+            return context.faultingObject(entity: destination, key: key)
+        default: return nil
+        }
     }
 
     /// The stored values as of the last save or fetch, by key (attributes only).

@@ -80,6 +80,8 @@ extension ManagedObjectContext {
 
     /// Lets go of an object whose row is gone: it leaves the context and becomes an inaccessible fault.
     private func forget(_ object: ManagedObject) {
+        object.willTurnIntoFault()
+        defer { object.didTurnIntoFault() }
         if object.flags.contains(.holdsSnapshot) { coordinator.releaseSnapshots([object.objectKeyForCache]) }
         registry[object.objectID.objectKey] = nil
         updatedSet[ObjectIdentifier(object)] = nil

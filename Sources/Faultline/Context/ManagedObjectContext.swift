@@ -211,6 +211,7 @@ public final class ManagedObjectContext: @unchecked Sendable {
             throw StoreError.objectNotFound(id)
         }
         fulfill(object, values: row.values, version: row.version)
+        object.awakeFromFetch()
         return object
     }
 
@@ -276,6 +277,7 @@ public final class ManagedObjectContext: @unchecked Sendable {
     public func delete(_ object: ManagedObject) {
         guard object.managedObjectContext === self, !object.isDeleted else { return }
         object.willAccessValues()
+        object.prepareForDeletion()
         object.flags.insert(.deleted)
         changeTracker?.noteDelete(object)
         if object.flags.contains(.inserted) {
@@ -367,6 +369,8 @@ public final class ManagedObjectContext: @unchecked Sendable {
         guard object.managedObjectContext === self, !object.isInserted else { return }
         changeTracker?.noteRefresh(object)
         if !mergeChanges || !object.hasChanges {
+            object.willTurnIntoFault()
+            defer { object.didTurnIntoFault() }
             // As Core Data: the fault lets go of its row-cache snapshot, so once no other context holds it the next
             // fire reads the store (and sees what other coordinators wrote since).
             if object.flags.contains(.holdsSnapshot) { coordinator.releaseSnapshots([object.objectKeyForCache]) }
@@ -382,15 +386,33 @@ public final class ManagedObjectContext: @unchecked Sendable {
         }
         guard let row = underlyingRow(of: object) else { return }
         var merged = row.values
-        for i in merged.indices where object.changes.contains(i) || isMany(object.values[i]) {
+        for i in merged.indices where object.changes.contains(i) {
             merged[i] = object.values[i]
         }
+        for relationship in object.entity.relationships where relationship.isToMany && relationship.index < merged.count {
+            // A to-many takes the stored members with this context's additions and removals on top; one without
+            // changes is simply read again when next used.
+            guard case .many(let storage) = object.values[relationship.index], storage.changed else { continue }
+            let stored = fireRelationshipFault(relationship, of: object)
+            let removed = Set(storage.original.lazy.filter { !storage.contains($0) }.map(ObjectIdentifier.init))
+            var members = stored.filter { !removed.contains(ObjectIdentifier($0)) }
+            let present = Set(members.lazy.map(ObjectIdentifier.init))
+            let originals = Set(storage.original.lazy.map(ObjectIdentifier.init))
+            members += storage.objects.filter { !originals.contains(ObjectIdentifier($0)) && !present.contains(ObjectIdentifier($0)) }
+            merged[relationship.index] = .many(ToManyStorage(objects: members, original: stored))
+        }
+        // As Core Data: awakeFromFetch runs on the merged values, then transient attributes get their values from
+        // before the refresh back (seed 000 L2020–2080: a cached fullName stays "Sarit Jones").
+        let transients = object.entity.attributes.filter(\.isTransient).map { ($0.index, object.values[$0.index], object.transientObjects[$0.index]) }
         object.values = merged
         object.committed = row.values
         object.version = row.version
+        object.awakeFromFetch()
+        for (slot, value, transientObject) in transients where slot < object.values.count {
+            object.values[slot] = value
+            object.transientObjects[slot] = transientObject
+        }
     }
-
-    private func isMany(_ slot: Slot) -> Bool { if case .many = slot { return true }; return false }
 
     /// Refreshes every registered object, keeping unsaved changes.
     public func refreshAllObjects() {

@@ -15,6 +15,14 @@ final class ToManyStorage {
         self.members = Set(objects.lazy.map(ObjectIdentifier.init))
     }
 
+    /// Members that differ from the stored ones (`original`): changed unless they are the same.
+    init(objects: [ManagedObject], original: [ManagedObject]) {
+        self.objects = objects
+        self.original = original
+        self.members = Set(objects.lazy.map(ObjectIdentifier.init))
+        self.changed = objects.count != original.count || !zip(objects, original).allSatisfy { $0 === $1 }
+    }
+
     var count: Int { objects.count }
 
     func contains(_ object: ManagedObject) -> Bool {

@@ -123,6 +123,7 @@ extension ManagedObjectContext {
         let skipDeleted = request.includesPendingChanges && !deletedSet.isEmpty
         // A result holds each row once, so a context that had nothing registered needs no uniquing lookup.
         let mayBeRegistered = !registry.isEmpty
+        var awakened: [ManagedObject] = []
         do {
             try coordinator.fetchRows(entity: entity, includesSubentities: request.includesSubentities, keys: keys, filter: filter,
                                       limit: limit, offset: offset) { rowEntity, key, version, snapshot in
@@ -135,13 +136,19 @@ extension ManagedObjectContext {
                         // takes a newer version of the row.
                         if existing.isFault || existing.version != version {
                             let values = coordinator.refreshCachedRow(root: root, key: key, snapshot)
-                            if existing.isFault && !returnsFaults { fulfill(existing, values: values, version: version) }
+                            if existing.isFault && !returnsFaults {
+                                fulfill(existing, values: values, version: version)
+                                if rowEntity.hasCustomClass { awakened.append(existing) }
+                            }
                         }
                         return
                     }
                     let values = snapshot()
                     existing.flags.insert(.holdsSnapshot)
-                    if existing.isFault && !returnsFaults { fulfill(existing, values: values, version: version) }
+                    if existing.isFault && !returnsFaults {
+                        fulfill(existing, values: values, version: version)
+                        if rowEntity.hasCustomClass { awakened.append(existing) }
+                    }
                     return
                 }
                 let object = rowEntity.managedClass.init(entity: rowEntity, insertInto: nil)
@@ -154,6 +161,7 @@ extension ManagedObjectContext {
                     object.values = values
                     object.version = version
                     object.flags = [.holdsSnapshot, queueFlag]
+                    if rowEntity.hasCustomClass { awakened.append(object) }
                 }
                 registry[ObjectKey(table: root, key: key)] = object
                 results.append(object)
@@ -161,6 +169,8 @@ extension ManagedObjectContext {
         } catch let error as StoreError {
             throw FetchError.store(error)
         }
+        // Outside the coordinator's lock: a hook may fire faults of its own.
+        for object in awakened { object.awakeFromFetch() }
         return results
     }
 

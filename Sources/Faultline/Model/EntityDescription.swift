@@ -123,7 +123,11 @@ public final class EntityDescription: @unchecked Sendable, CustomStringConvertib
     /// Registers the class used for this entity's objects (a typed `ManagedObject` subclass).
     public func register(_ type: ManagedObject.Type) {
         managedClass = type
+        hasCustomClass = ObjectIdentifier(type) != ObjectIdentifier(ManagedObject.self)
     }
+
+    /// True when objects of this entity are of a subclass, whose lifecycle hooks must be called.
+    private(set) var hasCustomClass = false
 
     public var description: String { "EntityDescription(\(name))" }
 

@@ -20,6 +20,8 @@ public final class ManagedObjectModel: @unchecked Sendable {
     public let configurations: [String: [String]]
     /// Where the model came from, for error messages.
     public let source: String?
+    /// True when some entity has a registered subclass (whose lifecycle hooks saves must call).
+    var hasCustomClasses: Bool { entities.contains { $0.hasCustomClass } }
 
     /// Builds and validates a model from entity descriptions.
     ///

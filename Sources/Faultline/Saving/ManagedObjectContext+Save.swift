@@ -9,6 +9,11 @@ extension ManagedObjectContext {
         notifyWillSave()
         try checkDenyRules()
         try validateForSave()
+        if callWillSaveHooks() {
+            // What the hooks changed is validated too.
+            try checkDenyRules()
+            try validateForSave()
+        }
         var changes = pendingChanges()
         if let parent {
             try saveChild(into: parent, changes, callSite: probesEnabled ? callSite(file, line) : nil)
@@ -39,6 +44,7 @@ extension ManagedObjectContext {
         let announces = !saveObservers.didSave.isEmpty || !coordinator.autoMergers.isEmpty || !autoMergers.isEmpty
         let deleted = announces ? changes.deleted.map(\.objectID) : []
         let permanentKeys = didSave(changes)
+        callDidSaveHooks(changes)
         guard announces else { return }
         let notification = SaveNotification(context: serialNumber, inserted: changes.inserted.map(\.objectID),
                                             updated: changes.updated.map(\.objectID), deleted: deleted,
@@ -46,6 +52,11 @@ extension ManagedObjectContext {
         coordinator.autoMergers.notify(notification.changes, except: self)
         autoMergers.notify(notification.changes, permanentKeys: permanentKeys, except: self)
         notifyDidSave(notification)
+    }
+
+    private func callDidSaveHooks(_ changes: SaveChanges) {
+        guard model.hasCustomClasses else { return }
+        for object in changes.inserted + changes.updated + changes.deleted where object.entity.hasCustomClass { object.didSave() }
     }
 
     private func pendingChanges() -> SaveChanges {
@@ -74,6 +85,7 @@ extension ManagedObjectContext {
     private func saveChild(into parent: ManagedObjectContext, _ changes: SaveChanges, callSite: CallSite?) throws {
         let start = ProbeClock.now()
         let pushed = saveIntoParent(parent, changes)
+        callDidSaveHooks(changes)
         if probesEnabled {
             func counts(_ objects: [ManagedObject]) -> [String: Int] {
                 objects.reduce(into: [:]) { $0[$1.entity.name, default: 0] += 1 }

@@ -28,12 +28,20 @@ public enum SaveError: Error, CustomStringConvertible, Sendable {
     }
 }
 
-/// One validation failure: the object, key, value and rule.
-public struct ValidationFailure: Sendable, CustomStringConvertible, Equatable {
+/// One validation failure: the object, key, value and rule. Custom validation (`validateForInsert` and the like)
+/// throws these.
+public struct ValidationFailure: Error, Sendable, CustomStringConvertible, Equatable {
     public let object: ManagedObjectID
     public let key: String
     public let value: String
     public let rule: String
+
+    public init(object: ManagedObjectID, key: String, value: String, rule: String) {
+        self.object = object
+        self.key = key
+        self.value = value
+        self.rule = rule
+    }
 
     public var description: String { "\(object.entity.name).\(key) of \(object.uriString) = \(value): \(rule)" }
 }

@@ -4,11 +4,45 @@ import Foundation
 extension ManagedObjectContext {
     func validateForSave() throws {
         var failures: [ValidationFailure] = []
-        let objects = pendingInsertions + updatedSet.values.sorted { $0.key < $1.key }
+        let updated = updatedSet.values.sorted { $0.key < $1.key }
+        let objects = pendingInsertions + updated
         for object in objects where !object.entity.validatedSlots.isEmpty {
             failures += validate(object)
         }
+        if model.hasCustomClasses {
+            // Custom rules: every failure of every object, together with the model's.
+            func run(_ object: ManagedObject, _ hook: () throws -> Void) {
+                do { try hook() } catch let failure as ValidationFailure {
+                    failures.append(failure)
+                } catch SaveError.validation(let list) {
+                    failures += list
+                } catch {
+                    failures.append(ValidationFailure(object: object.objectID, key: "", value: "", rule: "\(error)"))
+                }
+            }
+            for object in pendingInsertions where object.entity.hasCustomClass { run(object, object.validateForInsert) }
+            for object in updated where object.entity.hasCustomClass { run(object, object.validateForUpdate) }
+            for object in deletedSet.values.sorted(by: { $0.key < $1.key }) where object.entity.hasCustomClass { run(object, object.validateForDelete) }
+        }
         if !failures.isEmpty { throw SaveError.validation(failures) }
+    }
+
+    /// Calls `willSave()` on each changed object of a subclass, once per save, including objects the hooks
+    /// themselves dirty (up to 100 rounds of them). True when any hook ran.
+    func callWillSaveHooks() -> Bool {
+        guard model.hasCustomClasses else { return false }
+        var called: Set<ObjectIdentifier> = []
+        for _ in 0..<100 {
+            let dirty = (pendingInsertions + Array(updatedSet.values) + Array(deletedSet.values))
+                .filter { $0.entity.hasCustomClass && !called.contains(ObjectIdentifier($0)) }
+                .sorted { $0.key < $1.key }
+            if dirty.isEmpty { break }
+            for object in dirty {
+                called.insert(ObjectIdentifier(object))
+                object.willSave()
+            }
+        }
+        return !called.isEmpty
     }
 
     func validate(_ object: ManagedObject) -> [ValidationFailure] {
