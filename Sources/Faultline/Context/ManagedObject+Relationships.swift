@@ -82,18 +82,22 @@ extension ManagedObject {
         guard let storage = toManyStorage(for: relationship) else { return }
         if storage.contains(object) {
             guard relationship.isOrdered, let index else { return }
+            willChange()
             storage.remove(object)
             storage.insert(object, at: index)
             markChanged(relationship.index)
             return
         }
+        willChange()
         storage.insert(object, at: index)
         markChanged(relationship.index)
         if let inverse = relationship.inverse { object.addInverse(inverse, pointingAt: self) }
     }
 
     final func removeObject(_ object: ManagedObject, from relationship: RelationshipDescription) {
-        guard let storage = toManyStorage(for: relationship), storage.remove(object) else { return }
+        guard let storage = toManyStorage(for: relationship), storage.contains(object) else { return }
+        willChange()
+        storage.remove(object)
         markChanged(relationship.index)
         if let inverse = relationship.inverse { object.removeInverse(inverse, pointingAt: self) }
     }
@@ -110,7 +114,9 @@ extension ManagedObject {
     /// `self.inverse` must now include (to-many) or be (to-one) `source`.
     final func addInverse(_ inverse: RelationshipDescription, pointingAt source: ManagedObject) {
         if inverse.isToMany {
-            guard let storage = toManyStorage(for: inverse), storage.insert(source) else { return }
+            guard let storage = toManyStorage(for: inverse), !storage.contains(source) else { return }
+            willChange()
+            storage.insert(source)
             markChanged(inverse.index)
         } else {
             let previous = destination(of: inverse)
@@ -125,7 +131,9 @@ extension ManagedObject {
     final func removeInverse(_ inverse: RelationshipDescription, pointingAt source: ManagedObject) {
         if isDeleted && managedObjectContext == nil { return }
         if inverse.isToMany {
-            guard let storage = toManyStorage(for: inverse), storage.remove(source) else { return }
+            guard let storage = toManyStorage(for: inverse), storage.contains(source) else { return }
+            willChange()
+            storage.remove(source)
             markChanged(inverse.index)
         } else if destination(of: inverse) === source {
             setSlot(.null, at: inverse.index)
@@ -136,7 +144,9 @@ extension ManagedObject {
     /// already updated).
     private func dropForward(_ forward: RelationshipDescription, member: ManagedObject) {
         if forward.isToMany {
-            guard let storage = toManyStorage(for: forward), storage.remove(member) else { return }
+            guard let storage = toManyStorage(for: forward), storage.contains(member) else { return }
+            willChange()
+            storage.remove(member)
             markChanged(forward.index)
         } else if destination(of: forward) === member {
             setSlot(.null, at: forward.index)

@@ -157,12 +157,18 @@ open class ManagedObject: CustomStringConvertible {
     @usableFromInline final func setSlot(_ value: Slot, at index: Int) {
         willAccessValues()
         guard index < values.count else { return }
+        willChange()
         if !flags.contains(.hasCommittedCopy) && !flags.contains(.inserted) {
             committedCopy = values
             flags.insert(.hasCommittedCopy)
         }
         values[index] = value
         markChanged(index)
+    }
+
+    /// Lets the undo manager, if any, keep the object's state from before the change that follows.
+    @inline(__always) final func willChange() {
+        if let undo = managedObjectContext?.undoRecorder { undo.capture(self) }
     }
 
     final func markChanged(_ index: Int) {

@@ -158,6 +158,7 @@ extension ManagedObjectContext {
     /// so that the eventual save writes the difference. Inverses are the child's: they arrive as changes too.
     private func replaceMembers(of object: ManagedObject, _ relationship: RelationshipDescription, with members: [ManagedObject]) {
         guard let storage = object.toManyStorage(for: relationship) else { return }
+        object.willChange()
         let keep = Set(members.lazy.map(ObjectIdentifier.init))
         for member in storage.objects where !keep.contains(ObjectIdentifier(member)) { storage.remove(member) }
         for (i, member) in members.enumerated() {

@@ -49,6 +49,17 @@ public final class ManagedObjectContext: @unchecked Sendable {
     let saveObservers = SaveObservers()
     /// Changes since the last objects-did-change notification; nil until someone observes them.
     var changeTracker: ChangeTracker?
+    /// The undo manager while it records (nil when there is none, and while it undoes).
+    @exclusivity(unchecked) var undoRecorder: ContextUndoManager?
+
+    /// Records changes for undo and redo; nil (the default) records nothing.
+    public var undoManager: ContextUndoManager? {
+        didSet {
+            oldValue?.context = nil
+            undoManager?.context = self
+            undoRecorder = undoManager
+        }
+    }
     /// The call site of the traced fetch in progress: fetches it runs itself (prefetching, batch faults) report
     /// it too, so that a trace points at the program's code, not the engine's.
     var outerCallSite: CallSite?
@@ -258,6 +269,7 @@ public final class ManagedObjectContext: @unchecked Sendable {
         insertionOrder.append(object)
         insertedCount += 1
         changeTracker?.noteInsert(object)
+        undoRecorder?.captureInsertion(object)
         object.awakeFromInsert()
     }
 
@@ -278,6 +290,7 @@ public final class ManagedObjectContext: @unchecked Sendable {
         guard object.managedObjectContext === self, !object.isDeleted else { return }
         object.willAccessValues()
         object.prepareForDeletion()
+        object.willChange()
         object.flags.insert(.deleted)
         changeTracker?.noteDelete(object)
         if object.flags.contains(.inserted) {
@@ -331,11 +344,13 @@ public final class ManagedObjectContext: @unchecked Sendable {
         updatedSet.removeAll()
         deletedSet.removeAll()
         if let changeTracker { _ = changeTracker.take() }
+        undoManager?.removeAllActions()
         coordinator.releaseSnapshots(held)
     }
 
     /// Discards unsaved changes: inserted objects are forgotten, deleted ones restored, updated ones reverted.
     public func rollback() {
+        undoManager?.removeAllActions()
         for object in pendingInsertions {
             object.flags.remove(.inserted)
             unregister(object)

@@ -85,6 +85,7 @@ extension ManagedObjectContext {
 
     /// Sends the objects-did-change notification for changes made since the last one, if there were any.
     public func processPendingChanges() {
+        undoManager?.closeImplicitGroup()
         guard let tracker = changeTracker, !tracker.isEmpty else { return }
         let note = tracker.take()
         guard !(note.inserted.isEmpty && note.updated.isEmpty && note.deleted.isEmpty && note.refreshed.isEmpty) else { return }

@@ -46,6 +46,13 @@ final class ToManyStorage {
         return true
     }
 
+    /// Makes `objects` the members (an undo), keeping `original`.
+    func replaceMembers(_ objects: [ManagedObject]) {
+        self.objects = objects
+        members = Set(objects.lazy.map(ObjectIdentifier.init))
+        changed = objects.count != original.count || !zip(objects, original).allSatisfy { $0 === $1 }
+    }
+
     func markSaved() {
         original = objects
         changed = false
