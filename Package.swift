@@ -52,7 +52,7 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
-        .testTarget(name: "FaultlineTests", dependencies: ["Faultline"]),
+        .testTarget(name: "FaultlineTests", dependencies: ["Faultline", "CSQLite"]),
         .testTarget(name: "FaultlineDataTests", dependencies: ["Faultline", "FaultlineData"]),
         .testTarget(name: "FaultlineReportTests", dependencies: ["Faultline", "FaultlineReport"]),
         .testTarget(name: "FaultlineBenchTests", dependencies: ["Faultline", "FaultlineBench"]),
