@@ -18,7 +18,8 @@ extension ManagedObjectContext {
         }
         if !batchMembership.isEmpty, fulfillBatch(containing: object) { return }
         do {
-            if let row = try coordinator.snapshotForFault(entity: object.entity, key: object.key, retain: !object.flags.contains(.holdsSnapshot)) {
+            let maxAge = stalenessInterval < 0 ? nil : UInt64(min(stalenessInterval, 1e9) * 1e9)
+            if let row = try reader.snapshotForFault(entity: object.entity, key: object.key, retain: !object.flags.contains(.holdsSnapshot), maxAge: maxAge) {
                 fulfill(object, values: row.values, version: row.version)
                 object.awakeFromFetch()
                 return
@@ -59,7 +60,7 @@ extension ManagedObjectContext {
                 return object.isDeleted ? nil : object
             }
         }
-        guard object.key > 0, let keys = try? coordinator.relationshipKeys(relationship, of: object.key) else { return [] }
+        guard object.key > 0, let keys = try? reader.relationshipKeys(relationship, of: object.key) else { return [] }
         var result: [ManagedObject] = []
         result.reserveCapacity(keys.count)
         for (entity, key) in keys {

@@ -32,6 +32,8 @@ extension ManagedObjectContext {
     func merge(_ changes: RemoteChanges, permanentKeys: [Int64: ManagedObjectID] = [:]) {
         if checksQueue { checkQueue(touching: nil) }
         let start = ProbeClock.now()
+        // A pinned context moves to the latest generation when it merges (seed 001 L4039).
+        advanceGeneration()
         var refreshed = 0
         for (temporary, id) in permanentKeys {
             // The root saved an object this child knows by its temporary key: adopt the permanent one.
@@ -82,7 +84,7 @@ extension ManagedObjectContext {
     private func forget(_ object: ManagedObject) {
         object.willTurnIntoFault()
         defer { object.didTurnIntoFault() }
-        if object.flags.contains(.holdsSnapshot) { coordinator.releaseSnapshots([object.objectKeyForCache]) }
+        if object.flags.contains(.holdsSnapshot) { reader.releaseSnapshots([object.objectKeyForCache]) }
         registry[object.objectID.objectKey] = nil
         updatedSet[ObjectIdentifier(object)] = nil
         deletedSet[ObjectIdentifier(object)] = nil

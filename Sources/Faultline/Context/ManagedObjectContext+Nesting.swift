@@ -223,11 +223,11 @@ extension ManagedObjectContext {
     /// The values an object would have if refreshed: its parent's (child contexts) or the store's.
     func underlyingRow(of object: ManagedObject) -> (values: [Slot], version: Int64)? {
         guard let parent else {
-            return (try? coordinator.readRow(entity: object.entity, key: object.key)).flatMap { $0.map { ($0.values, $0.version) } }
+            return (try? reader.readRow(entity: object.entity, key: object.key)).flatMap { $0.map { ($0.values, $0.version) } }
         }
         switch parent.performAndWait({ parent.childView(entity: object.entity, key: object.key) }) {
         case .state(let state): return (state.values(in: self), state.version)
-        case .store: return (try? coordinator.readRow(entity: object.entity, key: object.key)).flatMap { $0.map { ($0.values, $0.version) } }
+        case .store: return (try? reader.readRow(entity: object.entity, key: object.key)).flatMap { $0.map { ($0.values, $0.version) } }
         case .missing: return nil
         }
     }

@@ -68,6 +68,15 @@ public final class ManagedObjectContext: @unchecked Sendable {
     var updatedSet: [ObjectIdentifier: ManagedObject] = [:]
     var deletedSet: [ObjectIdentifier: ManagedObject] = [:]
 
+    /// The reader of a context pinned to a query generation; nil when it reads the latest state.
+    var generation: PersistentStoreCoordinator?
+    /// Where the context reads rows: its pinned generation, else its coordinator.
+    var reader: PersistentStoreCoordinator { generation ?? coordinator }
+
+    /// How old (in seconds) a row in the coordinator's row cache may be for a fault to use it instead of reading
+    /// the store (Core Data's `stalenessInterval`): negative (the default) accepts any age, 0 always reads the store.
+    public var stalenessInterval: Double = -1
+
     /// How this context's saves resolve optimistic-locking and uniqueness conflicts (`.error`, the default,
     /// resolves nothing). A child context's save into its parent ignores it: the child's values win, as in Core Data.
     public var mergePolicy: MergePolicy = .error
@@ -128,7 +137,7 @@ public final class ManagedObjectContext: @unchecked Sendable {
         }
         for object in insertionOrder { object.managedObjectContext = nil }
         for object in temporaryObjects.values where object.managedObjectContext === self { object.managedObjectContext = nil }
-        coordinator.releaseSnapshots(held)
+        reader.releaseSnapshots(held)
     }
 
     // MARK: Queues
@@ -218,7 +227,7 @@ public final class ManagedObjectContext: @unchecked Sendable {
         }
         let entity = model.entity(named: id.entity.name)!
         let object = faultingObject(entity: entity, key: id.key)
-        guard let row = try coordinator.snapshotForFault(entity: entity, key: id.key, retain: !object.flags.contains(.holdsSnapshot)) else {
+        guard let row = try reader.snapshotForFault(entity: entity, key: id.key, retain: !object.flags.contains(.holdsSnapshot)) else {
             throw StoreError.objectNotFound(id)
         }
         fulfill(object, values: row.values, version: row.version)
@@ -316,7 +325,7 @@ public final class ManagedObjectContext: @unchecked Sendable {
         if object.key < 0, temporaryObjects[object.key] === object { temporaryObjects[object.key] = nil }
         if object.flags.contains(.holdsSnapshot) {
             object.flags.remove(.holdsSnapshot)
-            coordinator.releaseSnapshots([key])
+            reader.releaseSnapshots([key])
         }
         object.managedObjectContext = nil
     }
@@ -345,7 +354,7 @@ public final class ManagedObjectContext: @unchecked Sendable {
         deletedSet.removeAll()
         if let changeTracker { _ = changeTracker.take() }
         undoManager?.removeAllActions()
-        coordinator.releaseSnapshots(held)
+        reader.releaseSnapshots(held)
     }
 
     /// Discards unsaved changes: inserted objects are forgotten, deleted ones restored, updated ones reverted.
@@ -388,7 +397,7 @@ public final class ManagedObjectContext: @unchecked Sendable {
             defer { object.didTurnIntoFault() }
             // As Core Data: the fault lets go of its row-cache snapshot, so once no other context holds it the next
             // fire reads the store (and sees what other coordinators wrote since).
-            if object.flags.contains(.holdsSnapshot) { coordinator.releaseSnapshots([object.objectKeyForCache]) }
+            if object.flags.contains(.holdsSnapshot) { reader.releaseSnapshots([object.objectKeyForCache]) }
             object.flags = object.flags.intersection([.checksQueue])
             object.flags.insert(.fault)
             object.values = []

@@ -105,6 +105,7 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
             let (conditions, bounds) = entityConditions(store.plan(for: entity), includesSubentities: includesSubentities)
             let chunks: [[Int64]?] = keys.map { KeyList.chunks($0).map(Array.init) } ?? [nil]
             let root = Int32(entity.root.entityNumber)
+            let readAt = ProbeClock.now()
             let model = entity.model!
             // A single-entity table needs no Z_ENT lookup per row.
             let singleEntity = tablePlan.isSingleEntity ? entity.root : nil
@@ -129,7 +130,7 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
                     let key = statement.int64(at: TablePlan.keyColumn)
                     let version = statement.int64(at: TablePlan.versionColumn)
                     handler(rowEntity, key, version) {
-                        rowCache.upsertAndRetain(ObjectKey(table: root, key: key), version: version, entityNumber: Int32(rowEntity.entityNumber)) {
+                        rowCache.upsertAndRetain(ObjectKey(table: root, key: key), version: version, entityNumber: Int32(rowEntity.entityNumber), at: readAt) {
                             plan.decode(statement)
                         }
                     }
@@ -221,12 +222,13 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
         withLock { inMemorySorts += 1 }
     }
 
-    /// The snapshot of one row for fault fulfilment: from the row cache when present (no SQL), else one SELECT.
-    /// The caller's object holds the snapshot afterwards.
-    func snapshotForFault(entity: EntityDescription, key: Int64, retain: Bool) throws -> (values: [Slot], version: Int64, entity: EntityDescription)? {
+    /// The snapshot of one row for fault fulfilment: from the row cache when present (no SQL) and not older than
+    /// `maxAge` nanoseconds (nil: any age), else one SELECT. The caller's object holds the snapshot afterwards.
+    func snapshotForFault(entity: EntityDescription, key: Int64, retain: Bool, maxAge: UInt64? = nil) throws -> (values: [Slot], version: Int64, entity: EntityDescription)? {
         try withLock {
             let objectKey = ObjectKey(table: Int32(entity.root.entityNumber), key: key)
-            if let cached = rowCache.entry(for: objectKey), let cachedEntity = entity.model.entity(number: Int(cached.entityNumber)) {
+            if let cached = rowCache.entry(for: objectKey), let cachedEntity = entity.model.entity(number: Int(cached.entityNumber)),
+               maxAge.map({ ProbeClock.now() &- cached.storedAt <= $0 }) ?? true {
                 rowCache.hits += 1
                 if retain { _ = rowCache.retain(objectKey) }
                 return (cached.values, cached.version, cachedEntity)
@@ -252,7 +254,7 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
             guard let rowEntity = entity.model.entity(number: number) else { return nil }
             let values = store.plan(for: rowEntity).decode(statement)
             let version = statement.int64(at: TablePlan.versionColumn)
-            rowCache.store(ObjectKey(table: Int32(entity.root.entityNumber), key: key), values: values, version: version, entityNumber: Int32(number))
+            rowCache.store(ObjectKey(table: Int32(entity.root.entityNumber), key: key), values: values, version: version, entityNumber: Int32(number), at: ProbeClock.now())
             return (values, version, rowEntity)
         }
     }
@@ -324,6 +326,9 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
     }
 
 
+    /// Drops every cached row (under the lock).
+    func rowCacheRemoveAll() { rowCache.removeEverything() }
+
     /// Drops every cached row of a root entity's table (under the lock).
     func rowCacheRemoveTable(_ root: EntityDescription) { rowCache.removeAll(table: Int32(root.entityNumber)) }
 
@@ -342,16 +347,17 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
             let store = try requireStore()
             store.purpose(.save)
             try store.write(changes)
+            let now = ProbeClock.now()
             // The new committed state of each written object becomes its row's snapshot; inserted objects
             // hold theirs from now on (updated ones already did).
             for object in changes.inserted {
                 let snapshot = object.commitValues()
                 let key = ObjectKey(table: Int32(object.entity.root.entityNumber), key: object.pendingKey)
-                rowCache.store(key, values: snapshot, version: object.pendingVersion, entityNumber: Int32(object.entity.entityNumber), addingHolder: true)
+                rowCache.store(key, values: snapshot, version: object.pendingVersion, entityNumber: Int32(object.entity.entityNumber), at: now, addingHolder: true)
             }
             for object in changes.updated {
                 let snapshot = object.commitValues()
-                rowCache.store(object.objectKeyForCache, values: snapshot, version: object.pendingVersion, entityNumber: Int32(object.entity.entityNumber))
+                rowCache.store(object.objectKeyForCache, values: snapshot, version: object.pendingVersion, entityNumber: Int32(object.entity.entityNumber), at: now)
             }
             for object in changes.deleted {
                 rowCache.remove(ObjectKey(table: Int32(object.entity.root.entityNumber), key: object.key))

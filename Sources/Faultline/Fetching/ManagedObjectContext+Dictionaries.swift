@@ -57,7 +57,7 @@ extension ManagedObjectContext {
                 sql += " LIMIT ? OFFSET ?"
                 bindings += [.integer(request.fetchLimit > 0 ? Int64(request.fetchLimit) : -1), .integer(Int64(request.fetchOffset))]
             }
-            let rows = try coordinator.queryRows(sql, bindings: bindings, columns: columns.count)
+            let rows = try reader.queryRows(sql, bindings: bindings, columns: columns.count)
             return rows.map { row in
                 var dictionary: [String: Any] = [:]
                 for (i, column) in columns.enumerated() {

@@ -102,7 +102,7 @@ extension ManagedObjectContext {
         }
         let rows: [(EntityDescription, Int64)]
         do {
-            rows = try coordinator.fetchKeys(entity: entity, includesSubentities: request.includesSubentities, filter: filter, limit: limit, offset: offset)
+            rows = try reader.fetchKeys(entity: entity, includesSubentities: request.includesSubentities, filter: filter, limit: limit, offset: offset)
         } catch let error as StoreError {
             throw FetchError.store(error)
         }
@@ -125,7 +125,7 @@ extension ManagedObjectContext {
         let mayBeRegistered = !registry.isEmpty
         var awakened: [ManagedObject] = []
         do {
-            try coordinator.fetchRows(entity: entity, includesSubentities: request.includesSubentities, keys: keys, filter: filter,
+            try reader.fetchRows(entity: entity, includesSubentities: request.includesSubentities, keys: keys, filter: filter,
                                       limit: limit, offset: offset) { rowEntity, key, version, snapshot in
                 if mayBeRegistered, let existing = registry[ObjectKey(table: root, key: key)] {
                     if skipDeleted && existing.isDeleted { return }
@@ -135,7 +135,7 @@ extension ManagedObjectContext {
                         // faulting); a materialized object keeps its state (a refresh updates it), but the row cache
                         // takes a newer version of the row.
                         if existing.isFault || existing.version != version {
-                            let values = coordinator.refreshCachedRow(root: root, key: key, snapshot)
+                            let values = reader.refreshCachedRow(root: root, key: key, snapshot)
                             if existing.isFault && !returnsFaults {
                                 fulfill(existing, values: values, version: version)
                                 if rowEntity.hasCustomClass { awakened.append(existing) }
@@ -269,7 +269,7 @@ extension ManagedObjectContext {
         }
         let store = coordinator.storeIdentifier
         do {
-            return try coordinator.fetchKeys(entity: entity, includesSubentities: request.includesSubentities, filter: filter,
+            return try reader.fetchKeys(entity: entity, includesSubentities: request.includesSubentities, filter: filter,
                                              limit: request.fetchLimit, offset: request.fetchOffset)
                 .compactMap { entity, key in
                     let id = ManagedObjectID(entity: entity, key: key, storeIdentifier: store)
@@ -302,7 +302,7 @@ extension ManagedObjectContext {
             throw FetchError.predicate(error)
         }
         do {
-            var count = try coordinator.countRows(entity: entity, includesSubentities: request.includesSubentities, filter: filter)
+            var count = try reader.countRows(entity: entity, includesSubentities: request.includesSubentities, filter: filter)
             if request.fetchOffset > 0 { count = max(0, count - request.fetchOffset) }
             if request.fetchLimit > 0 { count = min(count, request.fetchLimit) }
             return count

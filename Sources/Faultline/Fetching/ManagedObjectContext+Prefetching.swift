@@ -54,7 +54,7 @@ extension ManagedObjectContext {
             let chunk = Array(slice)
             if relationship.joinTable != nil {
                 let rows: [(Int64, EntityDescription, Int64)]
-                do { rows = try coordinator.relationshipKeys(relationship, ofSources: chunk) } catch let error as StoreError { throw FetchError.store(error) }
+                do { rows = try reader.relationshipKeys(relationship, ofSources: chunk) } catch let error as StoreError { throw FetchError.store(error) }
                 var destinations: [ManagedObject] = []
                 for (source, entity, key) in rows {
                     let member = faultingObject(entity: entity, key: key)

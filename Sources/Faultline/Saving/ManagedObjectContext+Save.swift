@@ -44,6 +44,11 @@ extension ManagedObjectContext {
         let announces = !saveObservers.didSave.isEmpty || !coordinator.autoMergers.isEmpty || !autoMergers.isEmpty
         let deleted = announces ? changes.deleted.map(\.objectID) : []
         let permanentKeys = didSave(changes)
+        if generation != nil {
+            // The coordinator's cache holds the inserted rows for them; a pinned context reads its generation's.
+            coordinator.releaseSnapshots(changes.inserted.map(\.objectKeyForCache))
+            advanceGeneration()
+        }
         callDidSaveHooks(changes)
         guard announces else { return }
         let notification = SaveNotification(context: serialNumber, inserted: changes.inserted.map(\.objectID),

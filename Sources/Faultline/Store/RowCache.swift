@@ -8,6 +8,8 @@ struct RowCache {
         var version: Int64
         var entityNumber: Int32
         var holders: Int32
+        /// When the row was last read from or written to the store (`ProbeClock` nanoseconds), for staleness.
+        var storedAt: UInt64
     }
 
     private let entries = PagedMap<Entry>()
@@ -20,8 +22,9 @@ struct RowCache {
     @inline(__always) func entry(for key: ObjectKey) -> Entry? { entries[key] }
 
     /// Stores a row, keeping the holder count of an existing entry (plus one when `addingHolder`).
-    @inline(__always) func store(_ key: ObjectKey, values: [Slot], version: Int64, entityNumber: Int32, addingHolder: Bool = false) {
-        entries.update(key, default: { Entry(values: [], version: 0, entityNumber: entityNumber, holders: 0) }) { entry in
+    @inline(__always) func store(_ key: ObjectKey, values: [Slot], version: Int64, entityNumber: Int32, at time: UInt64, addingHolder: Bool = false) {
+        entries.update(key, default: { Entry(values: [], version: 0, entityNumber: entityNumber, holders: 0, storedAt: 0) }) { entry in
+            entry.storedAt = time
             entry.values = values
             entry.version = version
             entry.entityNumber = entityNumber
@@ -31,8 +34,9 @@ struct RowCache {
 
     /// The snapshot for a row just read at `version`: the cached values when still current (no decoding), else
     /// `decode()`'s. The caller's object holds the snapshot afterwards (one lookup in all).
-    @inline(__always) func upsertAndRetain(_ key: ObjectKey, version: Int64, entityNumber: Int32, decode: () -> [Slot]) -> [Slot] {
-        entries.update(key, default: { Entry(values: [], version: -1, entityNumber: entityNumber, holders: 0) }) { entry in
+    @inline(__always) func upsertAndRetain(_ key: ObjectKey, version: Int64, entityNumber: Int32, at time: UInt64, decode: () -> [Slot]) -> [Slot] {
+        entries.update(key, default: { Entry(values: [], version: -1, entityNumber: entityNumber, holders: 0, storedAt: 0) }) { entry in
+            entry.storedAt = time
             if entry.version != version || entry.entityNumber != entityNumber {
                 entry.values = decode()
                 entry.version = version
@@ -53,6 +57,8 @@ struct RowCache {
     }
 
     func remove(_ key: ObjectKey) { entries[key] = nil }
+
+    func removeEverything() { entries.removeAll() }
 
     /// Drops every entry of one table.
     func removeAll(table: Int32) { entries.removeAll(table: table) }
