@@ -337,4 +337,58 @@ final class MergePolicyTests: XCTestCase {
             XCTAssertEqual(item.value(forKey: "note") as? String, "theirs")
         }
     }
+
+    func testConflictsResolutionsAndRefusalsAreSaveEvents() throws {
+        let dir = TemporaryDirectory()
+        let recorder = InMemoryProbeRecorder()
+        let lines = LineCollector()
+        let probes = Probes(configuration: ProbeConfiguration(), recorders: [recorder, SQLDebugLogger(level: 1) { lines.append($0) }])
+        let model = try model()
+        let coordinator = PersistentStoreCoordinator(managedObjectModel: model, probes: probes)
+        try coordinator.addPersistentStore(at: dir.file("store.sqlite"))
+        let mine = ManagedObjectContext(.privateQueue, coordinator: coordinator)
+        let item = try mine.performAndWait { () throws -> ManagedObject in
+            let item = try mine.insertNewObject(forEntityName: "Item")
+            try item.setValue(1, forKey: "code")
+            try mine.save()
+            return item
+        }
+        let other = PersistentStoreCoordinator(managedObjectModel: model)
+        try other.addPersistentStore(at: dir.file("store.sqlite"))
+        let theirs = ManagedObjectContext(.privateQueue, coordinator: other)
+        try theirs.performAndWait {
+            try self.item(code: 1, in: theirs).setValue("theirs", forKey: "note")
+            try theirs.save()
+        }
+        recorder.removeAll()
+        lines.removeAll()
+        mine.mergePolicy = .mergeByPropertyObjectTrump
+        try mine.performAndWait {
+            try item.setValue("mine", forKey: "title")
+            try mine.save()
+        }
+        var saves = recorder.events.compactMap { event -> SaveEvent? in if case .save(let e) = event { return e }; return nil }
+        XCTAssertEqual(saves.map(\.conflicts), [1, 0], "the conflicting attempt, then the resolved one")
+        XCTAssertNotNil(saves[0].error)
+        XCTAssertNil(saves[1].error)
+        XCTAssertEqual(lines.lines.filter { $0.contains("save execution time") && $0.contains("(failed: optimistic locking failed") }.count, 1)
+
+        // A save refused by validation writes nothing but is an event with the reason.
+        // A save refused by validation writes nothing but is an event with the reason.
+        recorder.removeAll()
+        let strict = try ManagedObjectModel(entities: [EntityDescription(name: "Thing", properties: [
+            AttributeDescription(name: "name", type: .string, isOptional: false)])])
+        let strictCoordinator = PersistentStoreCoordinator(managedObjectModel: strict, probes: probes)
+        try strictCoordinator.addPersistentStore(at: dir.file("strict.sqlite"))
+        let context = ManagedObjectContext(.privateQueue, coordinator: strictCoordinator)
+        try context.performAndWait {
+            _ = try context.insertNewObject(forEntityName: "Thing")
+            XCTAssertThrowsError(try context.save())
+        }
+        saves = recorder.events.compactMap { event -> SaveEvent? in if case .save(let e) = event { return e }; return nil }
+        XCTAssertEqual(saves.count, 1)
+        XCTAssertEqual(saves.first?.statements, 0)
+        XCTAssertEqual(saves.first?.inserted, ["Thing": 1])
+        XCTAssertTrue(saves.first?.error?.contains("required") == true, saves.first?.error ?? "no error")
+    }
 }

@@ -71,18 +71,18 @@ extension ManagedObjectContext {
             let start = ProbeClock.now()
             var failure: Error?
             do { try body() } catch { failure = error }
-            func counts(_ objects: [ManagedObject]) -> [String: Int] {
-                objects.reduce(into: [:]) { $0[$1.entity.name, default: 0] += 1 }
-            }
             var conflicts = 0
             if case SaveError.conflicts(let list)? = failure { conflicts = list.count }
-            coordinator.probes.record(.save(SaveEvent(
-                inserted: counts(changes.inserted), updated: counts(changes.updated), deleted: counts(changes.deleted),
-                statements: coordinator.probeTotals().statements - before,
-                duration: ProbeClock.seconds(start, ProbeClock.now()),
+            coordinator.probes.record(.save(changes.event(
+                statements: coordinator.probeTotals().statements - before, duration: ProbeClock.seconds(start, ProbeClock.now()),
                 conflicts: conflicts, error: failure.map { "\($0)" }, callSite: callSite, context: serialNumber)))
             if let failure { throw failure }
         }
+    }
+
+    /// Records a save refused before writing (Deny rules, validation).
+    func recordRefusedSave(_ changes: SaveChanges, error: Error, callSite: CallSite) {
+        coordinator.probes.record(.save(changes.event(statements: 0, duration: 0, error: "\(error)", callSite: callSite, context: serialNumber)))
     }
 
     /// Runs a batch request's body, recording a `batch` event when probes are on.

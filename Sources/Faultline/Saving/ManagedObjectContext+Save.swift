@@ -7,12 +7,18 @@ extension ManagedObjectContext {
         processPendingChanges()
         guard hasChanges else { return }
         notifyWillSave()
-        try checkDenyRules()
-        try validateForSave()
-        if callWillSaveHooks() {
-            // What the hooks changed is validated too.
+        do {
             try checkDenyRules()
             try validateForSave()
+            if callWillSaveHooks() {
+                // What the hooks changed is validated too.
+                try checkDenyRules()
+                try validateForSave()
+            }
+        } catch {
+            // A refused save is a save event too (nothing written), so that the trace shows why.
+            if probesEnabled { recordRefusedSave(pendingChanges(), error: error, callSite: callSite(file, line)) }
+            throw error
         }
         var changes = pendingChanges()
         if let parent {
@@ -92,13 +98,8 @@ extension ManagedObjectContext {
         let pushed = saveIntoParent(parent, changes)
         callDidSaveHooks(changes)
         if probesEnabled {
-            func counts(_ objects: [ManagedObject]) -> [String: Int] {
-                objects.reduce(into: [:]) { $0[$1.entity.name, default: 0] += 1 }
-            }
-            coordinator.probes.record(.save(SaveEvent(
-                inserted: counts(changes.inserted), updated: counts(changes.updated), deleted: counts(changes.deleted),
-                statements: 0, duration: ProbeClock.seconds(start, ProbeClock.now()), conflicts: 0, error: nil,
-                callSite: callSite, context: serialNumber, parent: parent.serialNumber)))
+            coordinator.probes.record(.save(changes.event(statements: 0, duration: ProbeClock.seconds(start, ProbeClock.now()),
+                                                          callSite: callSite, context: serialNumber, parent: parent.serialNumber)))
         }
         notifyDidSave(SaveNotification(context: serialNumber, inserted: pushed.inserted, updated: pushed.updated,
                                        deleted: pushed.deleted, coordinator: ObjectIdentifier(coordinator)))

@@ -37,4 +37,14 @@ struct SaveChanges {
         }
         return values
     }
+
+    /// The probe event for a save of these changes (object counts by entity).
+    func event(statements: Int, duration: Double, conflicts: Int = 0, error: String? = nil, callSite: CallSite?,
+               context: Int, parent: Int? = nil) -> SaveEvent {
+        func counts(_ objects: [ManagedObject]) -> [String: Int] {
+            objects.reduce(into: [:]) { $0[$1.entity.name, default: 0] += 1 }
+        }
+        return SaveEvent(inserted: counts(inserted), updated: counts(updated), deleted: counts(deleted), statements: statements,
+                         duration: duration, conflicts: conflicts, error: error, callSite: callSite, context: context, parent: parent)
+    }
 }
