@@ -148,7 +148,7 @@ extension ManagedObjectContext {
             // An inserted object that was deleted (or undone) comes back; a saved and deleted one cannot.
             guard state.inserted, object.managedObjectContext == nil else { return }
             object.managedObjectContext = self
-            object.flags = [.inserted, queueFlag]
+            object.flags = [.inserted, objectFlags]
             if !insertionOrder.contains(where: { $0 === object }) { insertionOrder.append(object) }
             insertedCount += 1
             changeTracker?.noteInsert(object)

@@ -46,6 +46,8 @@ open class ManagedObject: CustomStringConvertible {
         static let checksQueue = Flags(rawValue: 128)
         /// Loaded by a prefetch while probes watch whether prefetched objects get used.
         static let watched = Flags(rawValue: 256)
+        /// The context observes changes or records undo: changes must be reported to it.
+        static let tracked = Flags(rawValue: 512)
     }
 
     /// The values as last fetched or saved. A fetched object shares one array with the row cache until its
@@ -168,12 +170,12 @@ open class ManagedObject: CustomStringConvertible {
 
     /// Lets the undo manager, if any, keep the object's state from before the change that follows.
     @inline(__always) final func willChange() {
-        if let undo = managedObjectContext?.undoRecorder { undo.capture(self) }
+        if flags.contains(.tracked), let undo = managedObjectContext?.undoRecorder { undo.capture(self) }
     }
 
     final func markChanged(_ index: Int) {
         changes.insert(index)
-        if let tracker = managedObjectContext?.changeTracker { tracker.noteChange(self, slot: index) }
+        if flags.contains(.tracked), let tracker = managedObjectContext?.changeTracker { tracker.noteChange(self, slot: index) }
         if !flags.contains(.inserted) && !flags.contains(.updated) {
             flags.insert(.updated)
             managedObjectContext?.objectDidChange(self)

@@ -32,7 +32,8 @@ extension ManagedObjectContext {
 
     // MARK: Lookups by key
 
-    /// The object this context holds for a key (temporary keys included), without creating one.
+    /// The object this context holds for a key (temporary keys included), without creating one. Inserted objects
+    /// are found by a linear search: temporary IDs are rarely looked up.
     func heldObject(entity: EntityDescription, key: Int64) -> ManagedObject? {
         if key < 0 {
             if let object = temporaryObjects[key], object.managedObjectContext === self { return object }
@@ -44,10 +45,7 @@ extension ManagedObjectContext {
     /// The uniqued object for a temporary key: one this context holds, else a fault its ancestors will fulfil.
     func temporaryObject(entity: EntityDescription, key: Int64) -> ManagedObject {
         if let object = heldObject(entity: entity, key: key) { return object }
-        let object = entity.managedClass.init(entity: entity, insertInto: nil)
-        object.managedObjectContext = self
-        object.key = key
-        object.flags = [.fault, queueFlag]
+        let object = newFault(entity: entity, key: key)
         temporaryObjects[key] = object
         return object
     }
@@ -108,7 +106,7 @@ extension ManagedObjectContext {
             object.key = state.key
             object.values = state.values
             object.transientObjects = state.transientObjects
-            object.flags = [.inserted, queueFlag]
+            object.flags = [.inserted, objectFlags]
             insertionOrder.append(object)
             insertedCount += 1
             changeTracker?.noteInsert(object)

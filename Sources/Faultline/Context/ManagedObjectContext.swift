@@ -58,6 +58,7 @@ public final class ManagedObjectContext: @unchecked Sendable {
             oldValue?.context = nil
             undoManager?.context = self
             undoRecorder = undoManager
+            if undoManager != nil { trackObjects() }
         }
     }
     /// The call site of the traced fetch in progress: fetches it runs itself (prefetching, batch faults) report
@@ -95,8 +96,18 @@ public final class ManagedObjectContext: @unchecked Sendable {
     /// True when every use of the context and its objects checks that it happens on the context's queue
     /// (concurrency debugging; from the coordinator's probe configuration or the environment).
     public let checksQueue: Bool
-    /// `ManagedObject.Flags.checksQueue` when the context checks queues, else empty: or-ed into new objects' flags.
-    var queueFlag: ManagedObject.Flags { checksQueue ? .checksQueue : [] }
+    /// Flags every object of the context carries: `.checksQueue` when the context checks queues, `.tracked` once
+    /// changes are observed or undoable.
+    private(set) var objectFlags: ManagedObject.Flags = []
+
+    /// Marks every object so that its changes reach the change tracker and the undo manager (set once either exists;
+    /// until then a change costs no more than a flag test).
+    func trackObjects() {
+        guard !objectFlags.contains(.tracked) else { return }
+        objectFlags.insert(.tracked)
+        registry.forEach { $0.flags.insert(.tracked) }
+        for object in insertionOrder + Array(temporaryObjects.values) where object.managedObjectContext === self { object.flags.insert(.tracked) }
+    }
 
     /// The last fault that could not be fulfilled (its row was deleted elsewhere), if any.
     public internal(set) var lastFaultError: StoreError?
@@ -125,6 +136,7 @@ public final class ManagedObjectContext: @unchecked Sendable {
         }
         checksQueue = coordinator.probes.configuration.concurrencyDebug || ProbeConfiguration.environment.concurrencyDebug
         if type == .privateQueue { queue.setSpecific(key: queueKey, value: ObjectIdentifier(self)) }
+        if checksQueue { objectFlags.insert(.checksQueue) }
     }
 
     deinit {
@@ -183,14 +195,8 @@ public final class ManagedObjectContext: @unchecked Sendable {
 
     /// The object registered for `id`, or nil; never a fetch.
     public func registeredObject(for id: ManagedObjectID) -> ManagedObject? {
-        if id.isTemporaryID { return insertedObject(temporaryKey: id.key) }
+        if id.isTemporaryID { return heldObject(entity: id.entity, key: id.key) }
         return registry[id.objectKey]
-    }
-
-    /// The inserted object with a temporary key (a linear search: temporary IDs are rarely looked up).
-    private func insertedObject(temporaryKey: Int64) -> ManagedObject? {
-        if let object = temporaryObjects[temporaryKey], object.managedObjectContext === self { return object }
-        return insertionOrder.last { $0.key == temporaryKey && $0.isInserted && $0.managedObjectContext === self }
     }
 
     /// The object for `id`: the registered one, else a fault (no SQL). Check existence with `existingObject(with:)`.
@@ -255,11 +261,17 @@ public final class ManagedObjectContext: @unchecked Sendable {
         if key < 0 { return temporaryObject(entity: entity, key: key) }
         let objectKey = ObjectKey(table: Int32(entity.root.entityNumber), key: key)
         if let object = registry[objectKey] { return object }
+        let object = newFault(entity: entity, key: key)
+        registry[objectKey] = object
+        return object
+    }
+
+    /// A fault of this context, not yet registered.
+    func newFault(entity: EntityDescription, key: Int64) -> ManagedObject {
         let object = entity.managedClass.init(entity: entity, insertInto: nil)
         object.managedObjectContext = self
         object.key = key
-        object.flags = [.fault, queueFlag]
-        registry[objectKey] = object
+        object.flags = [.fault, objectFlags]
         return object
     }
 
@@ -274,11 +286,13 @@ public final class ManagedObjectContext: @unchecked Sendable {
         object.key = -key
         object.values = object.entity.insertTemplate
         for (slot, value) in object.entity.transientDefaults { object.transientObjects[slot] = value }
-        object.flags = [.inserted, queueFlag]
+        object.flags = [.inserted, objectFlags]
         insertionOrder.append(object)
         insertedCount += 1
-        changeTracker?.noteInsert(object)
-        undoRecorder?.captureInsertion(object)
+        if objectFlags.contains(.tracked) {
+            changeTracker?.noteInsert(object)
+            undoRecorder?.captureInsertion(object)
+        }
         object.awakeFromInsert()
     }
 
@@ -398,7 +412,7 @@ public final class ManagedObjectContext: @unchecked Sendable {
             // As Core Data: the fault lets go of its row-cache snapshot, so once no other context holds it the next
             // fire reads the store (and sees what other coordinators wrote since).
             if object.flags.contains(.holdsSnapshot) { reader.releaseSnapshots([object.objectKeyForCache]) }
-            object.flags = object.flags.intersection([.checksQueue])
+            object.flags = object.flags.intersection([.checksQueue, .tracked])
             object.flags.insert(.fault)
             object.values = []
             object.valuesAreCommitted()

@@ -77,7 +77,10 @@ extension ManagedObjectContext {
     /// at the end of each `perform` block, before a save, and after a merge or refresh.
     @discardableResult
     public func addObjectsDidChangeObserver(_ handler: @escaping (ObjectsDidChange) -> Void) -> ContextObservation {
-        if changeTracker == nil { changeTracker = ChangeTracker() }
+        if changeTracker == nil {
+            changeTracker = ChangeTracker()
+            trackObjects()
+        }
         saveObservers.nextID += 1
         changeTracker!.observers.append((saveObservers.nextID, handler))
         return ContextObservation(id: saveObservers.nextID)

@@ -156,11 +156,11 @@ extension ManagedObjectContext {
                 object.key = key
                 let values = snapshot()
                 if returnsFaults {
-                    object.flags = [.fault, .holdsSnapshot, queueFlag]
+                    object.flags = [.fault, .holdsSnapshot, objectFlags]
                 } else {
                     object.values = values
                     object.version = version
-                    object.flags = [.holdsSnapshot, queueFlag]
+                    object.flags = [.holdsSnapshot, objectFlags]
                     if rowEntity.hasCustomClass { awakened.append(object) }
                 }
                 registry[ObjectKey(table: root, key: key)] = object
