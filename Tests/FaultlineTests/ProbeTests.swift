@@ -230,6 +230,35 @@ final class ProbeTests: XCTestCase {
         XCTAssertTrue(traceBindings.allSatisfy { $0 == "?" }, "bind values are redacted unless asked for")
     }
 
+    func testRefreshesTheProgramAsksForAreEvents() throws {
+        let dir = TemporaryDirectory()
+        let url = try seed(dir)
+        let recorder = InMemoryProbeRecorder()
+        let lines = LineCollector()
+        let tracePath = dir.file("trace.jsonl").path
+        let probes = Probes(configuration: ProbeConfiguration(),
+                            recorders: [recorder, try TraceWriter(path: tracePath), SQLDebugLogger(level: 1) { lines.append($0) }])
+        let context = try self.context(url: url, probes: probes)
+        try context.performAndWait {
+            let walks = try context.fetch(FetchRequest<ManagedObject>(entityName: "Walk"))
+            context.refresh(walks[0], mergeChanges: false)
+            context.refreshAllObjects()
+        }
+        let refreshes = recorder.events.compactMap { event -> RefreshEvent? in if case .refresh(let r) = event { return r }; return nil }
+        XCTAssertEqual(refreshes.map(\.objects), [1, 3])
+        XCTAssertEqual(refreshes.map(\.mergeChanges), [false, true])
+        XCTAssertEqual(refreshes.map(\.context), [context.serialNumber, context.serialNumber])
+        XCTAssertEqual(lines.lines.filter { $0.hasPrefix("Faultline: annotation: refresh of") },
+                       ["Faultline: annotation: refresh of 1 object (to faults) in T", "Faultline: annotation: refresh of 3 objects (merging changes) in T"])
+        probes.flush()
+        let decoded = try String(contentsOfFile: tracePath, encoding: .utf8).split(separator: "\n").map {
+            try XCTUnwrap(JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])
+        }
+        let traced = decoded.filter { $0["type"] as? String == "refresh" }
+        XCTAssertEqual(traced.map { $0["objects"] as? Int }, [1, 3])
+        XCTAssertEqual(traced.map { $0["mergeChanges"] as? Bool }, [false, true])
+    }
+
     func testRowCacheFaultCallSitesWhenAsked() throws {
         let dir = TemporaryDirectory()
         let url = try seed(dir)

@@ -45,7 +45,7 @@ extension ManagedObjectContext {
         }
         for id in changes.updated {
             guard let object = registeredObject(for: id), !object.isFault else { continue }
-            refresh(object, mergeChanges: object.hasChanges)
+            refreshObject(object, mergeChanges: object.hasChanges)
             refreshed += 1
         }
         var gone: Set<ObjectIdentifier> = []
@@ -61,7 +61,7 @@ extension ManagedObjectContext {
                 for relationship in object.entity.relationships where relationship.index < object.values.count {
                     switch object.values[relationship.index] {
                     case .object(let destination) where gone.contains(ObjectIdentifier(destination)):
-                        if object.hasChanges { object.values[relationship.index] = .null } else { refresh(object, mergeChanges: false) }
+                        if object.hasChanges { object.values[relationship.index] = .null } else { refreshObject(object, mergeChanges: false) }
                         refreshed += 1
                     case .many(let storage) where !storage.changed && storage.objects.contains(where: { gone.contains(ObjectIdentifier($0)) }):
                         object.values[relationship.index] = .null

@@ -404,6 +404,12 @@ public final class ManagedObjectContext: @unchecked Sendable {
     /// fault, dropping unsaved changes and its hold on the row-cache snapshot; with true it takes the latest stored
     /// values and reapplies its unsaved changes on top.
     public func refresh(_ object: ManagedObject, mergeChanges: Bool) {
+        guard probesEnabled else { return refreshObject(object, mergeChanges: mergeChanges) }
+        tracedRefresh(objects: 1, mergeChanges: mergeChanges) { refreshObject(object, mergeChanges: mergeChanges) }
+    }
+
+    /// `refresh(_:mergeChanges:)` without a probe event (merges and conflict resolution count their own).
+    func refreshObject(_ object: ManagedObject, mergeChanges: Bool) {
         guard object.managedObjectContext === self, !object.isInserted else { return }
         changeTracker?.noteRefresh(object)
         if !mergeChanges || !object.hasChanges {
@@ -454,7 +460,9 @@ public final class ManagedObjectContext: @unchecked Sendable {
 
     /// Refreshes every registered object, keeping unsaved changes.
     public func refreshAllObjects() {
-        for object in registeredObjects where !object.isInserted { refresh(object, mergeChanges: true) }
+        let objects = registeredObjects.filter { !$0.isInserted }
+        let refreshAll = { for object in objects { self.refreshObject(object, mergeChanges: true) } }
+        if probesEnabled { tracedRefresh(objects: objects.count, mergeChanges: true, refreshAll) } else { refreshAll() }
     }
 }
 

@@ -80,6 +80,14 @@ extension ManagedObjectContext {
         }
     }
 
+    /// Runs a refresh the program asked for, recording a `refresh` event.
+    func tracedRefresh(objects: Int, mergeChanges: Bool, _ body: () -> Void) {
+        let start = ProbeClock.now()
+        body()
+        coordinator.probes.record(.refresh(RefreshEvent(objects: objects, mergeChanges: mergeChanges,
+                                                        duration: ProbeClock.seconds(start, ProbeClock.now()), context: serialNumber)))
+    }
+
     /// Records a save refused before writing (Deny rules, validation).
     func recordRefusedSave(_ changes: SaveChanges, error: Error, callSite: CallSite) {
         coordinator.probes.record(.save(changes.event(statements: 0, duration: 0, error: "\(error)", callSite: callSite, context: serialNumber)))

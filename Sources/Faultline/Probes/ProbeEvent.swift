@@ -12,6 +12,7 @@ public enum ProbeEvent: Sendable {
     case prefetchUse(PrefetchUseEvent)
     case batch(BatchEvent)
     case merge(MergeEvent)
+    case refresh(RefreshEvent)
 
     /// The event's type name in the trace.
     public var type: String {
@@ -26,6 +27,7 @@ public enum ProbeEvent: Sendable {
         case .prefetchUse: return "prefetchUse"
         case .batch: return "batch"
         case .merge: return "merge"
+        case .refresh: return "refresh"
         }
     }
 }
@@ -165,6 +167,16 @@ public struct MergeEvent: Sendable, Equatable {
     public var deleted: Int
     /// Registered objects refreshed or reset because of the merge.
     public var refreshed: Int
+    public var duration: Double
+    public var context: Int
+}
+
+/// Objects refreshed by the program (`refresh(_:mergeChanges:)`, `refreshAllObjects()`); refreshes a merge makes
+/// are counted in its `merge` event.
+public struct RefreshEvent: Sendable, Equatable {
+    public var objects: Int
+    /// True: stored values with unsaved changes on top; false: back to faults.
+    public var mergeChanges: Bool
     public var duration: Double
     public var context: Int
 }

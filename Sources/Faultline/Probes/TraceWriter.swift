@@ -217,6 +217,12 @@ public final class TraceWriter: ProbeRecorder, @unchecked Sendable {
             json.int("refreshed", e.refreshed)
             json.seconds("duration", e.duration)
             json.int("context", e.context)
+        case .refresh(let e):
+            json.int("objects", e.objects)
+            json.key("mergeChanges")
+            json.text(e.mergeChanges ? "true" : "false")
+            json.seconds("duration", e.duration)
+            json.int("context", e.context)
         case .prefetchUse(let e):
             json.string("keyPath", e.keyPath)
             json.string("entity", e.entity)

@@ -38,14 +38,14 @@ extension ManagedObjectContext {
             case .error:
                 return
             case .rollback:
-                refresh(object, mergeChanges: false)
+                refreshObject(object, mergeChanges: false)
             case .overwrite:
                 object.version = version
                 guard !object.isDeleted else { continue }
                 for property in object.entity.properties where property.columnName != nil { object.changes.insert(property.index) }
             case .mergeByPropertyStoreTrump, .mergeByPropertyObjectTrump:
                 if object.isDeleted {
-                    if type == .mergeByPropertyStoreTrump { refresh(object, mergeChanges: false) } else { object.version = version }
+                    if type == .mergeByPropertyStoreTrump { refreshObject(object, mergeChanges: false) } else { object.version = version }
                     continue
                 }
                 let base = SaveChanges.storedForm(object.committed, entity: object.entity)
@@ -82,7 +82,7 @@ extension ManagedObjectContext {
             case .error:
                 return
             case .rollback, .mergeByPropertyStoreTrump:
-                if object.isInserted { delete(object) } else { refresh(object, mergeChanges: false) }
+                if object.isInserted { delete(object) } else { refreshObject(object, mergeChanges: false) }
                 dropped.insert(ObjectIdentifier(object))
             case .overwrite:
                 let stored = try existingObject(with: storedID)

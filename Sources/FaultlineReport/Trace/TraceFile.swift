@@ -76,7 +76,7 @@ public struct TraceFile: Sendable {
         e.prefetch = strings(o["prefetch"])
         e.resultType = o["resultType"] as? String
         e.statements = int(o["statements"])
-        e.results = int(o["results"])
+        e.results = int(o["results"] ?? o["objects"])
         e.registered = int(o["registered"])
         e.context = int(o["context"])
         e.keyPath = o["keyPath"] as? String
