@@ -109,7 +109,10 @@ extension ManagedObjectContext {
             object.flags = [.inserted, objectFlags]
             insertionOrder.append(object)
             insertedCount += 1
-            changeTracker?.noteInsert(object)
+            if objectFlags.contains(.tracked) {
+                changeTracker?.noteInsert(object)
+                undoRecorder?.captureInsertion(object)
+            }
             created[state.key] = object
             temporaryObjects[state.key] = object
         }
@@ -149,7 +152,7 @@ extension ManagedObjectContext {
             let object = faultingObject(entity: reference.entity, key: reference.key)
             delete(object)
         }
-        return created.values.map(\.objectID)
+        return changes.inserted.map { created[$0.key]!.objectID }
     }
 
     /// Makes a to-many's members (and their order) the given ones, keeping what the store holds as the original
@@ -188,13 +191,12 @@ extension ManagedObjectContext {
             return (ObjectState(of: object), slots)
         }
         pushed.deleted = changes.deleted.map { ($0.entity, $0.key) }
-        let inserted = parent.performAndWait {
-            let inserted = parent.applyChildChanges(pushed)
-            parent.autoMergers.notify(RemoteChanges(inserted: inserted, updated: changes.updated.map(\.objectID),
-                                                    deleted: changes.deleted.map(\.objectID)), except: self)
-            return inserted
+        let updated = changes.updated.map(\.objectID), deleted = changes.deleted.map(\.objectID)
+        let result = parent.performAndWait {
+            let result = RemoteChanges(inserted: parent.applyChildChanges(pushed), updated: updated, deleted: deleted)
+            parent.autoMergers.notify(result, except: self)
+            return result
         }
-        let result = RemoteChanges(inserted: inserted, updated: changes.updated.map(\.objectID), deleted: changes.deleted.map(\.objectID))
         for object in changes.inserted {
             object.flags.remove(.inserted)
             temporaryObjects[object.key] = object
