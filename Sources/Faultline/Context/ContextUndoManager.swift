@@ -26,7 +26,7 @@ public final class ContextUndoManager {
     /// How deeply explicit groups are nested now.
     public private(set) var groupingLevel = 0
 
-    unowned(unsafe) var context: ManagedObjectContext?
+    weak var context: ManagedObjectContext?
     private var undoStack: [[ObjectState]] = []
     private var redoStack: [[ObjectState]] = []
     private var open: [ObjectState]?
