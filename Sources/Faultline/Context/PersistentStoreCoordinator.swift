@@ -8,6 +8,8 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
     public let managedObjectModel: ManagedObjectModel
     private let lock = NSRecursiveLock()
     private var store: SQLiteStore?
+    /// The store connection's statement probe (nil with probes off), kept at hand for the per-fetch totals.
+    private var statementProbe: ConnectionProbe?
     @exclusivity(unchecked) private var rowCache = RowCache()
     private var filterCache: [FetchFilterKey: FetchFilter] = [:]
     private var filterCompilations = 0
@@ -29,7 +31,10 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
     /// not a store, is damaged, or was made for another model.
     public func addPersistentStore(at url: URL) throws {
         let opened = try SQLiteStore(path: url.path, model: managedObjectModel, probes: probes)
-        withLock { store = opened }
+        withLock {
+            store = opened
+            statementProbe = opened.connection.probe
+        }
     }
 
     /// Running totals of the statement probe: statements, seconds in SQLite, rows (zeros when probes are off).
@@ -39,7 +44,7 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
 
     /// `probeTotals()` for a caller that holds the lock.
     func probeTotalsLocked() -> (statements: Int, sqlTime: Double, rows: Int) {
-        guard let probe = store?.connection.probe else { return (0, 0, 0) }
+        guard let probe = statementProbe else { return (0, 0, 0) }
         return (probe.statements, probe.sqlTime, probe.rows)
     }
 
