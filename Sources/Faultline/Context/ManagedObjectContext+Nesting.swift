@@ -236,11 +236,7 @@ extension ManagedObjectContext {
     func fulfillFromParent(_ object: ManagedObject, _ parent: ManagedObjectContext) -> Bool {
         switch parent.performAndWait({ parent.childView(entity: object.entity, key: object.key) }) {
         case .state(let state):
-            object.values = state.values(in: self)
-            object.valuesAreCommitted()
-            object.transientObjects = state.transientObjects
-            object.version = state.version
-            object.flags.remove(.fault)
+            fulfill(object, from: state)
             return true
         case .store:
             return false
@@ -254,6 +250,15 @@ extension ManagedObjectContext {
         }
     }
 
+    /// Fulfils a fault with its parent's state (it holds no row-cache snapshot).
+    private func fulfill(_ object: ManagedObject, from state: ObjectState) {
+        object.values = state.values(in: self)
+        object.valuesAreCommitted()
+        object.transientObjects = state.transientObjects
+        object.version = state.version
+        object.flags.remove(.fault)
+    }
+
     /// Makes the parent's inserted and updated objects of a fetch's entities present in this child (faults
     /// fulfilled from the parent's state); returns them and the keys the parent deleted. Nil when the parent
     /// chain has no such changes.
@@ -264,13 +269,7 @@ extension ManagedObjectContext {
         var objects: [ManagedObject] = []
         for (_, state) in overlay.states.sorted(by: { $0.key.key < $1.key.key }) {
             let object = faultingObject(entity: state.entity, key: state.key)
-            if object.isFault {
-                object.values = state.values(in: self)
-                object.valuesAreCommitted()
-                object.transientObjects = state.transientObjects
-                object.version = state.version
-                object.flags.remove(.fault)
-            }
+            if object.isFault { fulfill(object, from: state) }
             if !object.isDeleted { objects.append(object) }
         }
         return (objects, overlay.deleted)

@@ -26,11 +26,13 @@ extension ManagedObjectContext {
 
     /// The predefined policies' answer to optimistic-locking conflicts; the save tries again afterwards.
     func resolveLockingConflicts(_ conflicts: [MergeConflict], as type: MergePolicyType) {
+        var gone: [ManagedObjectID] = []
+        // Rows that are gone: their objects leave the context as a merged deletion makes them (one merge for all).
+        defer { if !gone.isEmpty { merge(RemoteChanges(deleted: gone)) } }
         for conflict in conflicts {
             guard let object = registeredObject(for: conflict.object) else { continue }
             guard let current = (conflict.persistedSnapshot ?? conflict.cachedSnapshot)?.values, !conflict.rowWasDeleted else {
-                // The row is gone: the object leaves the context as a merged deletion would make it.
-                merge(RemoteChanges(deleted: [conflict.object]))
+                gone.append(conflict.object)
                 continue
             }
             let version = conflict.newVersionNumber
