@@ -73,18 +73,22 @@ public final class ContextUndoManager {
 
     /// Keeps `object`'s state before its first change in the open group.
     func capture(_ object: ManagedObject) {
-        guard captured.insert(ObjectIdentifier(object)).inserted else { return }
-        if open == nil { open = [] }
-        open!.append(state(of: object))
-        redoStack.removeAll()
+        record(object) { state(of: object) }
     }
 
     /// An object about to be inserted: undoing takes it out again.
     func captureInsertion(_ object: ManagedObject) {
+        record(object) {
+            ObjectState(object: object, present: false, values: [], toMany: [], transientObjects: [:],
+                        inserted: false, deleted: false, changes: ChangeMask())
+        }
+    }
+
+    /// Adds an object's state to the open group, once per object and group; a new change ends what redo had.
+    private func record(_ object: ManagedObject, _ state: () -> ObjectState) {
         guard captured.insert(ObjectIdentifier(object)).inserted else { return }
         if open == nil { open = [] }
-        open!.append(ObjectState(object: object, present: false, values: [], toMany: [], transientObjects: [:],
-                                 inserted: false, deleted: false, changes: ChangeMask()))
+        open!.append(state())
         redoStack.removeAll()
     }
 
