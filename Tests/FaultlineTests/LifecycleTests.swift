@@ -95,7 +95,7 @@ final class Continent: ManagedObject {
 
 /// Seed 001 L3878–4005: object-trump for the sync context, the newest `updatedAt` wins, and denormalized counters are
 /// recomputed from the persisted state (a country recounts its moods; a continent counts them in SQL).
-final class MoodyMergePolicy: MergePolicy {
+final class MoodyMergePolicy: MergePolicy, @unchecked Sendable {
     init() { super.init(merge: .mergeByPropertyObjectTrump) }
 
     override func resolve(optimisticLockingConflicts conflicts: [MergeConflict], in context: ManagedObjectContext) throws {

@@ -291,7 +291,7 @@ final class MergePolicyTests: XCTestCase {
     }
 
     /// Seed 001 L3913–3971: a policy built on object-trump where the newest `updatedAt` wins, whatever side it is on.
-    final class NewestUpdateWins: MergePolicy {
+    final class NewestUpdateWins: MergePolicy, @unchecked Sendable {
         init() { super.init(merge: .mergeByPropertyObjectTrump) }
 
         override func resolve(optimisticLockingConflicts conflicts: [MergeConflict], in context: ManagedObjectContext) throws {

@@ -146,6 +146,7 @@ final class PredicateFetchTests: XCTestCase {
             XCTAssertTrue("\(error)".hasPrefix("fetch request: a Person object compared with String value"), "\(error)")
         }
         XCTAssertEqual(try names("Person", "self == CAST(%@, 'NSManagedObjectID')", alice.objectID.uriString), ["Alice"])
+        assertTraceFormMatches(try ObjectPredicate(format: "self == %@ OR %@ IN visitors", alice.objectID, alice.objectID))
     }
 
     func testSortDescriptors() throws {

@@ -23,6 +23,7 @@ final class PredicateParserTests: XCTestCase {
                 let predicate = try ObjectPredicate(unboundFormat: fixture.format)
                 // The canonical form parses back to an equal predicate.
                 XCTAssertEqual(try ObjectPredicate(unboundFormat: predicate.predicateFormat), predicate, "\(fixture.format) → \(predicate.predicateFormat)")
+                assertTraceFormMatches(predicate)
                 if fixture.invalid == "parse" { XCTFail("should not parse: \(fixture.format)") }
             } catch let error as ObjectPredicateError {
                 XCTAssertEqual(error.kind, .syntax)
@@ -99,11 +100,12 @@ final class PredicateParserTests: XCTestCase {
             "kids.@count >= 3", "kids.@avg.age < 10.5", "SUBQUERY(cars, $car, $car.maker == \"FIAT\" AND $car.year > 2000).@count > 2",
             "(price * 2) + 1 > 10", "a[FIRST] == 1", "FUNCTION(SELF, \"doubled:\", 21) == 42", "date > CAST(123.5, \"NSDate\")",
             "id == CAST(\"E621E1F8-C36C-495A-93FC-0C247A3E6E5F\", \"NSUUID\")", "#size > 1", "$x.name == $NAME", "-3 < x",
-            "s == \"quote \\\" and \\\\ and \\n\"",
+            "s == \"quote \\\" and \\\\ and \\n\"", "name == \"café ✓\"", "a.b.c BEGINSWITH[cd] \"x\" AND d < -2.5e-07",
         ]
         for format in formats {
             let p = try ObjectPredicate(unboundFormat: format)
             XCTAssertEqual(try ObjectPredicate(unboundFormat: p.predicateFormat), p, "\(format) → \(p.predicateFormat)")
+            assertTraceFormMatches(p)
         }
     }
 

@@ -72,3 +72,10 @@ func makeStack(_ model: ManagedObjectModel, in directory: TemporaryDirectory, na
     try coordinator.addPersistentStore(at: directory.file(name))
     return (coordinator, ManagedObjectContext(.privateQueue, coordinator: coordinator))
 }
+
+/// The trace writes a predicate straight into its JSON line: the same text as `predicateFormat`, escaped.
+func assertTraceFormMatches(_ predicate: ObjectPredicate, file: StaticString = #filePath, line: UInt = #line) {
+    var json = JSONLineBuffer()
+    PredicateFormatter.format(predicate, into: &json)
+    XCTAssertEqual("\"" + json.string + "\"", JSONLineBuffer.quote(predicate.predicateFormat), file: file, line: line)
+}

@@ -1,43 +1,103 @@
 import Foundation
 
+/// Where the predicate formatter writes: a string, or the trace's JSON buffer (which escapes as it goes), so that a
+/// trace line gets its predicate without a string built per part.
+protocol PredicateTextSink: ~Copyable {
+    /// Appends constant text.
+    mutating func emit(_ text: StaticString)
+    /// Appends text.
+    mutating func emit(_ text: String)
+    /// Appends a decimal integer.
+    mutating func emit(integer: Int64)
+}
+
+/// The formatter's text as a string.
+struct PredicateText: PredicateTextSink {
+    var text = ""
+    mutating func emit(_ text: StaticString) { self.text += text.description }
+    mutating func emit(_ text: String) { self.text += text }
+    mutating func emit(integer: Int64) { text += String(integer) }
+}
+
 /// The canonical format of predicates and expressions: NSPredicate's `predicateFormat` style, which parses back
 /// to an equal predicate.
 enum PredicateFormatter {
     static func format(_ predicate: ObjectPredicate) -> String {
+        var text = PredicateText()
+        format(predicate, into: &text)
+        return text.text
+    }
+
+    static func expression(_ e: ObjectExpression) -> String {
+        var text = PredicateText()
+        expression(e, into: &text)
+        return text.text
+    }
+
+    static func literal(_ value: PredicateValue) -> String {
+        var text = PredicateText()
+        literal(value, into: &text)
+        return text.text
+    }
+
+    static func format<S: PredicateTextSink & ~Copyable>(_ predicate: ObjectPredicate, into out: inout S) {
         switch predicate {
-        case .constant(let value): return value ? "TRUEPREDICATE" : "FALSEPREDICATE"
-        case .comparison(let c): return comparison(c)
-        case .and(let items): return items.map { nested($0) }.joined(separator: " AND ")
-        case .or(let items): return items.map { nested($0) }.joined(separator: " OR ")
-        case .not(let inner): return "NOT " + nested(inner)
+        case .constant(let value): out.emit(value ? "TRUEPREDICATE" : "FALSEPREDICATE")
+        case .comparison(let c): comparison(c, into: &out)
+        case .and(let items):
+            for (i, item) in items.enumerated() {
+                if i > 0 { out.emit(" AND ") }
+                nested(item, into: &out)
+            }
+        case .or(let items):
+            for (i, item) in items.enumerated() {
+                if i > 0 { out.emit(" OR ") }
+                nested(item, into: &out)
+            }
+        case .not(let inner):
+            out.emit("NOT ")
+            nested(inner, into: &out)
         }
     }
 
     /// Compound sub-predicates are parenthesized; comparisons and constants are not.
-    private static func nested(_ predicate: ObjectPredicate) -> String {
+    private static func nested<S: PredicateTextSink & ~Copyable>(_ predicate: ObjectPredicate, into out: inout S) {
         switch predicate {
-        case .constant, .comparison: return format(predicate)
-        default: return "(" + format(predicate) + ")"
+        case .constant, .comparison: format(predicate, into: &out)
+        default:
+            out.emit("(")
+            format(predicate, into: &out)
+            out.emit(")")
         }
     }
 
-    static func comparison(_ c: Comparison) -> String {
-        var text = ""
+    private static func comparison<S: PredicateTextSink & ~Copyable>(_ c: Comparison, into out: inout S) {
         switch c.quantifier {
         case .direct: break
-        case .any: text = "ANY "
-        case .all: text = "ALL "
-        case .none: text = "NONE "
+        case .any: out.emit("ANY ")
+        case .all: out.emit("ALL ")
+        case .none: out.emit("NONE ")
         }
-        text += expression(c.left) + " " + operatorText(c.op)
+        expression(c.left, into: &out)
+        out.emit(" ")
+        if case .custom(let name) = c.op { out.emit(name) } else { out.emit(operatorSymbol(c.op)) }
         if !c.options.isEmpty {
-            text += "[" + (c.options.contains(.caseInsensitive) ? "c" : "") + (c.options.contains(.diacriticInsensitive) ? "d" : "")
-                + (c.options.contains(.normalized) ? "n" : "") + "]"
+            out.emit("[")
+            if c.options.contains(.caseInsensitive) { out.emit("c") }
+            if c.options.contains(.diacriticInsensitive) { out.emit("d") }
+            if c.options.contains(.normalized) { out.emit("n") }
+            out.emit("]")
         }
-        return text + " " + expression(c.right)
+        out.emit(" ")
+        expression(c.right, into: &out)
     }
 
     static func operatorText(_ op: ComparisonOperator) -> String {
+        if case .custom(let name) = op { return name }
+        return operatorSymbol(op).description
+    }
+
+    private static func operatorSymbol(_ op: ComparisonOperator) -> StaticString {
         switch op {
         case .equal: return "=="
         case .notEqual: return "!="
@@ -52,74 +112,164 @@ enum PredicateFormatter {
         case .matches: return "MATCHES"
         case .in: return "IN"
         case .between: return "BETWEEN"
-        case .custom(let name): return name
+        case .custom: return ""
         }
     }
 
-    static func expression(_ e: ObjectExpression) -> String {
+    static func expression<S: PredicateTextSink & ~Copyable>(_ e: ObjectExpression, into out: inout S) {
         switch e {
-        case .constant(let value): return literal(value)
-        case .evaluatedObject: return "SELF"
+        case .constant(let value): literal(value, into: &out)
+        case .evaluatedObject: out.emit("SELF")
         case .keyPath(let base, let components):
-            let path = components.map(keyComponent).joined(separator: ".")
-            guard let base else { return path }
-            return operand(base) + "." + path
-        case .variable(let name): return "$" + name
-        case .aggregate(let items): return "{" + items.map(expression).joined(separator: ", ") + "}"
+            if let base {
+                operand(base, into: &out)
+                out.emit(".")
+            }
+            for (i, component) in components.enumerated() {
+                if i > 0 { out.emit(".") }
+                keyComponent(component, into: &out)
+            }
+        case .variable(let name):
+            out.emit("$")
+            out.emit(name)
+        case .aggregate(let items):
+            out.emit("{")
+            list(items, separator: ", ", into: &out)
+            out.emit("}")
         case .subquery(let collection, let variable, let predicate):
-            return "SUBQUERY(\(expression(collection)), $\(variable), \(format(predicate)))"
-        case .predicate(let predicate): return format(predicate)
-        case .placeholder(let spec): return spec
+            out.emit("SUBQUERY(")
+            expression(collection, into: &out)
+            out.emit(", $")
+            out.emit(variable)
+            out.emit(", ")
+            format(predicate, into: &out)
+            out.emit(")")
+        case .predicate(let predicate): format(predicate, into: &out)
+        case .placeholder(let spec): out.emit(spec)
         case .function(let name, let args):
             switch name {
-            case "+", "-", "*", "/", "**", "&", "|":
-                return "(" + args.map(expression).joined(separator: " \(name) ") + ")"
-            case "UNION", "INTERSECT", "MINUS":
-                return "(" + args.map(expression).joined(separator: " \(name) ") + ")"
+            case "+", "-", "*", "/", "**", "&", "|", "UNION", "INTERSECT", "MINUS":
+                out.emit("(")
+                for (i, arg) in args.enumerated() {
+                    if i > 0 {
+                        out.emit(" ")
+                        out.emit(name)
+                        out.emit(" ")
+                    }
+                    expression(arg, into: &out)
+                }
+                out.emit(")")
             case "INDEX":
-                let index: String
-                if case .constant(.string(let word)) = args[1], ["FIRST", "LAST", "SIZE"].contains(word) { index = word } else { index = expression(args[1]) }
-                return operand(args[0]) + "[" + index + "]"
+                operand(args[0], into: &out)
+                out.emit("[")
+                if case .constant(.string(let word)) = args[1], ["FIRST", "LAST", "SIZE"].contains(word) {
+                    out.emit(word)
+                } else {
+                    expression(args[1], into: &out)
+                }
+                out.emit("]")
             default:
-                if name.hasSuffix(":") { return name + "(" + args.map(expression).joined(separator: ", ") + ")" }
-                return name + "(" + args.map(expression).joined(separator: ", ") + ")"
+                out.emit(name)
+                out.emit("(")
+                list(args, separator: ", ", into: &out)
+                out.emit(")")
             }
         }
     }
 
+    private static func list<S: PredicateTextSink & ~Copyable>(_ items: [ObjectExpression], separator: StaticString, into out: inout S) {
+        for (i, item) in items.enumerated() {
+            if i > 0 { out.emit(separator) }
+            expression(item, into: &out)
+        }
+    }
+
     /// An expression as the base of a key path or subscript.
-    private static func operand(_ e: ObjectExpression) -> String {
+    private static func operand<S: PredicateTextSink & ~Copyable>(_ e: ObjectExpression, into out: inout S) {
         switch e {
-        case .aggregate, .keyPath, .variable, .evaluatedObject, .subquery, .placeholder: return expression(e)
-        case .function(let name, _) where !["+", "-", "*", "/", "**", "&", "|", "UNION", "INTERSECT", "MINUS"].contains(name): return expression(e)
-        default: return "(" + expression(e) + ")"
+        case .aggregate, .keyPath, .variable, .evaluatedObject, .subquery, .placeholder:
+            expression(e, into: &out)
+        case .function(let name, _) where !["+", "-", "*", "/", "**", "&", "|", "UNION", "INTERSECT", "MINUS"].contains(name):
+            expression(e, into: &out)
+        default:
+            out.emit("(")
+            expression(e, into: &out)
+            out.emit(")")
         }
     }
 
     /// Key names that collide with reserved words are written with `#`.
-    private static func keyComponent(_ name: String) -> String {
-        if name.hasPrefix("@") || name == "%K" { return name }
-        return PredicateParser.keywords.contains(name.uppercased()) ? "#" + name : name
+    private static func keyComponent<S: PredicateTextSink & ~Copyable>(_ name: String, into out: inout S) {
+        if !name.hasPrefix("@") && name != "%K" && PredicateParser.keywords.contains(name.uppercased()) { out.emit("#") }
+        out.emit(name)
     }
 
-    static func literal(_ value: PredicateValue) -> String {
+    static func literal<S: PredicateTextSink & ~Copyable>(_ value: PredicateValue, into out: inout S) {
         switch value {
-        case .null: return "nil"
-        case .bool(let b): return b ? "YES" : "NO"
-        case .integer(let n): return String(n)
+        case .null: out.emit("nil")
+        case .bool(let b): out.emit(b ? "YES" : "NO")
+        case .integer(let n): out.emit(integer: n)
         case .double(let d):
-            if d.isNaN || d.isInfinite { return "CAST(\"\(d)\", \"NSNumber\")" }
+            if d.isNaN || d.isInfinite {
+                out.emit("CAST(\"")
+                out.emit(String(d))
+                out.emit("\", \"NSNumber\")")
+                return
+            }
             let text = String(d)
-            return text.contains(".") || text.contains("e") ? text : text + ".0"
-        case .string(let s): return quoted(s)
-        case .date(let d): return "CAST(\(String(d.timeIntervalSinceReferenceDate)), \"NSDate\")"
-        case .data(let d): return "CAST(\(quoted(d.base64EncodedString())), \"NSData\")"
-        case .uuid(let u): return "CAST(\(quoted(u.uuidString)), \"NSUUID\")"
-        case .objectID(let id): return "CAST(\(quoted(id.uriString)), \"NSManagedObjectID\")"
-        case .array(let items): return "{" + items.map(literal).joined(separator: ", ") + "}"
+            out.emit(text)
+            if !text.contains(".") && !text.contains("e") { out.emit(".0") }
+        case .string(let s): quoted(s, into: &out)
+        case .date(let d):
+            out.emit("CAST(")
+            out.emit(String(d.timeIntervalSinceReferenceDate))
+            out.emit(", \"NSDate\")")
+        case .data(let d):
+            out.emit("CAST(")
+            quoted(d.base64EncodedString(), into: &out)
+            out.emit(", \"NSData\")")
+        case .uuid(let u):
+            out.emit("CAST(")
+            quoted(u.uuidString, into: &out)
+            out.emit(", \"NSUUID\")")
+        case .objectID(let id):
+            out.emit("CAST(")
+            if let store = id.storeIdentifier, id.key > 0, isPlain(store), id.entity.name.utf8.allSatisfy({ $0 < 0x80 }), isPlain(id.entity.name) {
+                // The common case, written in parts: `"x-coredata://<store>/<Entity>/p<key>"`.
+                out.emit("\"x-coredata://")
+                out.emit(store)
+                out.emit("/")
+                out.emit(id.entity.name)
+                out.emit("/p")
+                out.emit(integer: id.key)
+                out.emit("\"")
+            } else {
+                quoted(id.uriString, into: &out)
+            }
+            out.emit(", \"NSManagedObjectID\")")
+        case .array(let items):
+            out.emit("{")
+            for (i, item) in items.enumerated() {
+                if i > 0 { out.emit(", ") }
+                literal(item, into: &out)
+            }
+            out.emit("}")
         }
     }
 
     /// A string literal; the format's escapes are JSON's (`\"`, `\\`, `\n`, `\t`, `\r`, `\uXXXX`).
-    static func quoted(_ s: String) -> String { JSONLineBuffer.quote(s) }
+    private static func quoted<S: PredicateTextSink & ~Copyable>(_ s: String, into out: inout S) {
+        if isPlain(s) {
+            out.emit("\"")
+            out.emit(s)
+            out.emit("\"")
+        } else {
+            out.emit(JSONLineBuffer.quote(s))
+        }
+    }
+
+    /// True when `s` needs no escape in a string literal (no control character, quote or backslash).
+    private static func isPlain(_ s: String) -> Bool {
+        s.utf8.allSatisfy { $0 >= 0x20 && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\") }
+    }
 }

@@ -251,3 +251,19 @@ struct JSONLineBuffer: ~Copyable {
         return buffer.string
     }
 }
+
+/// Inside a JSON string: the predicate formatter writes a trace line's predicate straight into the buffer.
+extension JSONLineBuffer: PredicateTextSink {
+    mutating func emit(_ text: StaticString) {
+        escaped(UnsafeRawBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
+    }
+
+    mutating func emit(_ text: String) {
+        var text = text
+        text.withUTF8 { escaped(UnsafeRawBufferPointer($0)) }
+    }
+
+    mutating func emit(integer value: Int64) {
+        if let value = Int(exactly: value) { integer(value) } else { emit(String(value)) }
+    }
+}

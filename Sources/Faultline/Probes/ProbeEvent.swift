@@ -15,7 +15,9 @@ public enum ProbeEvent: Sendable {
     case refresh(RefreshEvent)
 
     /// The event's type name in the trace.
-    public var type: String {
+    public var type: String { typeName.description }
+
+    var typeName: StaticString {
         switch self {
         case .connect: return "connect"
         case .statement: return "statement"

@@ -139,7 +139,10 @@ public final class TraceWriter: ProbeRecorder, @unchecked Sendable {
     /// Appends one event's line (hand-written: an encoder per event would cost more than the event).
     static func write(_ event: ProbeEvent, at time: Double, bindValues: Bool, into json: inout JSONLineBuffer) {
         json.begin()
-        json.string("type", event.type)
+        json.key("type")
+        json.literal("\"")
+        json.literal(event.typeName)
+        json.literal("\"")
         json.seconds("t", time)
         switch event {
         case .connect(let e):
@@ -167,7 +170,14 @@ public final class TraceWriter: ProbeRecorder, @unchecked Sendable {
             json.endArray()
         case .fetch(let e):
             json.string("entity", e.entity)
-            json.optionalString("predicate", e.predicate?.predicateFormat)
+            json.key("predicate")
+            if let predicate = e.predicate {
+                json.literal("\"")
+                PredicateFormatter.format(predicate, into: &json)
+                json.literal("\"")
+            } else {
+                json.literal("null")
+            }
             json.key("sort")
             json.literal("[")
             for (i, descriptor) in e.sort.enumerated() {
