@@ -6,31 +6,14 @@ import Foundation
 /// last 100 ms, and no line before it is ever broken. The writer thread runs at a lower priority (nice 10 on
 /// Linux, utility QoS elsewhere): on a busy machine the traced program keeps the CPU.
 public final class TraceWriter: ProbeRecorder, @unchecked Sendable {
-    /// An event waiting to be written (a struct, not a tuple: tuples are copied through the runtime's generic
-    /// value witnesses).
-    private struct QueuedEvent {
-        var time: UInt64
-        var event: ProbeEvent
-    }
-
     /// The trace format's version.
     public static let formatVersion = 1
 
     public let path: String
-    private let handle: FileHandle
-    private let includeBindValues: Bool
-    private let start = ProbeClock.now()
-
-    /// Guards the queue: events waiting to be written, and the emptied array of the last batch, kept so that
-    /// recording does not allocate once both have grown.
-    private let queueLock = PlainLock()
-    private var events: [QueuedEvent] = []
-    private var spare: [QueuedEvent] = []
-    /// Serializes writes, so lines land in the order their events happened; guards `buffer`.
-    private let writeLock = NSLock()
-    private var buffer: JSONLineBuffer? = JSONLineBuffer(capacity: 1 << 16)
-    /// Wakes the writer thread: when an event lands in an empty queue, when a batch is full, and at the end.
-    private let wake = WriterWake()
+    /// The queue and the file, shared with the writer thread. The thread holds it rather than the writer: a weak
+    /// reference to the writer would move the writer's reference count to a side table, and the traced thread
+    /// retains the writer for every event.
+    private let output: TraceOutput
     static let batchSize = 512
 
     /// Creates (or replaces) the trace file at `path` and writes its header.
@@ -39,8 +22,7 @@ public final class TraceWriter: ProbeRecorder, @unchecked Sendable {
             throw CocoaError(.fileWriteNoPermission)
         }
         self.path = path
-        self.handle = handle
-        self.includeBindValues = includeBindValues
+        output = TraceOutput(handle: handle, includeBindValues: includeBindValues)
         var header = JSONLineBuffer()
         header.begin()
         header.string("type", "header")
@@ -52,81 +34,23 @@ public final class TraceWriter: ProbeRecorder, @unchecked Sendable {
         header.string("sqlite", SQLiteConnection.libraryVersion)
         header.string("host", ProcessInfo.processInfo.hostName)
         header.endLine()
-        header.withBytes { write($0) }
-        startWriterThread()
+        header.withBytes { output.write($0) }
+        output.startThread()
     }
 
     deinit {
-        wake.stop()
-        flush()
-        try? handle.close()
-    }
-
-    /// The writer thread: sleeps while the queue is empty; once an event arrives, waits up to 100 ms for a full
-    /// batch, then writes what is queued. It holds the writer only while writing, so the writer can go away.
-    private func startWriterThread() {
-        let wake = self.wake
-        let thread = Thread { [weak self] in
-            WriterWake.lowerPriority()
-            while wake.waitForBatch() {
-                guard let writer = self else { return }
-                writer.flush()
-            }
-        }
-        thread.name = "faultline.trace-writer"
-        thread.qualityOfService = .utility
-        thread.start()
+        output.stop()
+        output.flush()
+        output.close()
     }
 
     public func record(_ event: consuming ProbeEvent, at time: UInt64) {
-        queueLock.lock()
-        events.append(QueuedEvent(time: time, event: event))
-        let count = events.count
-        queueLock.unlock()
-        if count == 1 { wake.firstEvent() } else if count == Self.batchSize { wake.batchFull() }
+        output.enqueue(event, at: time)
     }
 
     /// Formats and writes every queued event now.
     public func flush() {
-        writeLock.lock()
-        defer { writeLock.unlock() }
-        queueLock.lock()
-        var batch = events
-        events = spare
-        spare = []
-        queueLock.unlock()
-        if !batch.isEmpty {
-            // Formatted in a local: writing to a field of `self` here would share a cache line with the queue,
-            // which the traced thread updates for every event.
-            var buffer = self.buffer.take() ?? JSONLineBuffer(capacity: 1 << 16)
-            buffer.removeAll()
-            batch.withUnsafeMutableBufferPointer { events in
-                // Each event is moved out and written (no copy, so no extra reference counting on strings the
-                // traced thread keeps using); its slot gets an event that holds no references.
-                for slot in events.baseAddress!..<(events.baseAddress! + events.count) {
-                    let queued = slot.move()
-                    slot.initialize(to: QueuedEvent(time: 0, event: .connect(ConnectEvent(path: ""))))
-                    Self.write(queued.event, at: ProbeClock.seconds(start, queued.time), bindValues: includeBindValues, into: &buffer)
-                }
-            }
-            buffer.withBytes { write($0) }
-            self.buffer = consume buffer
-            batch.removeAll(keepingCapacity: true)
-        }
-        queueLock.lock()
-        if spare.capacity < batch.capacity { spare = batch }
-        queueLock.unlock()
-    }
-
-    /// Writes whole, retrying short writes (a trace line is never left half written by us).
-    private func write(_ raw: UnsafeRawBufferPointer) {
-        guard let start = raw.baseAddress else { return }
-        let fd = handle.fileDescriptor
-        var offset = 0
-        while offset < raw.count {
-            let n = Foundation.write(fd, start + offset, raw.count - offset)
-            if n > 0 { offset += n } else if n < 0 && errno == EINTR { continue } else { return }
-        }
+        output.flush()
     }
 
     /// One event as a JSON line, for tests and tools (the writer formats straight into its batch buffer).
@@ -267,6 +191,103 @@ extension JSONLineBuffer {
         literal(":")
         integer(Int(site.line))
         literal("\"")
+    }
+}
+
+/// A trace writer's queue of events and its file: the traced thread enqueues, the writer thread (or `flush()`)
+/// formats and writes.
+private final class TraceOutput: @unchecked Sendable {
+    /// An event waiting to be written (a struct, not a tuple: tuples are copied through the runtime's generic
+    /// value witnesses).
+    private struct QueuedEvent {
+        var time: UInt64
+        var event: ProbeEvent
+    }
+
+    private let handle: FileHandle
+    private let includeBindValues: Bool
+    private let start = ProbeClock.now()
+    /// Guards the queue: events waiting to be written, and the emptied array of the last batch, kept so that
+    /// recording does not allocate once both have grown.
+    private let queueLock = PlainLock()
+    private var events: [QueuedEvent] = []
+    private var spare: [QueuedEvent] = []
+    /// Serializes writes, so lines land in the order their events happened; guards `buffer`.
+    private let writeLock = NSLock()
+    private var buffer: JSONLineBuffer? = JSONLineBuffer(capacity: 1 << 16)
+    /// Wakes the writer thread: when an event lands in an empty queue, when a batch is full, and at the end.
+    private let wake = WriterWake()
+
+    init(handle: FileHandle, includeBindValues: Bool) {
+        self.handle = handle
+        self.includeBindValues = includeBindValues
+    }
+
+    /// Starts the writer thread: it sleeps while the queue is empty; once an event arrives, it waits up to 100 ms
+    /// for a full batch, then writes what is queued, until `stop()`.
+    func startThread() {
+        let thread = Thread { [self] in
+            WriterWake.lowerPriority()
+            while wake.waitForBatch() { flush() }
+        }
+        thread.name = "faultline.trace-writer"
+        thread.qualityOfService = .utility
+        thread.start()
+    }
+
+    func stop() { wake.stop() }
+
+    func close() { try? handle.close() }
+
+    func enqueue(_ event: consuming ProbeEvent, at time: UInt64) {
+        queueLock.lock()
+        events.append(QueuedEvent(time: time, event: event))
+        let count = events.count
+        queueLock.unlock()
+        if count == 1 { wake.firstEvent() } else if count == TraceWriter.batchSize { wake.batchFull() }
+    }
+
+    /// Formats and writes every queued event now.
+    func flush() {
+        writeLock.lock()
+        defer { writeLock.unlock() }
+        queueLock.lock()
+        var batch = events
+        events = spare
+        spare = []
+        queueLock.unlock()
+        if !batch.isEmpty {
+            // Formatted in a local: writing to a field of `self` here would share a cache line with the queue,
+            // which the traced thread updates for every event.
+            var buffer = self.buffer.take() ?? JSONLineBuffer(capacity: 1 << 16)
+            buffer.removeAll()
+            batch.withUnsafeMutableBufferPointer { events in
+                // Each event is moved out and written (no copy, so no extra reference counting on strings the
+                // traced thread keeps using); its slot gets an event that holds no references.
+                for slot in events.baseAddress!..<(events.baseAddress! + events.count) {
+                    let queued = slot.move()
+                    slot.initialize(to: QueuedEvent(time: 0, event: .connect(ConnectEvent(path: ""))))
+                    TraceWriter.write(queued.event, at: ProbeClock.seconds(start, queued.time), bindValues: includeBindValues, into: &buffer)
+                }
+            }
+            buffer.withBytes { write($0) }
+            self.buffer = consume buffer
+            batch.removeAll(keepingCapacity: true)
+        }
+        queueLock.lock()
+        if spare.capacity < batch.capacity { spare = batch }
+        queueLock.unlock()
+    }
+
+    /// Writes whole, retrying short writes (a trace line is never left half written by us).
+    func write(_ raw: UnsafeRawBufferPointer) {
+        guard let start = raw.baseAddress else { return }
+        let fd = handle.fileDescriptor
+        var offset = 0
+        while offset < raw.count {
+            let n = Foundation.write(fd, start + offset, raw.count - offset)
+            if n > 0 { offset += n } else if n < 0 && errno == EINTR { continue } else { return }
+        }
     }
 }
 
