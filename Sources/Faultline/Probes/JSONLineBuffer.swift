@@ -55,6 +55,19 @@ struct JSONLineBuffer: ~Copyable {
         first = true
     }
 
+    /// Starts an object with constant text that includes its first key (e.g. `{"type":"fetch","t":`).
+    mutating func begin(_ opening: StaticString) {
+        literal(opening)
+        first = false
+    }
+
+    /// Constant text that continues an object: a key with its punctuation (`,"rows":`), perhaps with the end of
+    /// the previous value before it.
+    mutating func field(_ text: StaticString) {
+        literal(text)
+        first = false
+    }
+
     /// Ends an object and its line (`}\n`).
     mutating func endLine() {
         append(UInt8(ascii: "}"))
@@ -86,6 +99,10 @@ struct JSONLineBuffer: ~Copyable {
 
     mutating func optionalString(_ name: StaticString, _ value: String?) {
         key(name)
+        optionalQuoted(value)
+    }
+
+    mutating func optionalQuoted(_ value: String?) {
         if let value { quoted(value) } else { literal("null") }
     }
 
@@ -95,6 +112,10 @@ struct JSONLineBuffer: ~Copyable {
     /// integer digits cost far less than a shortest-round-trip `Double` description.
     mutating func seconds(_ name: StaticString, _ value: Double) {
         key(name)
+        secondsValue(value)
+    }
+
+    mutating func secondsValue(_ value: Double) {
         guard value.isFinite, value >= 0, value < 9e9 else {
             if value.isFinite { text(value.description) } else { literal("null") }
             return
@@ -118,6 +139,10 @@ struct JSONLineBuffer: ~Copyable {
 
     mutating func strings(_ name: StaticString, _ values: [String]) {
         key(name)
+        stringArray(values)
+    }
+
+    mutating func stringArray(_ values: [String]) {
         append(UInt8(ascii: "["))
         for (i, value) in values.enumerated() {
             if i > 0 { append(UInt8(ascii: ",")) }
@@ -129,6 +154,10 @@ struct JSONLineBuffer: ~Copyable {
     /// `"?"` `count` times: the placeholders of bind values not recorded.
     mutating func placeholders(_ name: StaticString, count: Int) {
         key(name)
+        placeholderArray(count: count)
+    }
+
+    mutating func placeholderArray(count: Int) {
         append(UInt8(ascii: "["))
         for i in 0..<count { if i > 0 { append(UInt8(ascii: ",")) }; literal("\"?\"") }
         append(UInt8(ascii: "]"))

@@ -60,27 +60,114 @@ public final class TraceWriter: ProbeRecorder, @unchecked Sendable {
         return String(buffer.string.dropLast())
     }
 
-    /// Appends one event's line (hand-written: an encoder per event would cost more than the event).
-    static func write(_ event: ProbeEvent, at time: Double, bindValues: Bool, into json: inout JSONLineBuffer) {
-        json.begin()
-        json.key("type")
-        json.literal("\"")
-        json.literal(event.typeName)
-        json.literal("\"")
-        json.seconds("t", time)
+    /// Appends one event's line (hand-written: an encoder per event would cost more than the event). The frequent
+    /// events are written with whole constant runs of keys and punctuation.
+    static func write(_ event: consuming ProbeEvent, at time: Double, bindValues: Bool, into json: inout JSONLineBuffer) {
+        switch consume event {
+        case .statement(let e):
+            json.begin(#"{"type":"statement","t":"#)
+            json.secondsValue(time)
+            json.field(#","sql":"#)
+            json.quoted(e.sql)
+            json.field(#","purpose":""#)
+            json.text(e.purpose.rawValue)
+            json.field(#"","bindings":"#)
+            if bindValues && !e.bindings.isEmpty { json.stringArray(e.bindings) } else { json.placeholderArray(count: e.parameters) }
+            json.field(#","duration":"#)
+            json.secondsValue(e.duration)
+            json.field(#","rows":"#)
+            json.integer(e.rows)
+            json.field(#","fullScanSteps":"#)
+            json.integer(e.fullScanSteps)
+            json.field(#","sorts":"#)
+            json.integer(e.sorts)
+            json.field(#","autoIndexes":"#)
+            json.integer(e.autoIndexes)
+            json.field(#","vmSteps":"#)
+            json.integer(e.vmSteps)
+        case .fetch(let e):
+            json.begin(#"{"type":"fetch","t":"#)
+            json.secondsValue(time)
+            json.field(#","entity":"#)
+            json.quoted(e.entity)
+            json.field(#","predicate":"#)
+            if let predicate = e.predicate {
+                json.literal("\"")
+                PredicateFormatter.format(predicate, into: &json)
+                json.literal("\"")
+            } else {
+                json.literal("null")
+            }
+            json.field(#","sort":["#)
+            for (i, descriptor) in e.sort.enumerated() {
+                if i > 0 { json.literal(",") }
+                json.quoted(descriptor.description)
+            }
+            json.field(#"],"limit":"#)
+            json.integer(e.limit)
+            json.field(#","offset":"#)
+            json.integer(e.offset)
+            json.field(#","batchSize":"#)
+            json.integer(e.batchSize)
+            json.field(#","prefetch":"#)
+            json.stringArray(e.prefetch)
+            json.field(#","resultType":"#)
+            json.quoted(e.resultType)
+            json.field(#","statements":"#)
+            json.integer(e.statements)
+            json.field(#","rows":"#)
+            json.integer(e.rows)
+            json.field(#","results":"#)
+            json.integer(e.results)
+            json.field(#","registered":"#)
+            json.integer(e.registered)
+            json.field(#","sqlTime":"#)
+            json.secondsValue(e.sqlTime)
+            json.field(#","totalTime":"#)
+            json.secondsValue(e.totalTime)
+            json.field(#","callSite":"#)
+            json.callSiteValue(e.callSite)
+            json.field(#","context":"#)
+            json.integer(e.context)
+        case .fault(let e):
+            json.begin(e.source == .database ? #"{"type":"cacheMiss","t":"# : #"{"type":"fault","t":"#)
+            json.secondsValue(time)
+            json.field(#","kind":""#)
+            json.text(e.kind.rawValue)
+            json.field(#"","object":"#)
+            json.quoted(e.object)
+            json.field(#","relationship":"#)
+            json.optionalQuoted(e.relationship)
+            json.field(#","source":""#)
+            json.text(e.source.rawValue)
+            json.literal("\"")
+            if let count = e.count { json.int("count", count) }
+            if let batch = e.batch { json.int("batch", batch) }
+            if e.countOnly { json.field(#","countOnly":true"#) }
+            if e.source == .database || e.stack != nil { json.optionalString("callSite", e.stack?.callSite) }
+            json.field(#","duration":"#)
+            json.secondsValue(e.duration)
+            json.field(#","context":"#)
+            json.integer(e.context)
+        case let other:
+            json.begin()
+            json.key("type")
+            json.literal("\"")
+            json.literal(other.typeName)
+            json.literal("\"")
+            json.seconds("t", time)
+            writeFields(of: other, into: &json)
+        }
+        json.endLine()
+    }
+
+    /// The fields of the less frequent events, after `type` and `t`.
+    private static func writeFields(of event: ProbeEvent, into json: inout JSONLineBuffer) {
         switch event {
+        case .statement, .fetch, .fault:
+            break
         case .connect(let e):
             json.string("path", e.path)
-        case .statement(let e):
-            json.string("sql", e.sql)
-            json.string("purpose", e.purpose.rawValue)
-            if bindValues && !e.bindings.isEmpty { json.strings("bindings", e.bindings) } else { json.placeholders("bindings", count: e.parameters) }
-            json.seconds("duration", e.duration)
-            json.int("rows", e.rows)
-            json.int("fullScanSteps", e.fullScanSteps)
-            json.int("sorts", e.sorts)
-            json.int("autoIndexes", e.autoIndexes)
-            json.int("vmSteps", e.vmSteps)
         case .queryPlan(let e):
             json.string("sql", e.sql)
             json.beginArray("nodes")
@@ -92,47 +179,6 @@ public final class TraceWriter: ProbeRecorder, @unchecked Sendable {
                 json.end()
             }
             json.endArray()
-        case .fetch(let e):
-            json.string("entity", e.entity)
-            json.key("predicate")
-            if let predicate = e.predicate {
-                json.literal("\"")
-                PredicateFormatter.format(predicate, into: &json)
-                json.literal("\"")
-            } else {
-                json.literal("null")
-            }
-            json.key("sort")
-            json.literal("[")
-            for (i, descriptor) in e.sort.enumerated() {
-                if i > 0 { json.literal(",") }
-                json.quoted(descriptor.description)
-            }
-            json.literal("]")
-            json.int("limit", e.limit)
-            json.int("offset", e.offset)
-            json.int("batchSize", e.batchSize)
-            json.strings("prefetch", e.prefetch)
-            json.string("resultType", e.resultType)
-            json.int("statements", e.statements)
-            json.int("rows", e.rows)
-            json.int("results", e.results)
-            json.int("registered", e.registered)
-            json.seconds("sqlTime", e.sqlTime)
-            json.seconds("totalTime", e.totalTime)
-            json.callSite(e.callSite)
-            json.int("context", e.context)
-        case .fault(let e):
-            json.string("kind", e.kind.rawValue)
-            json.string("object", e.object)
-            json.optionalString("relationship", e.relationship)
-            json.string("source", e.source.rawValue)
-            if let count = e.count { json.int("count", count) }
-            if let batch = e.batch { json.int("batch", batch) }
-            if e.countOnly { json.key("countOnly"); json.literal("true") }
-            if e.source == .database || e.stack != nil { json.optionalString("callSite", e.stack?.callSite) }
-            json.seconds("duration", e.duration)
-            json.int("context", e.context)
         case .signpost(let e):
             json.string("name", e.name)
         case .batch(let e):
@@ -176,7 +222,6 @@ public final class TraceWriter: ProbeRecorder, @unchecked Sendable {
             json.int("context", e.context)
             if let parent = e.parent { json.int("parent", parent) }
         }
-        json.endLine()
     }
 }
 
@@ -184,6 +229,10 @@ extension JSONLineBuffer {
     /// `"callSite":"Module/File.swift:42"` (or `null`), written without building the string.
     fileprivate mutating func callSite(_ site: CallSite?) {
         key("callSite")
+        callSiteValue(site)
+    }
+
+    fileprivate mutating func callSiteValue(_ site: CallSite?) {
         guard let site else { literal("null"); return }
         guard site.file.hasPointerRepresentation else { quoted(site.description); return }
         literal("\"")
