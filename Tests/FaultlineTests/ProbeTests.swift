@@ -165,7 +165,7 @@ final class ProbeTests: XCTestCase {
         }
         let (_, fresh, freshLines) = try stack(level: 3, url: url)
         freshLines.removeAll()
-        try fresh.performAndWait {
+        fresh.performAndWait {
             let dog = fresh.object(with: ManagedObjectID(entity: fresh.model.entity(named: "Dog")!, key: 1, storeIdentifier: fresh.coordinator.storeIdentifier))
             _ = dog.value(forKey: "name")
             XCTAssertEqual(freshLines.lines.last, "Faultline: annotation: fault fulfilled from database for : <\(dog.objectID.uriString)> with row values: {name = \"Fido\"}")

@@ -44,7 +44,7 @@ final class SaveNotificationTests: XCTestCase {
         XCTAssertEqual(note.deleted, [mainFido.objectID])
         XCTAssertEqual(note.inserted.count, 1)
         XCTAssertFalse(note.inserted[0].isTemporaryID, "IDs are permanent after the save")
-        try main.performAndWait {
+        main.performAndWait {
             XCTAssertEqual(mainRex.value(forKey: "name") as? String, "Rex", "not merged yet")
             main.mergeChanges(fromContextDidSave: note)
             XCTAssertEqual(mainRex.value(forKey: "name") as? String, "Rex II")
@@ -171,7 +171,7 @@ final class ObjectsDidChangeTests: XCTestCase {
             XCTAssertEqual(mainNotes.notes.count, 1)
             XCTAssertEqual(mainNotes.notes.first?.changedKeys(of: mainDogs[0]), ["name"])
             main.rollback()
-            _ = mainNotes.notes.removeAll()
+            mainNotes.notes.removeAll()
         }
         var saved: SaveNotification?
         context.addDidSaveObserver { saved = $0 }

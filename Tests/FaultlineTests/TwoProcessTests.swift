@@ -48,7 +48,7 @@ final class TwoProcessTests: XCTestCase {
             XCTAssertEqual(sqlite3_open(path, &db), SQLITE_OK)
             defer { sqlite3_close(db) }
             XCTAssertEqual(sqlite3_exec(db, "BEGIN IMMEDIATE; UPDATE ZPERSON SET ZAGE = 41, Z_OPT = Z_OPT + 1 WHERE ZNAME = 'Bob'", nil, nil, nil), SQLITE_OK)
-            FileManager.default.createFile(atPath: try XCTUnwrap(environment["FAULTLINE_TEST_WRITER_READY"]), contents: nil)
+            _ = FileManager.default.createFile(atPath: try XCTUnwrap(environment["FAULTLINE_TEST_WRITER_READY"]), contents: nil)
             Thread.sleep(forTimeInterval: 1.0)
             XCTAssertEqual(sqlite3_exec(db, "COMMIT", nil, nil, nil), SQLITE_OK)
         default:

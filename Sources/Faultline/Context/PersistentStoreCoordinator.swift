@@ -38,14 +38,13 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
     }
 
     /// Running totals of the statement probe: statements, seconds in SQLite, rows (zeros when probes are off).
-    func probeTotals() -> (statements: Int, sqlTime: Double, rows: Int) {
+    func probeTotals() -> ProbeTotals {
         withLock { probeTotalsLocked() }
     }
 
     /// `probeTotals()` for a caller that holds the lock.
-    func probeTotalsLocked() -> (statements: Int, sqlTime: Double, rows: Int) {
-        guard let probe = statementProbe else { return (0, 0, 0) }
-        return (probe.statements, probe.sqlTime, probe.rows)
+    func probeTotalsLocked() -> ProbeTotals {
+        statementProbe?.totals ?? ProbeTotals()
     }
 
     /// The linked SQLite library's version.

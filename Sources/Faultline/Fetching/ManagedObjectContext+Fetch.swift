@@ -8,8 +8,9 @@ extension ManagedObjectContext {
         // One conversion of the request serves the fetch and its probe.
         let erased = FetchRequest<ManagedObject>(request)
         guard probesEnabled else { return try fetch(erased, as: T.self) }
-        let resultType = request.includesPropertyValues && request.fetchBatchSize == 0 ? (request.returnsObjectsAsFaults ? "faults" : "objects") : "ids"
-        return try tracedFetch(erased, resultType: resultType, callSite: callSite(file, line),
+        let returnsObjects = request.includesPropertyValues && request.fetchBatchSize == 0
+        let resultType = returnsObjects ? (request.returnsObjectsAsFaults ? "faults" : "objects") : "ids"
+        return try tracedFetch(erased, resultType: resultType, registers: returnsObjects, callSite: callSite(file, line),
                                results: { $0.count }, uris: { $0.map(\.objectID.uriString) }) { try fetch(erased, as: T.self) }
     }
 

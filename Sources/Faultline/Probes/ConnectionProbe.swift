@@ -1,16 +1,21 @@
 import CSQLite
 import Foundation
 
+/// Running totals of a connection's statements: how many, seconds in SQLite, rows returned.
+struct ProbeTotals {
+    var statements = 0
+    var sqlTime = 0.0
+    var rows = 0
+}
+
 /// The statement-level probe of one connection: turns each statement run into a `StatementEvent`, captures the
 /// query plan of each distinct SQL text once, and keeps running totals for fetch events.
 final class ConnectionProbe {
     let probes: Probes
     /// What the statements run now are for (set by the coordinator around its work).
     var purpose: StatementPurpose = .other
-    /// Running totals: statements, seconds in SQLite, rows returned.
-    private(set) var statements = 0
-    private(set) var sqlTime = 0.0
-    private(set) var rows = 0
+    /// Running totals: statements, seconds in SQLite, rows returned (one struct, read and updated in one access).
+    private(set) var totals = ProbeTotals()
 
     init(probes: Probes) { self.probes = probes }
 
@@ -18,15 +23,15 @@ final class ConnectionProbe {
         let end = ProbeClock.now()
         let duration = ProbeClock.seconds(start, end)
         let handle = statement.handle
-        var event = StatementEvent(
-            sql: statement.sql, bindings: bindings, parameters: bindings.count, purpose: purpose, duration: duration, rows: rows,
+        tally(duration: duration, rows: rows)
+        probes.record(.statement(StatementEvent(
+            sql: statement.sql, bindings: bindings,
+            parameters: bindings.isEmpty ? Int(sqlite3_bind_parameter_count(handle)) : bindings.count,
+            purpose: purpose, duration: duration, rows: rows,
             fullScanSteps: Int(sqlite3_stmt_status(handle, Int32(SQLITE_STMTSTATUS_FULLSCAN_STEP), 1)),
             sorts: Int(sqlite3_stmt_status(handle, Int32(SQLITE_STMTSTATUS_SORT), 1)),
             autoIndexes: Int(sqlite3_stmt_status(handle, Int32(SQLITE_STMTSTATUS_AUTOINDEX), 1)),
-            vmSteps: Int(sqlite3_stmt_status(handle, Int32(SQLITE_STMTSTATUS_VM_STEP), 1)))
-        tally(duration: duration, rows: rows)
-        if bindings.isEmpty { event.parameters = Int(sqlite3_bind_parameter_count(handle)) }
-        probes.record(.statement(event), at: end)
+            vmSteps: Int(sqlite3_stmt_status(handle, Int32(SQLITE_STMTSTATUS_VM_STEP), 1)))), at: end)
         if probes.wantsQueryPlans && !statement.planCaptured {
             statement.planCaptured = true
             capturePlan(statement, at: end)
@@ -43,9 +48,9 @@ final class ConnectionProbe {
     }
 
     private func tally(duration: Double, rows: Int) {
-        statements += 1
-        sqlTime += duration
-        self.rows += rows
+        totals.statements &+= 1
+        totals.sqlTime += duration
+        totals.rows &+= rows
     }
 
     /// Records the plan as of `time`, the end of the statement's run (so it sorts right after it).

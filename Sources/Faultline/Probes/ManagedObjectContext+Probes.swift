@@ -5,7 +5,9 @@ import Foundation
 extension ManagedObjectContext {
     @inline(__always) var probesEnabled: Bool { coordinator.probes.isEnabled }
 
-    func tracedFetch<R>(_ request: FetchRequest<ManagedObject>, resultType: String, callSite given: CallSite,
+    /// Runs a fetch, recording a `fetch` event. `registers`: the fetch returns objects, so the event counts those
+    /// that were registered already.
+    func tracedFetch<R>(_ request: FetchRequest<ManagedObject>, resultType: String, registers: Bool = false, callSite given: CallSite,
                         results: (R) -> Int, uris: (R) -> [String]?, _ body: () throws -> R) rethrows -> R {
         let callSite = outerCallSite ?? given
         let enclosing = outerCallSite
@@ -20,7 +22,7 @@ extension ManagedObjectContext {
             let after = coordinator.probeTotalsLocked()
             let count = results(result)
             // Objects the fetch registered are new; the rest of its objects were registered already.
-            let registered = resultType == "objects" || resultType == "faults" ? max(0, count - max(0, registry.count - registeredBefore)) : 0
+            let registered = registers ? max(0, count - max(0, registry.count - registeredBefore)) : 0
             let level = coordinator.probes.sqlDebugLevel
             coordinator.probes.record(.fetch(FetchEvent(
                 entity: request.entityName, predicate: request.predicate,

@@ -28,6 +28,9 @@ public final class Probes: @unchecked Sendable {
     /// True when query plans are wanted (SQLDebug level 4, or any trace or attached recorder).
     let wantsQueryPlans: Bool
     let recorders: [ProbeRecorder]
+    /// The trace writer when it is the only recorder (the usual traced run): called directly, not through the
+    /// array and the protocol.
+    private let soleTraceWriter: TraceWriter?
 
     /// Probes from a configuration, plus `recorders` (an in-memory recorder in tests, the benchmark runner's).
     public init(configuration: ProbeConfiguration = ProbeConfiguration(), recorders extra: [ProbeRecorder] = []) {
@@ -42,6 +45,7 @@ public final class Probes: @unchecked Sendable {
             }
         }
         self.recorders = recorders
+        soleTraceWriter = recorders.count == 1 ? recorders[0] as? TraceWriter : nil
         isEnabled = !recorders.isEmpty
         sqlDebugLevel = recorders.compactMap { ($0 as? SQLDebugLogger)?.level }.max() ?? 0
         wantsBindValues = configuration.sqlDebugLevel >= 2 || configuration.traceBindValues || !extra.isEmpty
@@ -61,6 +65,7 @@ public final class Probes: @unchecked Sendable {
 
     /// Hands `event`, which ended at `time` (`ProbeClock.now()`), to every recorder.
     func record(_ event: consuming ProbeEvent, at time: UInt64) {
+        if let soleTraceWriter { soleTraceWriter.record(event, at: time); return }
         if recorders.count == 1 { recorders[0].record(event, at: time); return }
         for recorder in recorders { recorder.record(copy event, at: time) }
     }

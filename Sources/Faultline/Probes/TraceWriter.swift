@@ -246,21 +246,16 @@ extension JSONLineBuffer {
 /// A trace writer's queue of events and its file: the traced thread enqueues, the writer thread (or `flush()`)
 /// formats and writes.
 private final class TraceOutput: @unchecked Sendable {
-    /// An event waiting to be written (a struct, not a tuple: tuples are copied through the runtime's generic
-    /// value witnesses).
-    private struct QueuedEvent {
-        var time: UInt64
-        var event: ProbeEvent
-    }
-
     private let handle: FileHandle
     private let includeBindValues: Bool
     private let start = ProbeClock.now()
-    /// Guards the queue: events waiting to be written, and the emptied array of the last batch, kept so that
-    /// recording does not allocate once both have grown.
+    /// Guards the queue: events waiting to be written with the times they ended, and the emptied arrays of the
+    /// last batch, kept so that recording does not allocate once they have grown.
     private let queueLock = PlainLock()
-    private var events: [QueuedEvent] = []
-    private var spare: [QueuedEvent] = []
+    private var events: [ProbeEvent] = []
+    private var times: [UInt64] = []
+    private var spareEvents: [ProbeEvent] = []
+    private var spareTimes: [UInt64] = []
     /// Serializes writes, so lines land in the order their events happened; guards `buffer`.
     private let writeLock = NSLock()
     private var buffer: JSONLineBuffer? = JSONLineBuffer(capacity: 1 << 16)
@@ -290,8 +285,9 @@ private final class TraceOutput: @unchecked Sendable {
 
     func enqueue(_ event: consuming ProbeEvent, at time: UInt64) {
         queueLock.lock()
-        events.append(QueuedEvent(time: time, event: event))
-        let count = events.count
+        events.append(event)
+        times.append(time)
+        let count = times.count
         queueLock.unlock()
         if count == 1 { wake.firstEvent() } else if count == TraceWriter.batchSize { wake.batchFull() }
     }
@@ -302,8 +298,11 @@ private final class TraceOutput: @unchecked Sendable {
         defer { writeLock.unlock() }
         queueLock.lock()
         var batch = events
-        events = spare
-        spare = []
+        var batchTimes = times
+        events = spareEvents
+        times = spareTimes
+        spareEvents = []
+        spareTimes = []
         queueLock.unlock()
         if !batch.isEmpty {
             // Formatted in a local: writing to a field of `self` here would share a cache line with the queue,
@@ -313,18 +312,20 @@ private final class TraceOutput: @unchecked Sendable {
             batch.withUnsafeMutableBufferPointer { events in
                 // Each event is moved out and written (no copy, so no extra reference counting on strings the
                 // traced thread keeps using); its slot gets an event that holds no references.
-                for slot in events.baseAddress!..<(events.baseAddress! + events.count) {
-                    let queued = slot.move()
-                    slot.initialize(to: QueuedEvent(time: 0, event: .connect(ConnectEvent(path: ""))))
-                    TraceWriter.write(queued.event, at: ProbeClock.seconds(start, queued.time), bindValues: includeBindValues, into: &buffer)
+                for (slot, time) in zip(events.baseAddress!..<(events.baseAddress! + events.count), batchTimes) {
+                    let event = slot.move()
+                    slot.initialize(to: .connect(ConnectEvent(path: "")))
+                    TraceWriter.write(event, at: ProbeClock.seconds(start, time), bindValues: includeBindValues, into: &buffer)
                 }
             }
             buffer.withBytes { write($0) }
             self.buffer = consume buffer
             batch.removeAll(keepingCapacity: true)
+            batchTimes.removeAll(keepingCapacity: true)
         }
         queueLock.lock()
-        if spare.capacity < batch.capacity { spare = batch }
+        if spareEvents.capacity < batch.capacity { spareEvents = batch }
+        if spareTimes.capacity < batchTimes.capacity { spareTimes = batchTimes }
         queueLock.unlock()
     }
 

@@ -129,7 +129,7 @@ final class Statement {
         connection.probe?.finished(self, start: probeStart, rows: probeRows, bindings: probeBindings)
         probeStart = 0
         probeRows = 0
-        probeBindings.removeAll(keepingCapacity: true)
+        if !probeBindings.isEmpty { probeBindings.removeAll(keepingCapacity: true) }
     }
 
     // MARK: Columns (0-based)
