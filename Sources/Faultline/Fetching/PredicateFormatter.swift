@@ -270,6 +270,10 @@ enum PredicateFormatter {
 
     /// True when `s` needs no escape in a string literal (no control character, quote or backslash).
     private static func isPlain(_ s: String) -> Bool {
-        s.utf8.allSatisfy { $0 >= 0x20 && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\") }
+        var s = s
+        return s.withUTF8 { bytes in
+            for byte in bytes where byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") { return false }
+            return true
+        }
     }
 }
