@@ -62,8 +62,9 @@ public final class ManagedObjectContext: @unchecked Sendable {
         }
     }
     /// The call site of the traced fetch in progress: fetches it runs itself (prefetching, batch faults) report
-    /// it too, so that a trace points at the program's code, not the engine's.
-    var outerCallSite: CallSite?
+    /// it too, so that a trace points at the program's code, not the engine's. Used on the context's queue only,
+    /// so exclusivity is not checked at run time.
+    @exclusivity(unchecked) var outerCallSite: CallSite?
     /// Faults of batched fetch results, with their batch and position.
     var batchMembership: [ObjectIdentifier: (FaultBatch, Int)] = [:]
     var updatedSet: [ObjectIdentifier: ManagedObject] = [:]

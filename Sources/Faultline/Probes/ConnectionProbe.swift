@@ -13,9 +13,9 @@ struct ProbeTotals {
 final class ConnectionProbe {
     let probes: Probes
     /// What the statements run now are for (set by the coordinator around its work).
-    var purpose: StatementPurpose = .other
+    @exclusivity(unchecked) var purpose: StatementPurpose = .other
     /// Running totals: statements, seconds in SQLite, rows returned (one struct, read and updated in one access).
-    private(set) var totals = ProbeTotals()
+    @exclusivity(unchecked) private(set) var totals = ProbeTotals()
 
     init(probes: Probes) { self.probes = probes }
 

@@ -250,12 +250,13 @@ private final class TraceOutput: @unchecked Sendable {
     private let includeBindValues: Bool
     private let start = ProbeClock.now()
     /// Guards the queue: events waiting to be written with the times they ended, and the emptied arrays of the
-    /// last batch, kept so that recording does not allocate once they have grown.
+    /// last batch, kept so that recording does not allocate once they have grown. (The lock serializes every
+    /// access, so exclusivity is not checked at run time as well.)
     private let queueLock = PlainLock()
-    private var events: [ProbeEvent] = []
-    private var times: [UInt64] = []
-    private var spareEvents: [ProbeEvent] = []
-    private var spareTimes: [UInt64] = []
+    @exclusivity(unchecked) private var events: [ProbeEvent] = []
+    @exclusivity(unchecked) private var times: [UInt64] = []
+    @exclusivity(unchecked) private var spareEvents: [ProbeEvent] = []
+    @exclusivity(unchecked) private var spareTimes: [UInt64] = []
     /// Serializes writes, so lines land in the order their events happened; guards `buffer`.
     private let writeLock = NSLock()
     private var buffer: JSONLineBuffer? = JSONLineBuffer(capacity: 1 << 16)

@@ -54,7 +54,8 @@ final class SQLiteConnection {
         try Statement(connection: self, sql: sql)
     }
 
-    /// The statement probe, when probes are on.
+    /// The statement probe, when probes are on: set once, right after opening, before any statement is prepared
+    /// (statements keep an unowned reference to it).
     var probe: ConnectionProbe?
 
     /// Executes one or more SQL statements without parameters (DDL, pragmas, transactions).

@@ -10,15 +10,20 @@ final class Statement {
     let handle: OpaquePointer
     let sql: String
     unowned(unsafe) let connection: SQLiteConnection
-    /// True when the connection had a probe when the statement was prepared (probes never change afterwards).
+    /// The connection's probe when the statement was prepared (probes never change afterwards). Unowned: the
+    /// connection owns both; not retained on every run.
+    private unowned(unsafe) let probe: ConnectionProbe?
+    /// True when `probe` is set.
     private let probed: Bool
-    /// Probe state of the current run: its start (0 = not running or probes off), rows, bound values.
-    private var probeStart: UInt64 = 0
-    private var probeRows = 0
-    private var probeBindings: [String] = []
+    // Probe state of the current run: its start (0 = not running or probes off), rows, bound values. Touched
+    // only by the connection's serialized work, so exclusivity is not checked at run time (a check costs more
+    // than the update).
+    @exclusivity(unchecked) private var probeStart: UInt64 = 0
+    @exclusivity(unchecked) private var probeRows = 0
+    @exclusivity(unchecked) private var probeBindings: [String] = []
     /// True once the probe captured this statement's query plan (statements are cached per SQL text, so this is
     /// once per distinct SQL without hashing the text on every run).
-    var planCaptured = false
+    @exclusivity(unchecked) var planCaptured = false
 
     init(connection: SQLiteConnection, sql: String) throws {
         var stmt: OpaquePointer?
@@ -29,6 +34,7 @@ final class Statement {
         self.handle = stmt
         self.sql = sql
         self.connection = connection
+        self.probe = connection.probe
         self.probed = connection.probe != nil
     }
 
@@ -53,7 +59,7 @@ final class Statement {
 
     @inline(never)
     private func noteBinding(_ value: Slot, at index: Int32) {
-        guard let probe = connection.probe, probe.probes.wantsBindValues else { return }
+        guard let probe, probe.probes.wantsBindValues else { return }
         let position = Int(index) - 1
         if probeBindings.count <= position { probeBindings.append(contentsOf: repeatElement("nil", count: position - probeBindings.count + 1)) }
         probeBindings[position] = ConnectionProbe.literal(value)
@@ -126,7 +132,7 @@ final class Statement {
 
     @inline(never)
     private func finishProbe() {
-        connection.probe?.finished(self, start: probeStart, rows: probeRows, bindings: probeBindings)
+        probe?.finished(self, start: probeStart, rows: probeRows, bindings: probeBindings)
         probeStart = 0
         probeRows = 0
         if !probeBindings.isEmpty { probeBindings.removeAll(keepingCapacity: true) }
