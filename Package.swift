@@ -26,9 +26,11 @@ let package = Package(
             pkgConfig: "libgvc",
             providers: [.apt(["libgraphviz-dev"])]
         ),
+        // The processor's cycle counter, for the probes' clock (a header; nothing to link).
+        .systemLibrary(name: "CCycleCounter"),
         .target(
             name: "Faultline",
-            dependencies: ["CSQLite"]
+            dependencies: ["CSQLite", "CCycleCounter"]
         ),
         .target(
             name: "FaultlineData",

@@ -3,8 +3,8 @@ import Synchronization
 
 /// Receives probe events. Called under the coordinator's lock, on the thread that did the work: keep it quick.
 public protocol ProbeRecorder: AnyObject, Sendable {
-    /// Receives one event; `time` is when it ended, in nanoseconds of the monotonic clock
-    /// (`DispatchTime.uptimeNanoseconds`).
+    /// Receives one event; `time` is when it ended, in nanoseconds of the probes' monotonic clock (comparable
+    /// with the times of other events, not with wall-clock time).
     func record(_ event: consuming ProbeEvent, at time: UInt64)
     /// Writes out anything buffered.
     func flush()
@@ -100,14 +100,6 @@ public final class Probes: @unchecked Sendable {
     public func flush() {
         for recorder in recorders { recorder.flush() }
     }
-}
-
-/// The probes' clock: monotonic nanoseconds (`DispatchTime.uptimeNanoseconds`).
-enum ProbeClock {
-    @inline(__always) static func now() -> UInt64 { DispatchTime.now().uptimeNanoseconds }
-
-    /// Seconds from `start` to `end`.
-    @inline(__always) static func seconds(_ start: UInt64, _ end: UInt64) -> Double { Double(end &- start) / 1e9 }
 }
 
 /// Keeps every event in memory: for tests and the benchmark runner.
