@@ -9,6 +9,8 @@ protocol PredicateTextSink: ~Copyable {
     mutating func emit(_ text: String)
     /// Appends a decimal integer.
     mutating func emit(integer: Int64)
+    /// Appends text known to need no escape in a string literal (see `PredicateFormatter.isPlain`).
+    mutating func emit(plain text: String)
 }
 
 /// The formatter's text as a string.
@@ -17,6 +19,7 @@ struct PredicateText: PredicateTextSink {
     mutating func emit(_ text: StaticString) { self.text += text.description }
     mutating func emit(_ text: String) { self.text += text }
     mutating func emit(integer: Int64) { text += String(integer) }
+    mutating func emit(plain text: String) { self.text += text }
 }
 
 /// The canonical format of predicates and expressions: NSPredicate's `predicateFormat` style, which parses back
@@ -237,9 +240,9 @@ enum PredicateFormatter {
             if let store = id.storeIdentifier, id.key > 0, isPlain(store), id.entity.name.utf8.allSatisfy({ $0 < 0x80 }), isPlain(id.entity.name) {
                 // The common case, written in parts: `"x-coredata://<store>/<Entity>/p<key>"`.
                 out.emit("\"x-coredata://")
-                out.emit(store)
+                out.emit(plain: store)
                 out.emit("/")
-                out.emit(id.entity.name)
+                out.emit(plain: id.entity.name)
                 out.emit("/p")
                 out.emit(integer: id.key)
                 out.emit("\"")
@@ -261,15 +264,15 @@ enum PredicateFormatter {
     private static func quoted<S: PredicateTextSink & ~Copyable>(_ s: String, into out: inout S) {
         if isPlain(s) {
             out.emit("\"")
-            out.emit(s)
+            out.emit(plain: s)
             out.emit("\"")
         } else {
             out.emit(JSONLineBuffer.quote(s))
         }
     }
 
-    /// True when `s` needs no escape in a string literal (no control character, quote or backslash).
-    private static func isPlain(_ s: String) -> Bool {
+    /// True when `s` needs no escape in a string literal (no control character, quote or backslash), nor in JSON.
+    static func isPlain(_ s: String) -> Bool {
         var s = s
         return s.withUTF8 { bytes in
             for byte in bytes where byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") { return false }

@@ -292,6 +292,9 @@ extension JSONLineBuffer: PredicateTextSink {
         text.withUTF8 { escaped(UnsafeRawBufferPointer($0)) }
     }
 
+    /// Plain text needs no JSON escape either (JSON escapes the same characters): copied as it is.
+    mutating func emit(plain value: String) { text(value) }
+
     mutating func emit(integer value: Int64) {
         if let value = Int(exactly: value) { integer(value) } else { emit(String(value)) }
     }

@@ -314,9 +314,8 @@ private final class TraceOutput: @unchecked Sendable {
                 // Each event is moved out and written (no copy, so no extra reference counting on strings the
                 // traced thread keeps using); its slot gets an event that holds no references.
                 for (slot, time) in zip(events.baseAddress!..<(events.baseAddress! + events.count), batchTimes) {
-                    let event = slot.move()
+                    TraceWriter.write(slot.move(), at: ProbeClock.seconds(start, time), bindValues: includeBindValues, into: &buffer)
                     slot.initialize(to: .connect(ConnectEvent(path: "")))
-                    TraceWriter.write(event, at: ProbeClock.seconds(start, time), bindValues: includeBindValues, into: &buffer)
                 }
             }
             buffer.withBytes { write($0) }
