@@ -252,7 +252,7 @@ private final class TraceOutput: @unchecked Sendable {
     /// Guards the queue: events waiting to be written with the times they ended, and the emptied arrays of the
     /// last batch, kept so that recording does not allocate once they have grown. (The lock serializes every
     /// access, so exclusivity is not checked at run time as well.)
-    private let queueLock = PlainLock()
+    private let queueLock = SpinLock()
     @exclusivity(unchecked) private var events: [ProbeEvent] = []
     @exclusivity(unchecked) private var times: [UInt64] = []
     @exclusivity(unchecked) private var spareEvents: [ProbeEvent] = []
