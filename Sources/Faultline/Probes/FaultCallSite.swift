@@ -5,15 +5,25 @@ import Runtime
 /// resolved to the first frame outside Faultline — file and line from DWARF — only when an event is written or
 /// reported, once per distinct stack.
 public struct FaultStack: Sendable, Equatable {
-    let backtrace: Backtrace
+    /// The runtime's `Backtrace` has no layout known when Faultline is compiled (its module is built for library
+    /// evolution): held in a box, so that fault events, and every probe event with them, keep a fixed layout and
+    /// are moved and copied inline rather than through the runtime's type metadata.
+    private final class Box: Sendable {
+        let backtrace: Backtrace
+        init(_ backtrace: Backtrace) { self.backtrace = backtrace }
+    }
+
+    private let box: Box
     private let key: String
+
+    var backtrace: Backtrace { box.backtrace }
 
     private static let images = ImageMap.capture()
 
     /// Captures the current stack (frame-pointer walk, about 2 µs), or nil when it cannot.
     static func capture() -> FaultStack? {
         guard let backtrace = try? Backtrace.capture(algorithm: .fast, limit: 24, images: images) else { return nil }
-        return FaultStack(backtrace: backtrace, key: backtrace.frames.map { "\($0)" }.joined(separator: ","))
+        return FaultStack(box: Box(backtrace), key: backtrace.frames.map { "\($0)" }.joined(separator: ","))
     }
 
     public static func == (lhs: FaultStack, rhs: FaultStack) -> Bool { lhs.key == rhs.key }

@@ -29,8 +29,8 @@ public final class Probes: @unchecked Sendable {
     let wantsQueryPlans: Bool
     let recorders: [ProbeRecorder]
     /// The trace writer when it is the only recorder (the usual traced run): called directly, not through the
-    /// array and the protocol. Unowned: `recorders` holds it.
-    private unowned(unsafe) let soleTraceWriter: TraceWriter?
+    /// array and the protocol.
+    private let soleTraceWriter: TraceWriter?
 
     /// Probes from a configuration, plus `recorders` (an in-memory recorder in tests, the benchmark runner's).
     public init(configuration: ProbeConfiguration = ProbeConfiguration(), recorders extra: [ProbeRecorder] = []) {
