@@ -19,8 +19,9 @@ final class ConnectionProbe {
 
     init(probes: Probes) { self.probes = probes }
 
-    func finished(_ statement: Statement, start: UInt64, rows: Int, bindings: [String]) {
+    func finished(_ statement: Statement, start: UInt64, rows: Int) {
         let end = ProbeClock.now()
+        let bindings = statement.recordedBindings
         let duration = ProbeClock.seconds(start, end)
         let handle = statement.handle
         tally(duration: duration, rows: rows)

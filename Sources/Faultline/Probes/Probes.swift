@@ -29,8 +29,8 @@ public final class Probes: @unchecked Sendable {
     let wantsQueryPlans: Bool
     let recorders: [ProbeRecorder]
     /// The trace writer when it is the only recorder (the usual traced run): called directly, not through the
-    /// array and the protocol.
-    private let soleTraceWriter: TraceWriter?
+    /// array and the protocol, and not retained for every event (`recorders` holds it).
+    private let soleTraceWriter: Unmanaged<TraceWriter>?
 
     /// Probes from a configuration, plus `recorders` (an in-memory recorder in tests, the benchmark runner's).
     public init(configuration: ProbeConfiguration = ProbeConfiguration(), recorders extra: [ProbeRecorder] = []) {
@@ -45,7 +45,7 @@ public final class Probes: @unchecked Sendable {
             }
         }
         self.recorders = recorders
-        soleTraceWriter = recorders.count == 1 ? recorders[0] as? TraceWriter : nil
+        soleTraceWriter = recorders.count == 1 ? (recorders[0] as? TraceWriter).map(Unmanaged.passUnretained) : nil
         isEnabled = !recorders.isEmpty
         sqlDebugLevel = recorders.compactMap { ($0 as? SQLDebugLogger)?.level }.max() ?? 0
         wantsBindValues = configuration.sqlDebugLevel >= 2 || configuration.traceBindValues || !extra.isEmpty
@@ -65,9 +65,20 @@ public final class Probes: @unchecked Sendable {
 
     /// Hands `event`, which ended at `time` (`ProbeClock.now()`), to every recorder.
     func record(_ event: consuming ProbeEvent, at time: UInt64) {
-        if let soleTraceWriter { soleTraceWriter.record(event, at: time); return }
+        if let soleTraceWriter {
+            var event = event
+            soleTraceWriter._withUnsafeGuaranteedRef { $0.record(Self.take(&event), at: time) }
+            return
+        }
         if recorders.count == 1 { recorders[0].record(event, at: time); return }
         for recorder in recorders { recorder.record(copy event, at: time) }
+    }
+
+    /// Moves `event` out, leaving an event that holds no references (a closure cannot consume what it captures).
+    @inline(__always) private static func take(_ event: inout ProbeEvent) -> ProbeEvent {
+        var taken = ProbeEvent.signpost(SignpostEvent(name: ""))
+        swap(&taken, &event)
+        return taken
     }
 
     /// Hands `event`, which ended now, to every recorder.

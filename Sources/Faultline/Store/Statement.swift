@@ -10,9 +10,9 @@ final class Statement {
     let handle: OpaquePointer
     let sql: String
     unowned(unsafe) let connection: SQLiteConnection
-    /// The connection's probe when the statement was prepared (probes never change afterwards). Unowned: the
-    /// connection owns both; not retained on every run.
-    private unowned(unsafe) let probe: ConnectionProbe?
+    /// The connection's probe when the statement was prepared (probes never change afterwards). Unmanaged: the
+    /// connection owns both, and the probe is not retained on every run.
+    private let probe: Unmanaged<ConnectionProbe>?
     /// True when `probe` is set.
     private let probed: Bool
     // Probe state of the current run: its start (0 = not running or probes off), rows, bound values. Touched
@@ -21,6 +21,8 @@ final class Statement {
     @exclusivity(unchecked) private var probeStart: UInt64 = 0
     @exclusivity(unchecked) private var probeRows = 0
     @exclusivity(unchecked) private var probeBindings: [String] = []
+    /// The bound values recorded for the current run: empty unless bind values are wanted.
+    var recordedBindings: [String] { probeBindings.isEmpty ? [] : probeBindings }
     /// True once the probe captured this statement's query plan (statements are cached per SQL text, so this is
     /// once per distinct SQL without hashing the text on every run).
     @exclusivity(unchecked) var planCaptured = false
@@ -34,7 +36,7 @@ final class Statement {
         self.handle = stmt
         self.sql = sql
         self.connection = connection
-        self.probe = connection.probe
+        self.probe = connection.probe.map(Unmanaged.passUnretained)
         self.probed = connection.probe != nil
     }
 
@@ -59,7 +61,7 @@ final class Statement {
 
     @inline(never)
     private func noteBinding(_ value: Slot, at index: Int32) {
-        guard let probe, probe.probes.wantsBindValues else { return }
+        guard let probe, probe._withUnsafeGuaranteedRef({ $0.probes.wantsBindValues }) else { return }
         let position = Int(index) - 1
         if probeBindings.count <= position { probeBindings.append(contentsOf: repeatElement("nil", count: position - probeBindings.count + 1)) }
         probeBindings[position] = ConnectionProbe.literal(value)
@@ -132,7 +134,7 @@ final class Statement {
 
     @inline(never)
     private func finishProbe() {
-        probe?.finished(self, start: probeStart, rows: probeRows, bindings: probeBindings)
+        probe?._withUnsafeGuaranteedRef { $0.finished(self, start: probeStart, rows: probeRows) }
         probeStart = 0
         probeRows = 0
         if !probeBindings.isEmpty { probeBindings.removeAll(keepingCapacity: true) }
