@@ -68,6 +68,18 @@ struct JSONLineBuffer: ~Copyable {
         first = false
     }
 
+    /// A continuing key and its integer value.
+    mutating func field(_ text: StaticString, integer value: Int) {
+        field(text)
+        integer(value)
+    }
+
+    /// A continuing key and its value in seconds.
+    mutating func field(_ text: StaticString, seconds value: Double) {
+        field(text)
+        secondsValue(value)
+    }
+
     /// Ends an object and its line (`}\n`).
     mutating func endLine() {
         append(UInt8(ascii: "}"))
