@@ -73,9 +73,15 @@ func makeStack(_ model: ManagedObjectModel, in directory: TemporaryDirectory, na
     return (coordinator, ManagedObjectContext(.privateQueue, coordinator: coordinator))
 }
 
-/// The trace writes a predicate straight into its JSON line: the same text as `predicateFormat`, escaped.
+/// The trace writes a predicate straight into its JSON line: the same text as `predicateFormat`, escaped. Written
+/// twice into one buffer, as the trace writer does, so that what the buffer caches between lines is used too.
 func assertTraceFormMatches(_ predicate: ObjectPredicate, file: StaticString = #filePath, line: UInt = #line) {
     var json = JSONLineBuffer()
-    PredicateFormatter.format(predicate, into: &json)
-    XCTAssertEqual("\"" + json.string + "\"", JSONLineBuffer.quote(predicate.predicateFormat), file: file, line: line)
+    for _ in 0..<2 {
+        json.literal("\"")
+        PredicateFormatter.format(predicate, into: &json)
+        json.literal("\"")
+    }
+    let once = JSONLineBuffer.quote(predicate.predicateFormat)
+    XCTAssertEqual(json.string, once + once, file: file, line: line)
 }

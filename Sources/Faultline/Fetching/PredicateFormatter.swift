@@ -11,6 +11,14 @@ protocol PredicateTextSink: ~Copyable {
     mutating func emit(integer: Int64)
     /// Appends text known to need no escape in a string literal (see `PredicateFormatter.isPlain`).
     mutating func emit(plain text: String)
+    /// Appends an object ID's URI as a string literal.
+    mutating func emit(uriOf id: ManagedObjectID)
+}
+
+extension PredicateTextSink where Self: ~Copyable {
+    mutating func emit(uriOf id: ManagedObjectID) {
+        PredicateFormatter.uri(of: id, into: &self)
+    }
 }
 
 /// The formatter's text as a string.
@@ -237,18 +245,7 @@ enum PredicateFormatter {
             out.emit(", \"NSUUID\")")
         case .objectID(let id):
             out.emit("CAST(")
-            if let store = id.storeIdentifier, id.key > 0, isPlain(store), id.entity.name.utf8.allSatisfy({ $0 < 0x80 }), isPlain(id.entity.name) {
-                // The common case, written in parts: `"x-coredata://<store>/<Entity>/p<key>"`.
-                out.emit("\"x-coredata://")
-                out.emit(plain: store)
-                out.emit("/")
-                out.emit(plain: id.entity.name)
-                out.emit("/p")
-                out.emit(integer: id.key)
-                out.emit("\"")
-            } else {
-                quoted(id.uriString, into: &out)
-            }
+            out.emit(uriOf: id)
             out.emit(", \"NSManagedObjectID\")")
         case .array(let items):
             out.emit("{")
@@ -258,6 +255,27 @@ enum PredicateFormatter {
             }
             out.emit("}")
         }
+    }
+
+    /// An object ID's URI as a string literal: in the common case written in parts,
+    /// `"x-coredata://<store>/<Entity>/p<key>"`, without building the URI.
+    static func uri<S: PredicateTextSink & ~Copyable>(of id: ManagedObjectID, into out: inout S) {
+        if let store = id.storeIdentifier, id.key > 0, hasPlainURIParts(store: store, entity: id.entity.name) {
+            out.emit("\"x-coredata://")
+            out.emit(plain: store)
+            out.emit("/")
+            out.emit(plain: id.entity.name)
+            out.emit("/p")
+            out.emit(integer: id.key)
+            out.emit("\"")
+        } else {
+            quoted(id.uriString, into: &out)
+        }
+    }
+
+    /// True when a permanent ID's URI is its parts as they are (no escape in a literal, no percent-encoding).
+    static func hasPlainURIParts(store: String, entity: String) -> Bool {
+        isPlain(store) && entity.utf8.allSatisfy { $0 < 0x80 } && isPlain(entity)
     }
 
     /// A string literal; the format's escapes are JSON's (`\"`, `\\`, `\n`, `\t`, `\r`, `\uXXXX`).

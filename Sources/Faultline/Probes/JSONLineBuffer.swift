@@ -6,6 +6,11 @@ struct JSONLineBuffer: ~Copyable {
     private var capacity: Int
     private(set) var count = 0
     private var first = true
+    /// The escaped opening of the last object URI written (`\"x-coredata://<store>/<Entity>/p`), by store and
+    /// entity: a trace of fetches by object ID writes the same one on every line.
+    private var uriPrefixStore = ""
+    private var uriPrefixEntity = ""
+    private var uriPrefix: [UInt8] = []
 
     init(capacity: Int = 256) {
         self.capacity = max(capacity, 16)
@@ -306,6 +311,26 @@ extension JSONLineBuffer: PredicateTextSink {
 
     /// Plain text needs no JSON escape either (JSON escapes the same characters): copied as it is.
     mutating func emit(plain value: String) { text(value) }
+
+    mutating func emit(uriOf id: ManagedObjectID) {
+        guard let store = id.storeIdentifier, id.key > 0, let key = Int(exactly: id.key) else {
+            PredicateFormatter.uri(of: id, into: &self)
+            return
+        }
+        let entity = id.entity.name
+        if uriPrefix.isEmpty || store != uriPrefixStore || entity != uriPrefixEntity {
+            guard PredicateFormatter.hasPlainURIParts(store: store, entity: entity) else {
+                PredicateFormatter.uri(of: id, into: &self)
+                return
+            }
+            uriPrefix = Array(#"\"x-coredata://"#.utf8) + Array(store.utf8) + Array("/".utf8) + Array(entity.utf8) + Array("/p".utf8)
+            uriPrefixStore = store
+            uriPrefixEntity = entity
+        }
+        uriPrefix.withUnsafeBytes { append($0) }
+        integer(key)
+        literal(#"\""#)
+    }
 
     mutating func emit(integer value: Int64) {
         if let value = Int(exactly: value) { integer(value) } else { emit(String(value)) }
