@@ -153,6 +153,8 @@ public final class BenchRunner {
                 plans.append(nil)
             }
         }
+        // The traced runs' events are written now, not by the trace's thread during the timed runs.
+        traced.flush()
         var samples = Array(repeating: [Double](), count: variants.count)
         for repetition in 0..<max(1, options.repetitions) {
             options.progress("\(step): repetition \(repetition + 1)/\(options.repetitions)")
