@@ -231,14 +231,12 @@ private final class TraceOutput: @unchecked Sendable {
     private let handle: FileHandle
     private let includeBindValues: Bool
     private let start = ProbeClock.now()
-    /// Guards the queue: events waiting to be written with the times they ended, and the emptied arrays of the
-    /// last batch, kept so that recording does not allocate once they have grown. (The lock serializes every
+    /// Guards the queue: events waiting to be written with the times they ended, and the emptied storage of the
+    /// last batch, kept so that recording does not allocate once both have grown. (The lock serializes every
     /// access, so exclusivity is not checked at run time as well.)
     private let queueLock = SpinLock()
-    @exclusivity(unchecked) private var events: [ProbeEvent] = []
-    @exclusivity(unchecked) private var times: [UInt64] = []
-    @exclusivity(unchecked) private var spareEvents: [ProbeEvent] = []
-    @exclusivity(unchecked) private var spareTimes: [UInt64] = []
+    @exclusivity(unchecked) private var queued = EventStorage(capacity: 2 * TraceWriter.batchSize)
+    @exclusivity(unchecked) private var spare: EventStorage? = EventStorage(capacity: 2 * TraceWriter.batchSize)
     /// Serializes writes, so lines land in the order their events happened; guards `buffer`.
     private let writeLock = NSLock()
     private var buffer: JSONLineBuffer? = JSONLineBuffer(capacity: 1 << 16)
@@ -248,6 +246,11 @@ private final class TraceOutput: @unchecked Sendable {
     init(handle: FileHandle, includeBindValues: Bool) {
         self.handle = handle
         self.includeBindValues = includeBindValues
+    }
+
+    deinit {
+        queued.deallocate()
+        spare?.deallocate()
     }
 
     /// Starts the writer thread: it sleeps while the queue is empty; once an event arrives, it waits up to 100 ms
@@ -268,9 +271,8 @@ private final class TraceOutput: @unchecked Sendable {
 
     func enqueue(_ event: consuming ProbeEvent, at time: UInt64) {
         queueLock.lock()
-        events.append(event)
-        times.append(time)
-        let count = times.count
+        queued.append(event, at: time)
+        let count = queued.count
         queueLock.unlock()
         if count == 1 { wake.firstEvent() } else if count == TraceWriter.batchSize { wake.batchFull() }
     }
@@ -280,34 +282,27 @@ private final class TraceOutput: @unchecked Sendable {
         writeLock.lock()
         defer { writeLock.unlock() }
         queueLock.lock()
-        var batch = events
-        var batchTimes = times
-        events = spareEvents
-        times = spareTimes
-        spareEvents = []
-        spareTimes = []
+        var batch = queued
+        queued = spare ?? EventStorage(capacity: batch.capacity)
+        spare = nil
         queueLock.unlock()
-        if !batch.isEmpty {
+        if batch.count > 0 {
             // Formatted in a local: writing to a field of `self` here would share a cache line with the queue,
             // which the traced thread updates for every event.
             var buffer = self.buffer.take() ?? JSONLineBuffer(capacity: 1 << 16)
             buffer.removeAll()
-            batch.withUnsafeMutableBufferPointer { events in
-                // Each event is moved out and written (no copy, so no extra reference counting on strings the
-                // traced thread keeps using); its slot gets an event that holds no references.
-                for (slot, time) in zip(events.baseAddress!..<(events.baseAddress! + events.count), batchTimes) {
-                    TraceWriter.write(slot.move(), at: ProbeClock.seconds(start, time), bindValues: includeBindValues, into: &buffer)
-                    slot.initialize(to: .connect(ConnectEvent(path: "")))
-                }
+            // Each event is moved out (no copy, so no extra reference counting on strings the traced thread keeps
+            // using) and written.
+            for i in 0..<batch.count {
+                TraceWriter.write((batch.events + i).move(), at: ProbeClock.seconds(start, batch.times[i]),
+                                  bindValues: includeBindValues, into: &buffer)
             }
+            batch.count = 0
             buffer.withBytes { write($0) }
             self.buffer = consume buffer
-            batch.removeAll(keepingCapacity: true)
-            batchTimes.removeAll(keepingCapacity: true)
         }
         queueLock.lock()
-        if spareEvents.capacity < batch.capacity { spareEvents = batch }
-        if spareTimes.capacity < batchTimes.capacity { spareTimes = batchTimes }
+        spare = batch
         queueLock.unlock()
     }
 
@@ -320,6 +315,49 @@ private final class TraceOutput: @unchecked Sendable {
             let n = Foundation.write(fd, start + offset, raw.count - offset)
             if n > 0 { offset += n } else if n < 0 && errno == EINTR { continue } else { return }
         }
+    }
+}
+
+/// Queued events in storage of their own rather than an array: the traced thread initializes slots and the writer
+/// moves events out, which only reads them, so the writer never writes to memory the traced thread writes next
+/// (an array would need every moved-out slot filled again).
+private struct EventStorage {
+    private(set) var events: UnsafeMutablePointer<ProbeEvent>
+    private(set) var times: UnsafeMutablePointer<UInt64>
+    private(set) var capacity: Int
+    /// Initialized slots, from the start; the writer sets it to 0 once it moved them all out.
+    var count = 0
+
+    init(capacity: Int) {
+        self.capacity = capacity
+        events = .allocate(capacity: capacity)
+        times = .allocate(capacity: capacity)
+    }
+
+    @inline(__always) mutating func append(_ event: consuming ProbeEvent, at time: UInt64) {
+        if count == capacity { grow() }
+        (events + count).initialize(to: event)
+        times[count] = time
+        count &+= 1
+    }
+
+    private mutating func grow() {
+        let newEvents = UnsafeMutablePointer<ProbeEvent>.allocate(capacity: capacity * 2)
+        newEvents.moveInitialize(from: events, count: count)
+        events.deallocate()
+        events = newEvents
+        let newTimes = UnsafeMutablePointer<UInt64>.allocate(capacity: capacity * 2)
+        newTimes.moveInitialize(from: times, count: count)
+        times.deallocate()
+        times = newTimes
+        capacity *= 2
+    }
+
+    /// Releases the events still queued and the storage.
+    func deallocate() {
+        events.deinitialize(count: count)
+        events.deallocate()
+        times.deallocate()
     }
 }
 
