@@ -295,6 +295,25 @@ final class ProbeTests: XCTestCase {
         withExtendedLifetime(trace) {}
     }
 
+    /// Events recorded faster than the writer's thread writes them (the queue grows past its first storage) all
+    /// reach the file once, in the order they were recorded, while the thread and the recording thread take turns.
+    func testEveryEventIsWrittenOnceInOrder() throws {
+        let dir = TemporaryDirectory()
+        let path = dir.file("many.jsonl").path
+        let trace = try TraceWriter(path: path)
+        let count = 20_000
+        for i in 0..<count {
+            trace.record(.signpost(SignpostEvent(name: "s\(i)")), at: ProbeClock.now())
+        }
+        trace.flush()
+        let lines = try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n").dropFirst()
+        XCTAssertEqual(lines.count, count)
+        for (i, line) in lines.enumerated() where !line.contains(#""name":"s\#(i)""#) {
+            XCTFail("line \(i + 1) is \(line)")
+            break
+        }
+    }
+
     func testConfigurationFromEnvironmentAndLaunchArguments() {
         XCTAssertEqual(ProbeConfiguration(environment: [:], arguments: []), ProbeConfiguration())
         XCTAssertEqual(ProbeConfiguration(environment: ["FAULTLINE_SQLDEBUG": "3", "FAULTLINE_TRACE": "/tmp/t.jsonl"], arguments: []),
