@@ -10,9 +10,9 @@ public final class TraceWriter: ProbeRecorder, @unchecked Sendable {
     public static let formatVersion = 1
 
     public let path: String
-    /// The queue and the file, shared with the writer thread. The thread holds it rather than the writer: a weak
-    /// reference to the writer would move the writer's reference count to a side table, and the traced thread
-    /// retains the writer for every event.
+    /// The queue and the file, shared with the writer thread. The thread holds it rather than the writer, which it
+    /// could only hold weakly (so that the writer can go away), and a weak reference would move the writer's
+    /// reference count to a side table, where every retain takes a slow path.
     private let output: TraceOutput
     static let batchSize = 512
 

@@ -13,8 +13,6 @@ final class Statement {
     /// The connection's probe when the statement was prepared (probes never change afterwards). Unmanaged: the
     /// connection owns both, and the probe is not retained on every run.
     private let probe: Unmanaged<ConnectionProbe>?
-    /// True when `probe` is set.
-    private let probed: Bool
     // Probe state of the current run: its start (0 = not running or probes off), rows, bound values. Touched
     // only by the connection's serialized work, so exclusivity is not checked at run time (a check costs more
     // than the update).
@@ -37,7 +35,6 @@ final class Statement {
         self.sql = sql
         self.connection = connection
         self.probe = connection.probe.map(Unmanaged.passUnretained)
-        self.probed = connection.probe != nil
     }
 
     deinit { sqlite3_finalize(handle) }
@@ -46,17 +43,17 @@ final class Statement {
 
     @inline(__always) func bind(_ value: Int64, at index: Int32) {
         sqlite3_bind_int64(handle, index, value)
-        if probed { noteBinding(.integer(value), at: index) }
+        if probe != nil { noteBinding(.integer(value), at: index) }
     }
 
     @inline(__always) func bind(_ value: Double, at index: Int32) {
         sqlite3_bind_double(handle, index, value)
-        if probed { noteBinding(.real(value), at: index) }
+        if probe != nil { noteBinding(.real(value), at: index) }
     }
 
     @inline(__always) func bindNull(at index: Int32) {
         sqlite3_bind_null(handle, index)
-        if probed { noteBinding(.null, at: index) }
+        if probe != nil { noteBinding(.null, at: index) }
     }
 
     @inline(never)
@@ -68,7 +65,7 @@ final class Statement {
     }
 
     func bind(_ value: String, at index: Int32) {
-        if probed { noteBinding(.text(value), at: index) }
+        if probe != nil { noteBinding(.text(value), at: index) }
         var value = value
         value.withUTF8 { buffer in
             buffer.withMemoryRebound(to: CChar.self) { chars in
@@ -78,7 +75,7 @@ final class Statement {
     }
 
     func bind(_ value: Data, at index: Int32) {
-        if probed { noteBinding(.blob(value), at: index) }
+        if probe != nil { noteBinding(.blob(value), at: index) }
         value.withUnsafeBytes { buffer in
             if let base = buffer.baseAddress {
                 _ = sqlite3_bind_blob(handle, index, base, Int32(buffer.count), SQLITE_TRANSIENT_DESTRUCTOR)
@@ -105,10 +102,10 @@ final class Statement {
 
     /// Steps once; returns true when a row is available.
     @inline(__always) func step() throws -> Bool {
-        if probed { noteStep() }
+        if probe != nil { noteStep() }
         let rc = sqlite3_step(handle)
         if rc == SQLITE_ROW {
-            if probed { probeRows &+= 1 }
+            if probe != nil { probeRows &+= 1 }
             return true
         }
         if rc == SQLITE_DONE { return false }
