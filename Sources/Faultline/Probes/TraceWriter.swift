@@ -2,7 +2,7 @@ import Foundation
 
 /// Writes probe events as JSON Lines (docs/trace-format.md): a header line, then one event per line. Events are
 /// queued as they happen and formatted and written whole by a thread of the writer's own, at most 100 ms after
-/// they happened (sooner once 512 wait) and at exit, so the traced thread pays little, a crash loses at most the
+/// they happened (sooner once 2,048 wait) and at exit, so the traced thread pays little, a crash loses at most the
 /// last 100 ms, and no line before it is ever broken. The writer thread runs at a lower priority (nice 10 on
 /// Linux, utility QoS elsewhere): on a busy machine the traced program keeps the CPU.
 public final class TraceWriter: ProbeRecorder, @unchecked Sendable {
@@ -14,7 +14,8 @@ public final class TraceWriter: ProbeRecorder, @unchecked Sendable {
     /// could only hold weakly (so that the writer can go away), and a weak reference would move the writer's
     /// reference count to a side table, where every retain takes a slow path.
     private let output: TraceOutput
-    static let batchSize = 512
+    /// Events that wake the writer before its 100 ms are up (fewer wake-ups cost the traced thread less).
+    static let batchSize = 2048
 
     /// Creates (or replaces) the trace file at `path` and writes its header.
     public init(path: String, includeBindValues: Bool = false) throws {
