@@ -109,6 +109,22 @@ final class PredicateParserTests: XCTestCase {
         }
     }
 
+    /// Object IDs in a trace line: the permanent common case (written from a cached prefix, twice in one buffer),
+    /// a temporary ID, and an entity name that the URI percent-encodes.
+    func testObjectIDLiteralsInTheTraceMatchTheirFormat() {
+        let plain = EntityDescription(name: "Row", properties: [])
+        let accented = EntityDescription(name: "Café", properties: [])
+        let store = "E621E1F8-C36C-495A-93FC-0C247A3E6E5F"
+        let ids = [ManagedObjectID(entity: plain, key: 42, storeIdentifier: store),
+                   ManagedObjectID(entity: plain, key: -7, storeIdentifier: nil),
+                   ManagedObjectID(entity: accented, key: 3, storeIdentifier: store)]
+        for id in ids {
+            assertTraceFormMatches(.comparison(Comparison(.evaluatedObject, .equal, .constant(.objectID(id)))))
+        }
+        XCTAssertEqual(ids[0].uriString, "x-coredata://\(store)/Row/p42")
+        XCTAssertEqual(ids[2].uriString, "x-coredata://\(store)/Caf%C3%A9/p3")
+    }
+
     func testMalformedPredicatesGiveErrorsWithPositions() {
         let cases: [(String, Int, String)] = [
             ("age >", 5, "expected an expression, found the end"),

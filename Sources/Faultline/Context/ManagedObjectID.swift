@@ -34,8 +34,13 @@ public struct ManagedObjectID: Hashable, Sendable, CustomStringConvertible {
         // Entity names are identifiers; only non-ASCII ones need percent-encoding (which is slow).
         let plain = entity.name.utf8.allSatisfy { $0 < 0x80 }
         let name = plain ? entity.name : (entity.name.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? entity.name)
-        if key > 0 { return "x-coredata://\(storeIdentifier ?? "")/\(name)/p\(key)" }
+        if key > 0 { return Self.permanentURIPrefix(store: storeIdentifier ?? "", entity: name) + String(key) }
         return "x-coredata:///\(name)/t\(-key)"
+    }
+
+    /// `x-coredata://<store-uuid>/<Entity>/p`: a permanent ID's URI up to its `Z_PK` (the entity name as given).
+    static func permanentURIPrefix(store: String, entity: String) -> String {
+        "x-coredata://\(store)/\(entity)/p"
     }
 
     public var description: String { "<\(uriString)>" }

@@ -257,15 +257,11 @@ enum PredicateFormatter {
         }
     }
 
-    /// An object ID's URI as a string literal: in the common case written in parts,
-    /// `"x-coredata://<store>/<Entity>/p<key>"`, without building the URI.
+    /// An object ID's URI as a string literal; in the common case, its prefix and key written as they are.
     static func uri<S: PredicateTextSink & ~Copyable>(of id: ManagedObjectID, into out: inout S) {
         if let store = id.storeIdentifier, id.key > 0, hasPlainURIParts(store: store, entity: id.entity.name) {
-            out.emit("\"x-coredata://")
-            out.emit(plain: store)
-            out.emit("/")
-            out.emit(plain: id.entity.name)
-            out.emit("/p")
+            out.emit("\"")
+            out.emit(plain: ManagedObjectID.permanentURIPrefix(store: store, entity: id.entity.name))
             out.emit(integer: id.key)
             out.emit("\"")
         } else {

@@ -323,7 +323,7 @@ extension JSONLineBuffer: PredicateTextSink {
                 PredicateFormatter.uri(of: id, into: &self)
                 return
             }
-            uriPrefix = Array(#"\"x-coredata://"#.utf8) + Array(store.utf8) + Array("/".utf8) + Array(entity.utf8) + Array("/p".utf8)
+            uriPrefix = Array(#"\""#.utf8) + Array(ManagedObjectID.permanentURIPrefix(store: store, entity: entity).utf8)
             uriPrefixStore = store
             uriPrefixEntity = entity
         }
