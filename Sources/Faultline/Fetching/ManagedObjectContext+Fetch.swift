@@ -7,22 +7,38 @@ extension ManagedObjectContext {
         if checksQueue { checkQueue(touching: nil) }
         // One conversion of the request serves the fetch and its probe.
         let erased = FetchRequest<ManagedObject>(request)
-        guard probesEnabled else { return try fetch(erased, as: T.self) }
-        let returnsObjects = request.includesPropertyValues && request.fetchBatchSize == 0
-        let resultType = returnsObjects ? (request.returnsObjectsAsFaults ? "faults" : "objects") : "ids"
-        return try tracedFetch(erased, resultType: resultType, registers: returnsObjects, callSite: callSite(file, line),
-                               results: { $0.count }, uris: { $0.map(\.objectID.uriString) }) { try fetch(erased, as: T.self) }
-    }
-
-    private func fetch<T: ManagedObject>(_ request: FetchRequest<ManagedObject>, as type: T.Type) throws -> [T] {
-        guard let entity = model.entity(named: request.entityName) else { throw FetchError.unknownEntity(request.entityName) }
-        let entities = request.includesSubentities ? entity.selfAndDescendants : [entity]
+        let (entity, entities) = try fetchedEntities(erased)
         guard entities.allSatisfy({ $0.managedClass is T.Type }) else {
             throw FetchError.resultTypeMismatch(entity: entity.name, expected: "\(T.self)")
         }
-        let objects = try fetchObjects(entity: entity, entities: entities, request: request)
+        let objects = try fetchObjects(entity: entity, entities: entities, request: erased, file: file, line: line)
         // Every object is of a class checked above to be a T; arrays of class references share one layout.
         return unsafeBitCast(objects, to: [T].self)
+    }
+
+    /// The probe site of `fetch`, not generic: a traced fetch of `[T]` would look up the metadata of `[T]` at run
+    /// time on every call.
+    private func fetchObjects(entity: EntityDescription, entities: [EntityDescription], request: FetchRequest<ManagedObject>,
+                              file: StaticString, line: UInt) throws -> [ManagedObject] {
+        guard probesEnabled else { return try fetchObjects(entity: entity, entities: entities, request: request) }
+        let returnsObjects = request.includesPropertyValues && request.fetchBatchSize == 0
+        let resultType = returnsObjects ? (request.returnsObjectsAsFaults ? "faults" : "objects") : "ids"
+        return try tracedFetch(request, resultType: resultType, registers: returnsObjects, callSite: callSite(file, line),
+                               results: { $0.count }, uris: { $0.map(\.objectID.uriString) }) {
+            try fetchObjects(entity: entity, entities: entities, request: request)
+        }
+    }
+
+    /// A fetch of objects of any class, without a probe (for the other kinds of fetch that fall back on one).
+    private func fetchUntraced(_ request: FetchRequest<ManagedObject>) throws -> [ManagedObject] {
+        let (entity, entities) = try fetchedEntities(request)
+        return try fetchObjects(entity: entity, entities: entities, request: request)
+    }
+
+    /// The request's entity, and the entities whose objects it fetches.
+    private func fetchedEntities(_ request: FetchRequest<ManagedObject>) throws -> (EntityDescription, [EntityDescription]) {
+        guard let entity = model.entity(named: request.entityName) else { throw FetchError.unknownEntity(request.entityName) }
+        return (entity, request.includesSubentities ? entity.selfAndDescendants : [entity])
     }
 
     /// The non-generic body of `fetch`, so that the per-row work is compiled once, for `ManagedObject`.
@@ -260,7 +276,7 @@ extension ManagedObjectContext {
         if (request.includesPendingChanges && !pendingCandidates(for: entities, request: plain).isEmpty)
             || request.sortDescriptors.contains(where: { $0.comparison == .localized }) || request.objectIDs != nil
             || (request.includesPendingChanges && parentChainHasChanges) {
-            return try fetch(plain, as: ManagedObject.self).map(\.objectID)
+            return try fetchUntraced(plain).map(\.objectID)
         }
         let filter: FetchFilter
         do {
@@ -295,7 +311,7 @@ extension ManagedObjectContext {
         let plain = FetchRequest<ManagedObject>(request)
         let hasPending = request.includesPendingChanges && (!pendingCandidates(for: entities, request: plain).isEmpty
             || deletedSet.values.contains { object in entities.contains { $0 === object.entity } })
-        guard !hasPending, request.objectIDs == nil, !(request.includesPendingChanges && parentChainHasChanges) else { return try fetch(plain, as: ManagedObject.self).count }
+        guard !hasPending, request.objectIDs == nil, !(request.includesPendingChanges && parentChainHasChanges) else { return try fetchUntraced(plain).count }
         let filter: FetchFilter
         do {
             filter = try coordinator.fetchFilter(for: entity, predicate: request.predicate, sortDescriptors: [])
