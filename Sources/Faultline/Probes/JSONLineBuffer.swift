@@ -11,6 +11,10 @@ struct JSONLineBuffer: ~Copyable {
     private var uriPrefixStore = ""
     private var uriPrefixEntity = ""
     private var uriPrefix: [UInt8] = []
+    /// SQL texts with their quoted, escaped form: a traced program runs the same few statements over and over.
+    private var sqlCache: [(sql: String, quoted: [UInt8])] = []
+    private var sqlCacheNext = 0
+    private static let sqlCacheSize = 16
 
     init(capacity: Int = 256) {
         self.capacity = max(capacity, 16)
@@ -48,10 +52,28 @@ struct JSONLineBuffer: ~Copyable {
     }
 
     private mutating func append(_ bytes: UnsafeRawBufferPointer) {
-        guard let source = bytes.baseAddress, !bytes.isEmpty else { return }
-        reserve(bytes.count)
-        (base + count).update(from: source.assumingMemoryBound(to: UInt8.self), count: bytes.count)
-        count &+= bytes.count
+        guard let source = bytes.baseAddress else { return }
+        append(source, count: bytes.count)
+    }
+
+    /// Copies `n` bytes. Most runs are short (keys, punctuation, names): those are copied a word at a time here,
+    /// the last word overlapping the one before, rather than through a call to `memcpy`.
+    @inline(__always) private mutating func append(_ source: UnsafeRawPointer, count n: Int) {
+        reserve(n)
+        let target = UnsafeMutableRawPointer(base + count)
+        if n >= 8 && n <= 64 {
+            var i = 0
+            while i &+ 8 < n {
+                target.storeBytes(of: source.loadUnaligned(fromByteOffset: i, as: UInt64.self), toByteOffset: i, as: UInt64.self)
+                i &+= 8
+            }
+            target.storeBytes(of: source.loadUnaligned(fromByteOffset: n &- 8, as: UInt64.self), toByteOffset: n &- 8, as: UInt64.self)
+        } else if n < 8 {
+            for i in 0..<n { target.storeBytes(of: source.load(fromByteOffset: i, as: UInt8.self), toByteOffset: i, as: UInt8.self) }
+        } else {
+            target.copyMemory(from: source, byteCount: n)
+        }
+        count &+= n
     }
 
     /// Starts an object (`{`).
@@ -137,21 +159,41 @@ struct JSONLineBuffer: ~Copyable {
             if value.isFinite { text(value.description) } else { literal("null") }
             return
         }
-        let nanoseconds = Int((value * 1e9).rounded())
+        // Non-negative, so adding a half and truncating rounds to the nearest nanosecond.
+        let nanoseconds = Int(value * 1e9 + 0.5)
         integer(nanoseconds / 1_000_000_000)
-        var fraction = nanoseconds % 1_000_000_000
+        let fraction = nanoseconds % 1_000_000_000
         guard fraction != 0 else { return }
-        var digits = 9
-        while fraction % 10 == 0 { fraction /= 10; digits -= 1 }
-        reserve(digits + 1)
+        // Nine digits after the point, two at a time, then the trailing zeros taken off.
+        reserve(10)
         base[count] = UInt8(ascii: ".")
-        var position = count &+ 1 &+ digits
-        count = position
-        for _ in 0..<digits {
-            position &-= 1
-            base[position] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: fraction % 10)
-            fraction /= 10
+        let end = count &+ 10
+        var position = end
+        var rest = fraction
+        for _ in 0..<4 {
+            position &-= 2
+            pair(rest % 100, at: position)
+            rest /= 100
         }
+        base[position &- 1] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: rest)
+        count = end
+        while base[count &- 1] == UInt8(ascii: "0") { count &-= 1 }
+    }
+
+    /// The two decimal digits of `value` (below 100) at `position`.
+    @inline(__always) private func pair(_ value: Int, at position: Int) {
+        let pairs = Self.digitPairs.utf8Start
+        base[position] = pairs[value &* 2]
+        base[position &+ 1] = pairs[value &* 2 &+ 1]
+    }
+
+    /// "00", "01", … "99".
+    private static var digitPairs: StaticString {
+        """
+        00010203040506070809101112131415161718192021222324252627282930313233343536373839\
+        40414243444546474849505152535455565758596061626364656667686970717273747576777879\
+        8081828384858687888990919293949596979899
+        """
     }
 
     mutating func strings(_ name: StaticString, _ values: [String]) {
@@ -213,8 +255,10 @@ struct JSONLineBuffer: ~Copyable {
 
     /// Text written as it is (no quotes, no escaping): for values known to need none.
     mutating func text(_ value: String) {
-        var value = value
-        value.withUTF8 { append(UnsafeRawBufferPointer($0)) }
+        if value.utf8.withContiguousStorageIfAvailable({ append(UnsafeRawBufferPointer($0)) }) == nil {
+            var copy = value
+            copy.withUTF8 { append(UnsafeRawBufferPointer($0)) }
+        }
     }
 
     /// Constant text.
@@ -223,6 +267,8 @@ struct JSONLineBuffer: ~Copyable {
     }
 
     mutating func integer(_ value: Int) {
+        // Most integers in a trace are counts below ten.
+        if value >= 0 && value < 10 { append(UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: value)); return }
         var magnitude = value.magnitude
         var digits = 1
         var power: UInt = 10
@@ -231,20 +277,49 @@ struct JSONLineBuffer: ~Copyable {
         if value < 0 { base[count] = UInt8(ascii: "-"); count &+= 1 }
         var position = count &+ digits
         count = position
-        repeat {
+        while magnitude >= 10 {
+            position &-= 2
+            pair(Int(magnitude % 100), at: position)
+            magnitude /= 100
+        }
+        if position > count &- digits {
             position &-= 1
-            base[position] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: magnitude % 10)
-            magnitude /= 10
-        } while magnitude > 0
+            base[position] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: magnitude)
+        }
     }
 
     /// A JSON string: most (SQL, names, URIs) need no escaping and are copied whole; otherwise runs between the
     /// characters that need it are.
     mutating func quoted(_ value: String) {
         append(UInt8(ascii: "\""))
-        var value = value
-        value.withUTF8 { escaped(UnsafeRawBufferPointer($0)) }
+        escaped(value)
         append(UInt8(ascii: "\""))
+    }
+
+    /// `value` escaped, read in place (a native string lends its storage without a copy or a retain).
+    mutating func escaped(_ value: String) {
+        if value.utf8.withContiguousStorageIfAvailable({ escaped(UnsafeRawBufferPointer($0)) }) == nil {
+            var copy = value
+            copy.withUTF8 { escaped(UnsafeRawBufferPointer($0)) }
+        }
+    }
+
+    /// An SQL text as a JSON string, escaped once per distinct text while it stays among the last 16.
+    mutating func quotedSQL(_ sql: String) {
+        let length = sql.utf8.count
+        for i in sqlCache.indices where sqlCache[i].sql.utf8.count == length && sqlCache[i].sql == sql {
+            sqlCache[i].quoted.withUnsafeBytes { append($0) }
+            return
+        }
+        let start = count
+        quoted(sql)
+        let entry = (sql, Array(UnsafeBufferPointer(start: base + start, count: count - start)))
+        if sqlCache.count < Self.sqlCacheSize {
+            sqlCache.append(entry)
+        } else {
+            sqlCache[sqlCacheNext] = entry
+            sqlCacheNext = (sqlCacheNext + 1) % Self.sqlCacheSize
+        }
     }
 
     /// UTF-8 text as the inside of a JSON string (without the quotes).
@@ -304,10 +379,7 @@ extension JSONLineBuffer: PredicateTextSink {
         escaped(UnsafeRawBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
     }
 
-    mutating func emit(_ text: String) {
-        var text = text
-        text.withUTF8 { escaped(UnsafeRawBufferPointer($0)) }
-    }
+    mutating func emit(_ text: String) { escaped(text) }
 
     /// Plain text needs no JSON escape either (JSON escapes the same characters): copied as it is.
     mutating func emit(plain value: String) { text(value) }

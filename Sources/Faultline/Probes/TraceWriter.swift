@@ -69,7 +69,7 @@ public final class TraceWriter: ProbeRecorder, @unchecked Sendable {
             json.begin(#"{"type":"statement","t":"#)
             json.secondsValue(time)
             json.field(#","sql":"#)
-            json.quoted(e.sql)
+            json.quotedSQL(e.sql)
             json.field(#","purpose":""#)
             json.text(e.purpose.rawValue)
             json.field(#"","bindings":"#)
