@@ -255,9 +255,14 @@ struct JSONLineBuffer: ~Copyable {
 
     /// Text written as it is (no quotes, no escaping): for values known to need none.
     mutating func text(_ value: String) {
-        if value.utf8.withContiguousStorageIfAvailable({ append(UnsafeRawBufferPointer($0)) }) == nil {
+        Self.withUTF8(of: value) { append($0) }
+    }
+
+    /// Lends `value`'s UTF-8 bytes: a native string its own storage, without a copy or a retain.
+    private static func withUTF8(of value: String, _ body: (UnsafeRawBufferPointer) -> Void) {
+        if value.utf8.withContiguousStorageIfAvailable({ body(UnsafeRawBufferPointer($0)) }) == nil {
             var copy = value
-            copy.withUTF8 { append(UnsafeRawBufferPointer($0)) }
+            copy.withUTF8 { body(UnsafeRawBufferPointer($0)) }
         }
     }
 
@@ -296,12 +301,9 @@ struct JSONLineBuffer: ~Copyable {
         append(UInt8(ascii: "\""))
     }
 
-    /// `value` escaped, read in place (a native string lends its storage without a copy or a retain).
+    /// `value` escaped, read in place.
     mutating func escaped(_ value: String) {
-        if value.utf8.withContiguousStorageIfAvailable({ escaped(UnsafeRawBufferPointer($0)) }) == nil {
-            var copy = value
-            copy.withUTF8 { escaped(UnsafeRawBufferPointer($0)) }
-        }
+        Self.withUTF8(of: value) { escaped($0) }
     }
 
     /// An SQL text as a JSON string, escaped once per distinct text while it stays among the last 16.
