@@ -24,38 +24,40 @@ public final class EntityDescription: @unchecked Sendable, CustomStringConvertib
     public var userInfo: [String: String]
 
     // MARK: Resolved when the model is built
+    // Set while the model is built and read on every fetch and fault afterwards: a run-time exclusivity check on
+    // each read would cost more than the read, and nothing writes them once the model is in use.
 
     /// The model the entity belongs to.
-    public internal(set) unowned(unsafe) var model: ManagedObjectModel!
+    @exclusivity(unchecked) public internal(set) unowned(unsafe) var model: ManagedObjectModel!
     /// The parent entity.
-    public internal(set) unowned(unsafe) var superentity: EntityDescription?
+    @exclusivity(unchecked) public internal(set) unowned(unsafe) var superentity: EntityDescription?
     /// Direct sub-entities, sorted by name.
-    public internal(set) var subentities: [EntityDescription] = []
+    @exclusivity(unchecked) public internal(set) var subentities: [EntityDescription] = []
     /// All properties, inherited ones first, each at its `index`.
-    public internal(set) var properties: [PropertyDescription] = []
+    @exclusivity(unchecked) public internal(set) var properties: [PropertyDescription] = []
     /// Entity number, stored in `Z_ENT`. Numbers of a hierarchy are contiguous, the parent's first.
-    public internal(set) var entityNumber: Int = 0
+    @exclusivity(unchecked) public internal(set) var entityNumber: Int = 0
     /// The last entity number in this entity's sub-tree (itself when it has no sub-entities).
-    public internal(set) var lastDescendantNumber: Int = 0
+    @exclusivity(unchecked) public internal(set) var lastDescendantNumber: Int = 0
     /// The table shared by this entity's inheritance hierarchy.
-    public internal(set) var table: TableDescription!
+    @exclusivity(unchecked) public internal(set) var table: TableDescription!
     /// SHA-256 of the entity's structure, as stored in the store's metadata.
-    public internal(set) var versionHash: Data = Data()
+    @exclusivity(unchecked) public internal(set) var versionHash: Data = Data()
 
-    var propertyIndex: [String: Int] = [:]
+    @exclusivity(unchecked) var propertyIndex: [String: Int] = [:]
     /// Values of a newly inserted object: attribute defaults, null elsewhere (an inserted object's null to-many
     /// slot means empty).
-    var insertTemplate: [Slot] = []
+    @exclusivity(unchecked) var insertTemplate: [Slot] = []
     /// Transient attributes with a default value that has no stored form, by slot.
-    var transientDefaults: [(slot: Int, value: Any)] = []
+    @exclusivity(unchecked) var transientDefaults: [(slot: Int, value: Any)] = []
     /// Slots of to-many relationships.
-    var toManySlots: [Int] = []
+    @exclusivity(unchecked) var toManySlots: [Int] = []
     /// Slots that save-time validation must look at (required values, bounds, patterns, counts).
-    var validatedSlots: [Int] = []
+    @exclusivity(unchecked) var validatedSlots: [Int] = []
     /// True when a saved row's snapshot differs from the live values' layout (relationships or transients).
-    var snapshotNeedsStoredForm = false
+    @exclusivity(unchecked) var snapshotNeedsStoredForm = false
     /// The registered class for objects of this entity.
-    var managedClass: ManagedObject.Type = ManagedObject.self
+    @exclusivity(unchecked) var managedClass: ManagedObject.Type = ManagedObject.self
     /// Serial unique in this process, used by `PropertyKey` caches.
     let serial: Int = EntityDescription.nextSerial()
 
