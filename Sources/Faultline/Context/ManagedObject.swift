@@ -15,11 +15,11 @@ open class ManagedObject: CustomStringConvertible {
     ///
     /// Not a weak reference (that costs on every fault): the context clears it for every object it lets go of,
     /// including when the context itself goes away.
-    public internal(set) unowned(unsafe) var managedObjectContext: ManagedObjectContext?
+    @exclusivity(unchecked) public internal(set) unowned(unsafe) var managedObjectContext: ManagedObjectContext?
 
-    var key: Int64 = 0
-    var version: Int64 = 0
     // The context's queue is the only accessor; skip dynamic exclusivity checks on the hot slots.
+    @exclusivity(unchecked) var key: Int64 = 0
+    @exclusivity(unchecked) var version: Int64 = 0
     @exclusivity(unchecked) var values: [Slot] = []
     /// The values as last fetched or saved, kept apart from `values` only once they differ (see `committed`).
     @exclusivity(unchecked) var committedCopy: [Slot] = []

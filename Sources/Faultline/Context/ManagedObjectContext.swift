@@ -99,7 +99,7 @@ public final class ManagedObjectContext: @unchecked Sendable {
     public let checksQueue: Bool
     /// Flags every object of the context carries: `.checksQueue` when the context checks queues, `.tracked` once
     /// changes are observed or undoable.
-    private(set) var objectFlags: ManagedObject.Flags = []
+    @exclusivity(unchecked) private(set) var objectFlags: ManagedObject.Flags = []
 
     /// Marks every object so that its changes reach the change tracker and the undo manager (set once either exists;
     /// until then a change costs no more than a flag test).
