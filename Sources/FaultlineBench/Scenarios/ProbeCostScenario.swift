@@ -15,7 +15,7 @@ extension ScenarioCatalogue {
                 let store = try setup.data.rows(setup.scale.rows)
                 let smallStore = try setup.data.rows(1_000)
                 let trace = setup.folder.appendingPathComponent("probe-cost.jsonl").path
-                let fetches = 5_000
+                let fetches = 20_000
                 // The runner passes its tracing probes for the traced run and none for timed runs; "trace on" runs
                 // are timed with a trace file of their own.
                 func probes(_ traced: Bool, _ given: Probes) -> Probes {
