@@ -3,10 +3,10 @@ import Foundation
 /// Where the predicate formatter writes: a string, or the trace's JSON buffer (which escapes as it goes), so that a
 /// trace line gets its predicate without a string built per part.
 protocol PredicateTextSink: ~Copyable {
-    /// Appends constant text.
+    /// Appends constant text (string literals in the formatter come here, not through a `String`).
     mutating func emit(_ text: StaticString)
     /// Appends text.
-    mutating func emit(_ text: String)
+    mutating func emit(text: String)
     /// Appends a decimal integer.
     mutating func emit(integer: Int64)
     /// Appends text known to need no escape in a string literal (see `PredicateFormatter.isPlain`).
@@ -25,7 +25,7 @@ extension PredicateTextSink where Self: ~Copyable {
 struct PredicateText: PredicateTextSink {
     var text = ""
     mutating func emit(_ text: StaticString) { self.text += text.description }
-    mutating func emit(_ text: String) { self.text += text }
+    mutating func emit(text: String) { self.text += text }
     mutating func emit(integer: Int64) { text += String(integer) }
     mutating func emit(plain text: String) { self.text += text }
 }
@@ -91,7 +91,7 @@ enum PredicateFormatter {
         }
         expression(c.left, into: &out)
         out.emit(" ")
-        if case .custom(let name) = c.op { out.emit(name) } else { out.emit(operatorSymbol(c.op)) }
+        if case .custom(let name) = c.op { out.emit(text: name) } else { out.emit(operatorSymbol(c.op)) }
         if !c.options.isEmpty {
             out.emit("[")
             if c.options.contains(.caseInsensitive) { out.emit("c") }
@@ -142,7 +142,7 @@ enum PredicateFormatter {
             }
         case .variable(let name):
             out.emit("$")
-            out.emit(name)
+            out.emit(text: name)
         case .aggregate(let items):
             out.emit("{")
             list(items, separator: ", ", into: &out)
@@ -151,12 +151,12 @@ enum PredicateFormatter {
             out.emit("SUBQUERY(")
             expression(collection, into: &out)
             out.emit(", $")
-            out.emit(variable)
+            out.emit(text: variable)
             out.emit(", ")
             format(predicate, into: &out)
             out.emit(")")
         case .predicate(let predicate): format(predicate, into: &out)
-        case .placeholder(let spec): out.emit(spec)
+        case .placeholder(let spec): out.emit(text: spec)
         case .function(let name, let args):
             switch name {
             case "+", "-", "*", "/", "**", "&", "|", "UNION", "INTERSECT", "MINUS":
@@ -164,7 +164,7 @@ enum PredicateFormatter {
                 for (i, arg) in args.enumerated() {
                     if i > 0 {
                         out.emit(" ")
-                        out.emit(name)
+                        out.emit(text: name)
                         out.emit(" ")
                     }
                     expression(arg, into: &out)
@@ -174,13 +174,13 @@ enum PredicateFormatter {
                 operand(args[0], into: &out)
                 out.emit("[")
                 if case .constant(.string(let word)) = args[1], ["FIRST", "LAST", "SIZE"].contains(word) {
-                    out.emit(word)
+                    out.emit(text: word)
                 } else {
                     expression(args[1], into: &out)
                 }
                 out.emit("]")
             default:
-                out.emit(name)
+                out.emit(text: name)
                 out.emit("(")
                 list(args, separator: ", ", into: &out)
                 out.emit(")")
@@ -212,7 +212,7 @@ enum PredicateFormatter {
     /// Key names that collide with reserved words are written with `#`.
     private static func keyComponent<S: PredicateTextSink & ~Copyable>(_ name: String, into out: inout S) {
         if !name.hasPrefix("@") && name != "%K" && PredicateParser.keywords.contains(name.uppercased()) { out.emit("#") }
-        out.emit(name)
+        out.emit(text: name)
     }
 
     static func literal<S: PredicateTextSink & ~Copyable>(_ value: PredicateValue, into out: inout S) {
@@ -223,17 +223,17 @@ enum PredicateFormatter {
         case .double(let d):
             if d.isNaN || d.isInfinite {
                 out.emit("CAST(\"")
-                out.emit(String(d))
+                out.emit(text: String(d))
                 out.emit("\", \"NSNumber\")")
                 return
             }
             let text = String(d)
-            out.emit(text)
+            out.emit(text: text)
             if !text.contains(".") && !text.contains("e") { out.emit(".0") }
         case .string(let s): quoted(s, into: &out)
         case .date(let d):
             out.emit("CAST(")
-            out.emit(String(d.timeIntervalSinceReferenceDate))
+            out.emit(text: String(d.timeIntervalSinceReferenceDate))
             out.emit(", \"NSDate\")")
         case .data(let d):
             out.emit("CAST(")
@@ -281,7 +281,7 @@ enum PredicateFormatter {
             out.emit(plain: s)
             out.emit("\"")
         } else {
-            out.emit(JSONLineBuffer.quote(s))
+            out.emit(text: JSONLineBuffer.quote(s))
         }
     }
 

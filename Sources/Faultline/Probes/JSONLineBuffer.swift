@@ -324,22 +324,22 @@ struct JSONLineBuffer: ~Copyable {
         }
     }
 
-    /// UTF-8 text as the inside of a JSON string (without the quotes).
+    /// UTF-8 text as the inside of a JSON string (without the quotes): runs that need no escape are copied whole.
     mutating func escaped(_ utf8: UnsafeRawBufferPointer) {
+        guard let start = utf8.baseAddress else { return }
+        let n = utf8.count
         var runStart = 0
         var i = 0
-        while i < utf8.count {
+        while i < n {
             // Eight bytes at a time while none of them needs escaping (control characters, quote, backslash).
-            while i &+ 8 <= utf8.count {
-                let word = utf8.loadUnaligned(fromByteOffset: i, as: UInt64.self)
-                if Self.needsEscaping(word) { break }
+            if i &+ 8 <= n && !Self.needsEscaping(start.loadUnaligned(fromByteOffset: i, as: UInt64.self)) {
                 i &+= 8
+                continue
             }
-            guard i < utf8.count else { break }
-            let byte = utf8[i]
+            let byte = start.load(fromByteOffset: i, as: UInt8.self)
             i &+= 1
             guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else { continue }
-            append(UnsafeRawBufferPointer(rebasing: utf8[runStart..<(i &- 1)]))
+            append(start + runStart, count: i &- 1 &- runStart)
             runStart = i
             append(UInt8(ascii: "\\"))
             switch byte {
@@ -354,7 +354,7 @@ struct JSONLineBuffer: ~Copyable {
                 append(hex(byte & 0xF))
             }
         }
-        append(UnsafeRawBufferPointer(rebasing: utf8[runStart...]))
+        append(start + runStart, count: n &- runStart)
     }
 
     /// True when any byte of `word` is below 0x20, a quote or a backslash (the bit tricks of "Bit Twiddling Hacks":
@@ -381,7 +381,7 @@ extension JSONLineBuffer: PredicateTextSink {
         escaped(UnsafeRawBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
     }
 
-    mutating func emit(_ text: String) { escaped(text) }
+    mutating func emit(text: String) { escaped(text) }
 
     /// Plain text needs no JSON escape either (JSON escapes the same characters): copied as it is.
     mutating func emit(plain value: String) { text(value) }
@@ -407,6 +407,6 @@ extension JSONLineBuffer: PredicateTextSink {
     }
 
     mutating func emit(integer value: Int64) {
-        if let value = Int(exactly: value) { integer(value) } else { emit(String(value)) }
+        if let value = Int(exactly: value) { integer(value) } else { emit(text: String(value)) }
     }
 }
