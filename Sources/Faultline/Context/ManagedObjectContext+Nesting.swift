@@ -106,13 +106,7 @@ extension ManagedObjectContext {
             object.key = state.key
             object.values = state.values
             object.transientObjects = state.transientObjects
-            object.flags = [.inserted, objectFlags]
-            insertionOrder.append(object)
-            insertedCount += 1
-            if objectFlags.contains(.tracked) {
-                changeTracker?.noteInsert(object)
-                undoRecorder?.captureInsertion(object)
-            }
+            registerInsertion(object)
             created[state.key] = object
             temporaryObjects[state.key] = object
         }

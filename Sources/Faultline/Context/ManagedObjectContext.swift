@@ -287,6 +287,13 @@ public final class ManagedObjectContext: @unchecked Sendable {
         object.key = -key
         object.values = object.entity.insertTemplate
         for (slot, value) in object.entity.transientDefaults { object.transientObjects[slot] = value }
+        registerInsertion(object)
+        object.awakeFromInsert()
+    }
+
+    /// Marks `object`, which holds its key and values, as inserted in this context: in insertion order, and
+    /// reported to the change tracker and the undo manager when changes are tracked.
+    func registerInsertion(_ object: ManagedObject) {
         object.flags = [.inserted, objectFlags]
         insertionOrder.append(object)
         insertedCount += 1
@@ -294,7 +301,6 @@ public final class ManagedObjectContext: @unchecked Sendable {
             changeTracker?.noteInsert(object)
             undoRecorder?.captureInsertion(object)
         }
-        object.awakeFromInsert()
     }
 
     /// Creates and inserts an object of the entity named `name`.
