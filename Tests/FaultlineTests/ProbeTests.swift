@@ -295,6 +295,34 @@ final class ProbeTests: XCTestCase {
         withExtendedLifetime(trace) {}
     }
 
+    /// A written event stays in the queue's storage until the traced thread queues another in its slot, so that
+    /// what it holds is released on the thread that made it. Events that hold the only reference to a predicate
+    /// built for them, recorded over several rounds (each slot reused), must come out whole and in order.
+    func testEventsKeepWhatTheyHoldUntilWrittenAndSlotsAreReused() throws {
+        let dir = TemporaryDirectory()
+        let path = dir.file("reused.jsonl").path
+        let trace = try TraceWriter(path: path)
+        let rounds = 5, perRound = 3_000
+        for round in 0..<rounds {
+            for i in 0..<perRound {
+                let n = round * perRound + i
+                let predicate = try ObjectPredicate(format: "name == %@ AND age > %d", "dog \(n)", n)
+                trace.record(.fetch(FetchEvent(entity: "Dog", predicate: predicate, sort: [], limit: 0, offset: 0, batchSize: 0,
+                                               prefetch: [], resultType: "objects", statements: 1, rows: 1, results: 1,
+                                               registered: 0, sqlTime: 0, totalTime: 0, callSite: nil, values: nil, context: n)),
+                             at: ProbeClock.now())
+            }
+            if round % 2 == 0 { trace.flush() }
+        }
+        trace.flush()
+        let lines = try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n").dropFirst()
+        XCTAssertEqual(lines.count, rounds * perRound)
+        for (n, line) in lines.enumerated() where !line.contains(#""predicate":"name == \"dog \#(n)\" AND age > \#(n)""#) {
+            XCTFail("line \(n + 1) is \(line)")
+            break
+        }
+    }
+
     /// Events recorded faster than the writer's thread writes them (the queue grows past its first storage) all
     /// reach the file once, in the order they were recorded, while the thread and the recording thread take turns.
     func testEveryEventIsWrittenOnceInOrder() throws {

@@ -7,9 +7,11 @@ struct JSONLineBuffer: ~Copyable {
     private(set) var count = 0
     private var first = true
     /// The escaped opening of the last object URI written (`\"x-coredata://<store>/<Entity>/p`), by store and
-    /// entity: a trace of fetches by object ID writes the same one on every line.
+    /// entity: a trace of fetches by object ID writes the same one on every line. Both are matched by identity,
+    /// so that a hit reads neither: the traced thread retains the entity and the store's UUID all the time, and
+    /// reading the memory next to their reference counts would pull it back and forth between the processors.
     private var uriPrefixStore = ""
-    private var uriPrefixEntity = ""
+    private var uriPrefixEntity: EntityDescription?
     private var uriPrefix: [UInt8] = []
     /// SQL texts with their quoted, escaped form: a traced program runs the same few statements over and over.
     private var sqlCache: [(sql: String, quoted: [UInt8])] = []
@@ -391,15 +393,16 @@ extension JSONLineBuffer: PredicateTextSink {
             PredicateFormatter.uri(of: id, into: &self)
             return
         }
-        let entity = id.entity.name
-        if uriPrefix.isEmpty || store != uriPrefixStore || entity != uriPrefixEntity {
+        // Equal strings that share storage compare equal without reading it.
+        if id.entity !== uriPrefixEntity || store != uriPrefixStore {
+            let entity = id.entity.name
             guard PredicateFormatter.hasPlainURIParts(store: store, entity: entity) else {
                 PredicateFormatter.uri(of: id, into: &self)
                 return
             }
             uriPrefix = Array(#"\""#.utf8) + Array(ManagedObjectID.permanentURIPrefix(store: store, entity: entity).utf8)
             uriPrefixStore = store
-            uriPrefixEntity = entity
+            uriPrefixEntity = id.entity
         }
         uriPrefix.withUnsafeBytes { append($0) }
         integer(key)

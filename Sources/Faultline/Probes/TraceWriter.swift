@@ -1,10 +1,11 @@
 import Foundation
 
 /// Writes probe events as JSON Lines (docs/trace-format.md): a header line, then one event per line. Events are
-/// queued as they happen and formatted and written whole by a thread of the writer's own, at most 100 ms after
-/// they happened (sooner once 2,048 wait) and at exit, so the traced thread pays little, a crash loses at most the
-/// last 100 ms, and no line before it is ever broken. The writer thread runs at a lower priority (nice 10 on
-/// Linux, utility QoS elsewhere): on a busy machine the traced program keeps the CPU.
+/// queued as they happen and formatted and written whole by a thread of the writer's own, which looks at the queue
+/// every millisecond while events come and every 100 ms while none do, and at exit: the traced thread pays little
+/// (it never wakes the writer unless 4,096 events wait), a crash loses at most the last 100 ms, and no line before
+/// it is ever broken. The writer thread runs at a lower priority (nice 10 on Linux, utility QoS elsewhere): on a
+/// busy machine the traced program keeps the CPU.
 public final class TraceWriter: ProbeRecorder, @unchecked Sendable {
     /// The trace format's version.
     public static let formatVersion = 1
@@ -14,8 +15,13 @@ public final class TraceWriter: ProbeRecorder, @unchecked Sendable {
     /// could only hold weakly (so that the writer can go away), and a weak reference would move the writer's
     /// reference count to a side table, where every retain takes a slow path.
     private let output: TraceOutput
-    /// Events that wake the writer before its 100 ms are up (fewer wake-ups cost the traced thread less).
-    static let batchSize = 2048
+    /// Events that wake the writer before its turn (it is behind: a traced thread waking it would pay a system
+    /// call and, on a virtual machine, an interrupt of the other processor).
+    static let backlog = 4096
+    /// How often the writer looks at the queue, in seconds: while events come, often, so that a batch stays small
+    /// enough for the processor's cache; while none do, rarely.
+    static let busyInterval = 0.001
+    static let idleInterval = 0.1
 
     /// Creates (or replaces) the trace file at `path` and writes its header.
     public init(path: String, includeBindValues: Bool = false) throws {
@@ -63,8 +69,8 @@ public final class TraceWriter: ProbeRecorder, @unchecked Sendable {
 
     /// Appends one event's line (hand-written: an encoder per event would cost more than the event). The frequent
     /// events are written with whole constant runs of keys and punctuation.
-    static func write(_ event: consuming ProbeEvent, at time: Double, bindValues: Bool, into json: inout JSONLineBuffer) {
-        switch consume event {
+    static func write(_ event: borrowing ProbeEvent, at time: Double, bindValues: Bool, into json: inout JSONLineBuffer) {
+        switch event {
         case .statement(let e):
             json.begin(#"{"type":"statement","t":"#)
             json.secondsValue(time)
@@ -236,12 +242,12 @@ private final class TraceOutput: @unchecked Sendable {
     /// last batch, kept so that recording does not allocate once both have grown. (The lock serializes every
     /// access, so exclusivity is not checked at run time as well.)
     private let queueLock = SpinLock()
-    @exclusivity(unchecked) private var queued = EventStorage(capacity: 2 * TraceWriter.batchSize)
-    @exclusivity(unchecked) private var spare: EventStorage? = EventStorage(capacity: 2 * TraceWriter.batchSize)
+    @exclusivity(unchecked) private var queued = EventStorage(capacity: 2 * TraceWriter.backlog)
+    @exclusivity(unchecked) private var spare: EventStorage? = EventStorage(capacity: 2 * TraceWriter.backlog)
     /// Serializes writes, so lines land in the order their events happened; guards `buffer`.
     private let writeLock = NSLock()
     private var buffer: JSONLineBuffer? = JSONLineBuffer(capacity: 1 << 16)
-    /// Wakes the writer thread: when an event lands in an empty queue, when a batch is full, and at the end.
+    /// Wakes the writer thread before its turn: when it is behind, and at the end.
     private let wake = WriterWake()
 
     init(handle: FileHandle, includeBindValues: Bool) {
@@ -254,12 +260,15 @@ private final class TraceOutput: @unchecked Sendable {
         spare?.deallocate()
     }
 
-    /// Starts the writer thread: it sleeps while the queue is empty; once an event arrives, it waits up to 100 ms
-    /// for a full batch, then writes what is queued, until `stop()`.
+    /// Starts the writer thread: it writes what is queued every `busyInterval` while events come, every
+    /// `idleInterval` while none do, until `stop()`.
     func startThread() {
         let thread = Thread { [self] in
             WriterWake.lowerPriority()
-            while wake.waitForBatch() { flush() }
+            var interval = TraceWriter.idleInterval
+            while wake.wait(seconds: interval) {
+                interval = flush() > 0 ? TraceWriter.busyInterval : TraceWriter.idleInterval
+            }
         }
         thread.name = "faultline.trace-writer"
         thread.qualityOfService = .utility
@@ -275,11 +284,12 @@ private final class TraceOutput: @unchecked Sendable {
         queued.append(event, at: time)
         let count = queued.count
         queueLock.unlock()
-        if count == 1 { wake.firstEvent() } else if count == TraceWriter.batchSize { wake.batchFull() }
+        if count == TraceWriter.backlog { wake.behind() }
     }
 
-    /// Formats and writes every queued event now.
-    func flush() {
+    /// Formats and writes every queued event now; returns how many there were.
+    @discardableResult
+    func flush() -> Int {
         writeLock.lock()
         defer { writeLock.unlock() }
         queueLock.lock()
@@ -287,24 +297,26 @@ private final class TraceOutput: @unchecked Sendable {
         queued = spare ?? EventStorage(capacity: batch.capacity)
         spare = nil
         queueLock.unlock()
-        if batch.count > 0 {
+        let written = batch.count
+        if written > 0 {
             // Formatted in a local: writing to a field of `self` here would share a cache line with the queue,
             // which the traced thread updates for every event.
             var buffer = self.buffer.take() ?? JSONLineBuffer(capacity: 1 << 16)
             buffer.removeAll()
-            // Each event is moved out (no copy, so no extra reference counting on strings the traced thread keeps
-            // using) and written.
+            // Each event is moved out, written and moved back, never copied: the writer changes no reference count.
             for i in 0..<batch.count {
-                TraceWriter.write((batch.events + i).move(), at: ProbeClock.seconds(start, batch.times[i]),
-                                  bindValues: includeBindValues, into: &buffer)
+                let event = (batch.events + i).move()
+                TraceWriter.write(event, at: ProbeClock.seconds(start, batch.times[i]), bindValues: includeBindValues, into: &buffer)
+                (batch.events + i).initialize(to: event)
             }
-            batch.count = 0
+            batch.markWritten()
             buffer.withBytes { write($0) }
             self.buffer = consume buffer
         }
         queueLock.lock()
         spare = batch
         queueLock.unlock()
+        return written
     }
 
     /// Writes whole, retrying short writes (a trace line is never left half written by us).
@@ -319,15 +331,19 @@ private final class TraceOutput: @unchecked Sendable {
     }
 }
 
-/// Queued events in storage of their own rather than an array: the traced thread initializes slots and the writer
-/// moves events out, which only reads them, so the writer never writes to memory the traced thread writes next
-/// (an array would need every moved-out slot filled again).
+/// Queued events in storage of their own rather than an array. The writer does not release the events it writes:
+/// it hands the storage back with them in it, and the traced thread replaces each as it queues a new one. So what an
+/// event holds (a predicate built for one fetch, the SQL text's reference count) is released by the thread that
+/// made it, as it would be with the trace off: no allocation is freed, and no reference count changed, on another
+/// thread.
 private struct EventStorage {
     private(set) var events: UnsafeMutablePointer<ProbeEvent>
     private(set) var times: UnsafeMutablePointer<UInt64>
     private(set) var capacity: Int
-    /// Initialized slots, from the start; the writer sets it to 0 once it moved them all out.
-    var count = 0
+    /// Queued events, from the start.
+    private(set) var count = 0
+    /// Slots holding an event: the queued ones, then written ones not yet replaced.
+    private var initialized = 0
 
     init(capacity: Int) {
         self.capacity = capacity
@@ -337,10 +353,18 @@ private struct EventStorage {
 
     @inline(__always) mutating func append(_ event: consuming ProbeEvent, at time: UInt64) {
         if count == capacity { grow() }
-        (events + count).initialize(to: event)
+        if count < initialized {
+            (events + count).pointee = event
+        } else {
+            (events + count).initialize(to: event)
+            initialized &+= 1
+        }
         times[count] = time
         count &+= 1
     }
+
+    /// Empties the queue once its events are written (they stay until replaced).
+    mutating func markWritten() { count = 0 }
 
     private mutating func grow() {
         let newEvents = UnsafeMutablePointer<ProbeEvent>.allocate(capacity: capacity * 2)
@@ -354,32 +378,24 @@ private struct EventStorage {
         capacity *= 2
     }
 
-    /// Releases the events still queued and the storage.
+    /// Releases the events and the storage.
     func deallocate() {
-        events.deinitialize(count: count)
+        events.deinitialize(count: initialized)
         events.deallocate()
         times.deallocate()
     }
 }
 
-/// The writer thread's wake-ups. The traced thread signals twice per batch at most (first event, full batch).
+/// The writer thread's turns: on its own timer, or sooner when the traced thread finds it behind or the writer
+/// stops.
 private final class WriterWake: @unchecked Sendable {
     private let condition = NSCondition()
-    private var queued = false
-    private var full = false
+    private var woken = false
     private var stopped = false
 
-    func firstEvent() {
+    func behind() {
         condition.lock()
-        queued = true
-        condition.signal()
-        condition.unlock()
-    }
-
-    func batchFull() {
-        condition.lock()
-        queued = true
-        full = true
+        woken = true
         condition.signal()
         condition.unlock()
     }
@@ -391,15 +407,13 @@ private final class WriterWake: @unchecked Sendable {
         condition.unlock()
     }
 
-    /// Waits for an event, then up to 100 ms for a full batch; false once stopped.
-    func waitForBatch() -> Bool {
+    /// Waits `seconds`, or less when woken; false once stopped.
+    func wait(seconds: Double) -> Bool {
         condition.lock()
         defer { condition.unlock() }
-        while !queued && !stopped { condition.wait() }
-        let deadline = Date(timeIntervalSinceNow: 0.1)
-        while !full && !stopped && condition.wait(until: deadline) {}
-        queued = false
-        full = false
+        let deadline = Date(timeIntervalSinceNow: seconds)
+        while !woken && !stopped && condition.wait(until: deadline) {}
+        woken = false
         return !stopped
     }
 
