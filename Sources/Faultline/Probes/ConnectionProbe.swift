@@ -27,7 +27,7 @@ final class ConnectionProbe {
         tally(duration: duration, rows: rows)
         probes.record(.statement(StatementEvent(
             sql: statement.sql, bindings: bindings,
-            parameters: bindings.isEmpty ? Int(sqlite3_bind_parameter_count(handle)) : bindings.count,
+            parameters: bindings.isEmpty ? statement.parameterCount : bindings.count,
             purpose: purpose, duration: duration, rows: rows,
             fullScanSteps: Int(sqlite3_stmt_status(handle, Int32(SQLITE_STMTSTATUS_FULLSCAN_STEP), 1)),
             sorts: Int(sqlite3_stmt_status(handle, Int32(SQLITE_STMTSTATUS_SORT), 1)),

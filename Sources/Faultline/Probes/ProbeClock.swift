@@ -9,9 +9,11 @@ import Synchronization
 /// and with `FAULTLINE_PROBE_CLOCK=monotonic`, it is `clock_gettime(CLOCK_MONOTONIC)`.
 enum ProbeClock {
     @inline(__always) static func now() -> UInt64 {
-        let calibration = CycleCalibration.shared
-        guard calibration.isReady.load(ordering: .acquiring) else { return calibration.calibrating() }
-        return calibration.nanoseconds(atCycle: faultline_cycle_counter())
+        guard cycleClockReady.load(ordering: .acquiring) else { return CycleCalibration.shared.calibrating() }
+        let cycle = faultline_cycle_counter()
+        // A counter read on another core may be a little behind the anchor: it counts as the anchor's time.
+        let elapsed = cycle > cycleClock.anchorCycles ? cycle &- cycleClock.anchorCycles : 0
+        return cycleClock.anchorNanoseconds &+ UInt64(Double(elapsed) * cycleClock.nanosecondsPerCycle)
     }
 
     /// Seconds from `start` to `end`.
@@ -25,16 +27,22 @@ enum ProbeClock {
     }
 }
 
-/// The scale from cycle-counter ticks to nanoseconds, measured once per process.
+/// The cycle counter's scale to nanoseconds and its anchor: set once, by the calibration, before
+/// `cycleClockReady`; never changed afterwards. Globals with constant initial values, so that reading them costs no
+/// lazy-initialization check.
+private struct CycleClock {
+    var anchorNanoseconds: UInt64 = 0
+    var anchorCycles: UInt64 = 0
+    var nanosecondsPerCycle = 0.0
+}
+nonisolated(unsafe) private var cycleClock = CycleClock()
+private let cycleClockReady = Atomic<Bool>(false)
+
+/// Measures the cycle counter's scale, once per process.
 private final class CycleCalibration: @unchecked Sendable {
     static let shared = CycleCalibration()
     static let span: UInt64 = 10_000_000
 
-    /// True once `anchor…` and `nanosecondsPerCycle` are set; they never change afterwards.
-    let isReady = Atomic<Bool>(false)
-    private var anchorNanoseconds: UInt64 = 0
-    private var anchorCycles: UInt64 = 0
-    private var nanosecondsPerCycle = 0.0
     /// False where the counter is not to be used: calibration never starts.
     private let usable: Bool
     /// Guards the first reading, taken at the first use.
@@ -49,13 +57,6 @@ private final class CycleCalibration: @unchecked Sendable {
             && ProcessInfo.processInfo.environment["FAULTLINE_PROBE_CLOCK"] != "monotonic"
     }
 
-    /// The time at `cycle` (a counter read on another core may be a little behind the anchor: it counts as the
-    /// anchor's time).
-    @inline(__always) func nanoseconds(atCycle cycle: UInt64) -> UInt64 {
-        let elapsed = cycle > anchorCycles ? cycle &- anchorCycles : 0
-        return anchorNanoseconds &+ UInt64(Double(elapsed) * nanosecondsPerCycle)
-    }
-
     /// `CLOCK_MONOTONIC`, taking calibration readings on the way: the first, then, 10 ms later, the second, which
     /// fixes the scale and becomes the anchor (so the clock does not jump when it switches to the counter).
     func calibrating() -> UInt64 {
@@ -64,7 +65,7 @@ private final class CycleCalibration: @unchecked Sendable {
         let cycles = faultline_cycle_counter()
         lock.lock()
         defer { lock.unlock() }
-        if isReady.load(ordering: .relaxed) || abandoned { return now }
+        if cycleClockReady.load(ordering: .relaxed) || abandoned { return now }
         if startNanoseconds == 0 {
             startNanoseconds = now
             startCycles = cycles
@@ -72,10 +73,8 @@ private final class CycleCalibration: @unchecked Sendable {
             let scale = Double(now &- startNanoseconds) / Double(cycles &- startCycles)
             // A counter between 100 MHz and 20 GHz; anything else means it cannot be trusted here.
             guard scale > 0.05 && scale < 10 else { abandoned = true; return now }
-            nanosecondsPerCycle = scale
-            anchorNanoseconds = now
-            anchorCycles = cycles
-            isReady.store(true, ordering: .releasing)
+            cycleClock = CycleClock(anchorNanoseconds: now, anchorCycles: cycles, nanosecondsPerCycle: scale)
+            cycleClockReady.store(true, ordering: .releasing)
         }
         return now
     }

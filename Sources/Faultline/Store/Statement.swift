@@ -13,6 +13,10 @@ final class Statement {
     /// The connection's probe when the statement was prepared (probes never change afterwards). Unmanaged: the
     /// connection owns both, and the probe is not retained on every run.
     private let probe: Unmanaged<ConnectionProbe>?
+    /// True when the probes want bound values (fixed when prepared, as the probes are).
+    private let recordsBindings: Bool
+    /// How many parameters the SQL has.
+    let parameterCount: Int
     // Probe state of the current run: its start (0 = not running or probes off), rows, bound values. Touched
     // only by the connection's serialized work, so exclusivity is not checked at run time (a check costs more
     // than the update).
@@ -35,6 +39,8 @@ final class Statement {
         self.sql = sql
         self.connection = connection
         self.probe = connection.probe.map(Unmanaged.passUnretained)
+        recordsBindings = connection.probe?.probes.wantsBindValues ?? false
+        parameterCount = Int(sqlite3_bind_parameter_count(stmt))
     }
 
     deinit { sqlite3_finalize(handle) }
@@ -43,29 +49,28 @@ final class Statement {
 
     @inline(__always) func bind(_ value: Int64, at index: Int32) {
         sqlite3_bind_int64(handle, index, value)
-        if probe != nil { noteBinding(.integer(value), at: index) }
+        if recordsBindings { noteBinding(.integer(value), at: index) }
     }
 
     @inline(__always) func bind(_ value: Double, at index: Int32) {
         sqlite3_bind_double(handle, index, value)
-        if probe != nil { noteBinding(.real(value), at: index) }
+        if recordsBindings { noteBinding(.real(value), at: index) }
     }
 
     @inline(__always) func bindNull(at index: Int32) {
         sqlite3_bind_null(handle, index)
-        if probe != nil { noteBinding(.null, at: index) }
+        if recordsBindings { noteBinding(.null, at: index) }
     }
 
     @inline(never)
     private func noteBinding(_ value: Slot, at index: Int32) {
-        guard let probe, probe._withUnsafeGuaranteedRef({ $0.probes.wantsBindValues }) else { return }
         let position = Int(index) - 1
         if probeBindings.count <= position { probeBindings.append(contentsOf: repeatElement("nil", count: position - probeBindings.count + 1)) }
         probeBindings[position] = ConnectionProbe.literal(value)
     }
 
     func bind(_ value: String, at index: Int32) {
-        if probe != nil { noteBinding(.text(value), at: index) }
+        if recordsBindings { noteBinding(.text(value), at: index) }
         var value = value
         value.withUTF8 { buffer in
             buffer.withMemoryRebound(to: CChar.self) { chars in
@@ -75,7 +80,7 @@ final class Statement {
     }
 
     func bind(_ value: Data, at index: Int32) {
-        if probe != nil { noteBinding(.blob(value), at: index) }
+        if recordsBindings { noteBinding(.blob(value), at: index) }
         value.withUnsafeBytes { buffer in
             if let base = buffer.baseAddress {
                 _ = sqlite3_bind_blob(handle, index, base, Int32(buffer.count), SQLITE_TRANSIENT_DESTRUCTOR)
