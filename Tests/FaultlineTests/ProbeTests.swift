@@ -308,7 +308,7 @@ final class ProbeTests: XCTestCase {
                 let n = round * perRound + i
                 let predicate = try ObjectPredicate(format: "name == %@ AND age > %d", "dog \(n)", n)
                 trace.record(.fetch(FetchEvent(entity: "Dog", predicate: predicate, sort: [], limit: 0, offset: 0, batchSize: 0,
-                                               prefetch: [], resultType: "objects", statements: 1, rows: 1, results: 1,
+                                               prefetch: [], resultType: .objects, statements: 1, rows: 1, results: 1,
                                                registered: 0, sqlTime: 0, totalTime: 0, callSite: nil, values: nil, context: n)),
                              at: ProbeClock.now())
             }
@@ -321,6 +321,61 @@ final class ProbeTests: XCTestCase {
             XCTFail("line \(n + 1) is \(line)")
             break
         }
+    }
+
+    /// The writer writes the usual values (no sort, limit, offset, batch size or prefetch; no full scan, sort or
+    /// automatic index) as one constant run: those lines must carry the same fields, in the same order, as lines
+    /// with other values. Call sites are escaped once per file while they need no escape, and only then.
+    func testUsualAndOtherValuesWriteTheSameFields() throws {
+        func fetch(_ sort: [FetchSortDescriptor], limit: Int, prefetch: [String], resultType: FetchEvent.ResultType,
+                   callSite: CallSite?) -> ProbeEvent {
+            .fetch(FetchEvent(entity: "Dog", predicate: nil, sort: sort, limit: limit, offset: 0, batchSize: 0, prefetch: prefetch,
+                              resultType: resultType, statements: 1, rows: 2, results: 2, registered: 0, sqlTime: 0.5,
+                              totalTime: 1, callSite: callSite, values: nil, context: 3))
+        }
+        func statement(fullScanSteps: Int) -> ProbeEvent {
+            .statement(StatementEvent(sql: "SELECT 1", bindings: [], parameters: 0, purpose: .fetch, duration: 0.25, rows: 1,
+                                      fullScanSteps: fullScanSteps, sorts: 0, autoIndexes: 0, vmSteps: 9))
+        }
+        func object(_ event: ProbeEvent) throws -> (keys: [String], values: [String: Any]) {
+            let line = TraceWriter.line(for: event, at: 2, bindValues: false)
+            let values = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], line)
+            let keys = line.split(separator: ",").compactMap { part -> String? in
+                guard let quote = part.firstIndex(of: "\""), let colon = part.range(of: "\":") else { return nil }
+                return String(part[part.index(after: quote)..<colon.lowerBound])
+            }
+            return (keys, values)
+        }
+        let weird = CallSite(file: "Mod/we\"ird.swift", line: 7)
+        let plain = CallSite(file: "Mod/Plain.swift", line: 8)
+        let usual = try object(fetch([], limit: 0, prefetch: [], resultType: .objects, callSite: plain))
+        let other = try object(fetch([FetchSortDescriptor(keyPath: "name", ascending: false)], limit: 5, prefetch: ["owner"],
+                                     resultType: .dictionary, callSite: weird))
+        XCTAssertEqual(usual.keys, other.keys)
+        XCTAssertEqual(usual.values["sort"] as? [String], [])
+        XCTAssertEqual(usual.values["limit"] as? Int, 0)
+        XCTAssertEqual(usual.values["prefetch"] as? [String], [])
+        XCTAssertEqual(usual.values["resultType"] as? String, "objects")
+        XCTAssertEqual(other.values["sort"] as? [String], ["name:desc"])
+        XCTAssertEqual(other.values["limit"] as? Int, 5)
+        XCTAssertEqual(other.values["prefetch"] as? [String], ["owner"])
+        XCTAssertEqual(other.values["resultType"] as? String, "dictionary")
+        XCTAssertEqual(usual.values["callSite"] as? String, "Mod/Plain.swift:8")
+        XCTAssertEqual(other.values["callSite"] as? String, "Mod/we\"ird.swift:7")
+        for type in [FetchEvent.ResultType.objects, .faults, .ids, .count, .dictionary] {
+            XCTAssertEqual(try object(fetch([], limit: 0, prefetch: [], resultType: type, callSite: nil)).values["resultType"] as? String,
+                           type.rawValue)
+        }
+        let quiet = try object(statement(fullScanSteps: 0)), scanning = try object(statement(fullScanSteps: 4))
+        XCTAssertEqual(quiet.keys, scanning.keys)
+        XCTAssertEqual(quiet.values["fullScanSteps"] as? Int, 0)
+        XCTAssertEqual(scanning.values["fullScanSteps"] as? Int, 4)
+        XCTAssertEqual(quiet.values["vmSteps"] as? Int, 9)
+
+        // One buffer, as the writer uses it: a plain file is remembered, an escaped one never is.
+        var json = JSONLineBuffer()
+        for site in [plain, weird, plain, weird, weird] { json.quotedCallSite(file: site.file, line: site.line); json.literal(",") }
+        XCTAssertEqual(json.string, #""Mod/Plain.swift:8","Mod/we\"ird.swift:7","Mod/Plain.swift:8","Mod/we\"ird.swift:7","Mod/we\"ird.swift:7","#)
     }
 
     /// Events recorded faster than the writer's thread writes them (the queue grows past its first storage) all

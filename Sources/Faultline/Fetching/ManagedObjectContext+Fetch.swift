@@ -22,7 +22,7 @@ extension ManagedObjectContext {
                               file: StaticString, line: UInt) throws -> [ManagedObject] {
         guard probesEnabled else { return try fetchObjects(entity: entity, entities: entities, request: request) }
         let returnsObjects = request.includesPropertyValues && request.fetchBatchSize == 0
-        let resultType = returnsObjects ? (request.returnsObjectsAsFaults ? "faults" : "objects") : "ids"
+        let resultType: FetchEvent.ResultType = returnsObjects ? (request.returnsObjectsAsFaults ? .faults : .objects) : .ids
         return try tracedFetch(request, resultType: resultType, registers: returnsObjects, callSite: callSite(file, line),
                                results: { $0.count }, uris: { $0.map(\.objectID.uriString) }) {
             try fetchObjects(entity: entity, entities: entities, request: request)
@@ -264,7 +264,7 @@ extension ManagedObjectContext {
     /// query reads IDs only, and no object is registered.
     public func fetchObjectIDs<T: ManagedObject>(_ request: FetchRequest<T>, file: StaticString = #fileID, line: UInt = #line) throws -> [ManagedObjectID] {
         guard probesEnabled else { return try fetchObjectIDsUntraced(request) }
-        return try tracedFetch(FetchRequest<ManagedObject>(request), resultType: "ids", callSite: callSite(file, line),
+        return try tracedFetch(FetchRequest<ManagedObject>(request), resultType: .ids, callSite: callSite(file, line),
                                results: { $0.count }, uris: { $0.map(\.uriString) }) { try fetchObjectIDsUntraced(request) }
     }
 
@@ -301,7 +301,7 @@ extension ManagedObjectContext {
     /// reads no rows.
     public func count<T: ManagedObject>(for request: FetchRequest<T>, file: StaticString = #fileID, line: UInt = #line) throws -> Int {
         guard probesEnabled else { return try countUntraced(request) }
-        return try tracedFetch(FetchRequest<ManagedObject>(request), resultType: "count", callSite: callSite(file, line),
+        return try tracedFetch(FetchRequest<ManagedObject>(request), resultType: .count, callSite: callSite(file, line),
                                results: { $0 }, uris: { _ in nil }) { try countUntraced(request) }
     }
 

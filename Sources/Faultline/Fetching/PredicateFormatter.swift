@@ -11,13 +11,13 @@ protocol PredicateTextSink: ~Copyable {
     mutating func emit(integer: Int64)
     /// Appends text known to need no escape in a string literal (see `PredicateFormatter.isPlain`).
     mutating func emit(plain text: String)
-    /// Appends an object ID's URI as a string literal.
-    mutating func emit(uriOf id: ManagedObjectID)
+    /// Appends an object ID as a literal: `CAST("<URI>", "NSManagedObjectID")`.
+    mutating func emit(objectID id: ManagedObjectID)
 }
 
 extension PredicateTextSink where Self: ~Copyable {
-    mutating func emit(uriOf id: ManagedObjectID) {
-        PredicateFormatter.uri(of: id, into: &self)
+    mutating func emit(objectID id: ManagedObjectID) {
+        PredicateFormatter.objectIDLiteral(id, into: &self)
     }
 }
 
@@ -90,8 +90,14 @@ enum PredicateFormatter {
         case .none: out.emit("NONE ")
         }
         expression(c.left, into: &out)
+        if case .custom = c.op {} else if c.options.isEmpty {
+            // The usual case in one piece: ` == `.
+            out.emit(spacedOperatorSymbol(c.op))
+            expression(c.right, into: &out)
+            return
+        }
         out.emit(" ")
-        if case .custom(let name) = c.op { out.emit(text: name) } else { out.emit(operatorSymbol(c.op)) }
+        out.emit(text: operatorText(c.op))
         if !c.options.isEmpty {
             out.emit("[")
             if c.options.contains(.caseInsensitive) { out.emit("c") }
@@ -105,25 +111,26 @@ enum PredicateFormatter {
 
     static func operatorText(_ op: ComparisonOperator) -> String {
         if case .custom(let name) = op { return name }
-        return operatorSymbol(op).description
+        return String(spacedOperatorSymbol(op).description.dropFirst().dropLast())
     }
 
-    private static func operatorSymbol(_ op: ComparisonOperator) -> StaticString {
+    /// The operator with a space on either side.
+    private static func spacedOperatorSymbol(_ op: ComparisonOperator) -> StaticString {
         switch op {
-        case .equal: return "=="
-        case .notEqual: return "!="
-        case .lessThan: return "<"
-        case .lessThanOrEqual: return "<="
-        case .greaterThan: return ">"
-        case .greaterThanOrEqual: return ">="
-        case .beginsWith: return "BEGINSWITH"
-        case .endsWith: return "ENDSWITH"
-        case .contains: return "CONTAINS"
-        case .like: return "LIKE"
-        case .matches: return "MATCHES"
-        case .in: return "IN"
-        case .between: return "BETWEEN"
-        case .custom: return ""
+        case .equal: return " == "
+        case .notEqual: return " != "
+        case .lessThan: return " < "
+        case .lessThanOrEqual: return " <= "
+        case .greaterThan: return " > "
+        case .greaterThanOrEqual: return " >= "
+        case .beginsWith: return " BEGINSWITH "
+        case .endsWith: return " ENDSWITH "
+        case .contains: return " CONTAINS "
+        case .like: return " LIKE "
+        case .matches: return " MATCHES "
+        case .in: return " IN "
+        case .between: return " BETWEEN "
+        case .custom: return "  "
         }
     }
 
@@ -244,9 +251,7 @@ enum PredicateFormatter {
             quoted(u.uuidString, into: &out)
             out.emit(", \"NSUUID\")")
         case .objectID(let id):
-            out.emit("CAST(")
-            out.emit(uriOf: id)
-            out.emit(", \"NSManagedObjectID\")")
+            out.emit(objectID: id)
         case .array(let items):
             out.emit("{")
             for (i, item) in items.enumerated() {
@@ -255,6 +260,13 @@ enum PredicateFormatter {
             }
             out.emit("}")
         }
+    }
+
+    /// `CAST("<URI>", "NSManagedObjectID")`.
+    static func objectIDLiteral<S: PredicateTextSink & ~Copyable>(_ id: ManagedObjectID, into out: inout S) {
+        out.emit("CAST(")
+        uri(of: id, into: &out)
+        out.emit(", \"NSManagedObjectID\")")
     }
 
     /// An object ID's URI as a string literal; in the common case, its prefix and key written as they are.

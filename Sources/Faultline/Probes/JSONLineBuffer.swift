@@ -6,13 +6,16 @@ struct JSONLineBuffer: ~Copyable {
     private var capacity: Int
     private(set) var count = 0
     private var first = true
-    /// The escaped opening of the last object URI written (`\"x-coredata://<store>/<Entity>/p`), by store and
-    /// entity: a trace of fetches by object ID writes the same one on every line. Both are matched by identity,
+    /// The escaped opening of the last object-ID literal written (`CAST(\"x-coredata://<store>/<Entity>/p`), by
+    /// store and entity: a trace of fetches by object ID writes the same one on every line. Both are matched by identity,
     /// so that a hit reads neither: the traced thread retains the entity and the store's UUID all the time, and
     /// reading the memory next to their reference counts would pull it back and forth between the processors.
     private var uriPrefixStore = ""
     private var uriPrefixEntity: EntityDescription?
     private var uriPrefix: [UInt8] = []
+    /// The file name of the last call site written when it needed no escape (call sites come from a few files).
+    private var plainCallSiteFile: UnsafeRawPointer?
+    private var plainCallSiteLength = 0
     /// SQL texts with their quoted, escaped form: a traced program runs the same few statements over and over.
     private var sqlCache: [(sql: String, quoted: [UInt8])] = []
     private var sqlCacheNext = 0
@@ -298,8 +301,47 @@ struct JSONLineBuffer: ~Copyable {
     /// A JSON string: most (SQL, names, URIs) need no escaping and are copied whole; otherwise runs between the
     /// characters that need it are.
     mutating func quoted(_ value: String) {
+        let utf8 = value.utf8
+        // Short strings (entity names, result types: stored in the string itself) byte by byte, without lending
+        // their bytes through a copy.
+        if utf8.count <= 15 {
+            reserve(2 &+ 6 &* 15)
+            base[count] = UInt8(ascii: "\"")
+            count &+= 1
+            for byte in utf8 {
+                if byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
+                    escaped(byte)
+                } else {
+                    base[count] = byte
+                    count &+= 1
+                }
+            }
+            base[count] = UInt8(ascii: "\"")
+            count &+= 1
+            return
+        }
         append(UInt8(ascii: "\""))
         escaped(value)
+        append(UInt8(ascii: "\""))
+    }
+
+    /// `"Module/File.swift:42"`: a call site's file and line as a JSON string.
+    mutating func quotedCallSite(file: StaticString, line: UInt) {
+        let name = UnsafeRawPointer(file.utf8Start)
+        let length = file.utf8CodeUnitCount
+        append(UInt8(ascii: "\""))
+        if name == plainCallSiteFile && length == plainCallSiteLength {
+            append(name, count: length)
+        } else {
+            let before = count
+            escaped(UnsafeRawBufferPointer(start: name, count: length))
+            if count &- before == length {
+                plainCallSiteFile = name
+                plainCallSiteLength = length
+            }
+        }
+        append(UInt8(ascii: ":"))
+        integer(Int(line))
         append(UInt8(ascii: "\""))
     }
 
@@ -343,20 +385,25 @@ struct JSONLineBuffer: ~Copyable {
             guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else { continue }
             append(start + runStart, count: i &- 1 &- runStart)
             runStart = i
-            append(UInt8(ascii: "\\"))
-            switch byte {
-            case UInt8(ascii: "\""), UInt8(ascii: "\\"): append(byte)
-            case UInt8(ascii: "\n"): append(UInt8(ascii: "n"))
-            case UInt8(ascii: "\r"): append(UInt8(ascii: "r"))
-            case UInt8(ascii: "\t"): append(UInt8(ascii: "t"))
-            default:
-                func hex(_ nibble: UInt8) -> UInt8 { nibble < 10 ? UInt8(ascii: "0") + nibble : UInt8(ascii: "a") + nibble - 10 }
-                literal("u00")
-                append(hex(byte >> 4))
-                append(hex(byte & 0xF))
-            }
+            escaped(byte)
         }
         append(start + runStart, count: n &- runStart)
+    }
+
+    /// The escape of one byte that needs one (a control character, a quote or a backslash).
+    private mutating func escaped(_ byte: UInt8) {
+        append(UInt8(ascii: "\\"))
+        switch byte {
+        case UInt8(ascii: "\""), UInt8(ascii: "\\"): append(byte)
+        case UInt8(ascii: "\n"): append(UInt8(ascii: "n"))
+        case UInt8(ascii: "\r"): append(UInt8(ascii: "r"))
+        case UInt8(ascii: "\t"): append(UInt8(ascii: "t"))
+        default:
+            func hex(_ nibble: UInt8) -> UInt8 { nibble < 10 ? UInt8(ascii: "0") + nibble : UInt8(ascii: "a") + nibble - 10 }
+            literal("u00")
+            append(hex(byte >> 4))
+            append(hex(byte & 0xF))
+        }
     }
 
     /// True when any byte of `word` is below 0x20, a quote or a backslash (the bit tricks of "Bit Twiddling Hacks":
@@ -388,25 +435,25 @@ extension JSONLineBuffer: PredicateTextSink {
     /// Plain text needs no JSON escape either (JSON escapes the same characters): copied as it is.
     mutating func emit(plain value: String) { text(value) }
 
-    mutating func emit(uriOf id: ManagedObjectID) {
+    mutating func emit(objectID id: ManagedObjectID) {
         guard let store = id.storeIdentifier, id.key > 0, let key = Int(exactly: id.key) else {
-            PredicateFormatter.uri(of: id, into: &self)
+            PredicateFormatter.objectIDLiteral(id, into: &self)
             return
         }
         // Equal strings that share storage compare equal without reading it.
         if id.entity !== uriPrefixEntity || store != uriPrefixStore {
             let entity = id.entity.name
             guard PredicateFormatter.hasPlainURIParts(store: store, entity: entity) else {
-                PredicateFormatter.uri(of: id, into: &self)
+                PredicateFormatter.objectIDLiteral(id, into: &self)
                 return
             }
-            uriPrefix = Array(#"\""#.utf8) + Array(ManagedObjectID.permanentURIPrefix(store: store, entity: entity).utf8)
+            uriPrefix = Array(#"CAST(\""#.utf8) + Array(ManagedObjectID.permanentURIPrefix(store: store, entity: entity).utf8)
             uriPrefixStore = store
             uriPrefixEntity = id.entity
         }
         uriPrefix.withUnsafeBytes { append($0) }
         integer(key)
-        literal(#"\""#)
+        literal(#"\", \"NSManagedObjectID\")"#)
     }
 
     mutating func emit(integer value: Int64) {

@@ -83,8 +83,22 @@ public struct FetchEvent: Sendable, Equatable {
     public var offset: Int
     public var batchSize: Int
     public var prefetch: [String]
-    /// objects, faults, ids, count or dictionary.
-    public var resultType: String
+    /// What the fetch returned.
+    public enum ResultType: String, Sendable {
+        case objects, faults, ids, count, dictionary
+
+        /// The name as a JSON string.
+        var quotedName: StaticString {
+            switch self {
+            case .objects: return #""objects""#
+            case .faults: return #""faults""#
+            case .ids: return #""ids""#
+            case .count: return #""count""#
+            case .dictionary: return #""dictionary""#
+            }
+        }
+    }
+    public var resultType: ResultType
     public var statements: Int
     /// Rows SQLite returned.
     public var rows: Int

@@ -34,7 +34,7 @@ public final class SQLDebugLogger: ProbeRecorder, @unchecked Sendable {
             line("details", "SQLite: EXPLAIN QUERY PLAN \(e.sql)")
             for node in e.nodes { line("details", "SQLite: \(node.id)|\(node.parent)|0|\(node.detail)") }
         case .fetch(let e):
-            if e.resultType == "count" {
+            if e.resultType == .count {
                 line("annotation", "total count request execution time: \(Self.seconds(e.totalTime))s for count of \(e.results).")
             } else {
                 line("annotation", "total fetch execution time: \(Self.seconds(e.totalTime))s for \(e.rows) rows.")

@@ -68,7 +68,8 @@ public final class TraceWriter: ProbeRecorder, @unchecked Sendable {
     }
 
     /// Appends one event's line (hand-written: an encoder per event would cost more than the event). The frequent
-    /// events are written with whole constant runs of keys and punctuation.
+    /// events are written with whole constant runs of keys and punctuation, and of the usual values too (no sort,
+    /// limit or prefetch; no full scan, sort or automatic index).
     static func write(_ event: borrowing ProbeEvent, at time: Double, bindValues: Bool, into json: inout JSONLineBuffer) {
         switch event {
         case .statement(let e):
@@ -82,10 +83,14 @@ public final class TraceWriter: ProbeRecorder, @unchecked Sendable {
             if bindValues && !e.bindings.isEmpty { json.stringArray(e.bindings) } else { json.placeholderArray(count: e.parameters) }
             json.field(#","duration":"#, seconds: e.duration)
             json.field(#","rows":"#, integer: e.rows)
-            json.field(#","fullScanSteps":"#, integer: e.fullScanSteps)
-            json.field(#","sorts":"#, integer: e.sorts)
-            json.field(#","autoIndexes":"#, integer: e.autoIndexes)
-            json.field(#","vmSteps":"#, integer: e.vmSteps)
+            if e.fullScanSteps == 0 && e.sorts == 0 && e.autoIndexes == 0 {
+                json.field(#","fullScanSteps":0,"sorts":0,"autoIndexes":0,"vmSteps":"#, integer: e.vmSteps)
+            } else {
+                json.field(#","fullScanSteps":"#, integer: e.fullScanSteps)
+                json.field(#","sorts":"#, integer: e.sorts)
+                json.field(#","autoIndexes":"#, integer: e.autoIndexes)
+                json.field(#","vmSteps":"#, integer: e.vmSteps)
+            }
         case .fetch(let e):
             json.begin(#"{"type":"fetch","t":"#)
             json.secondsValue(time)
@@ -99,18 +104,22 @@ public final class TraceWriter: ProbeRecorder, @unchecked Sendable {
             } else {
                 json.literal("null")
             }
-            json.field(#","sort":["#)
-            for (i, descriptor) in e.sort.enumerated() {
-                if i > 0 { json.literal(",") }
-                json.quoted(descriptor.description)
+            if e.sort.isEmpty && e.limit == 0 && e.offset == 0 && e.batchSize == 0 && e.prefetch.isEmpty {
+                json.field(#","sort":[],"limit":0,"offset":0,"batchSize":0,"prefetch":[],"resultType":"#)
+            } else {
+                json.field(#","sort":["#)
+                for (i, descriptor) in e.sort.enumerated() {
+                    if i > 0 { json.literal(",") }
+                    json.quoted(descriptor.description)
+                }
+                json.field(#"],"limit":"#, integer: e.limit)
+                json.field(#","offset":"#, integer: e.offset)
+                json.field(#","batchSize":"#, integer: e.batchSize)
+                json.field(#","prefetch":"#)
+                json.stringArray(e.prefetch)
+                json.field(#","resultType":"#)
             }
-            json.field(#"],"limit":"#, integer: e.limit)
-            json.field(#","offset":"#, integer: e.offset)
-            json.field(#","batchSize":"#, integer: e.batchSize)
-            json.field(#","prefetch":"#)
-            json.stringArray(e.prefetch)
-            json.field(#","resultType":"#)
-            json.quoted(e.resultType)
+            json.literal(e.resultType.quotedName)
             json.field(#","statements":"#, integer: e.statements)
             json.field(#","rows":"#, integer: e.rows)
             json.field(#","results":"#, integer: e.results)
@@ -224,11 +233,7 @@ extension JSONLineBuffer {
     fileprivate mutating func callSiteValue(_ site: CallSite?) {
         guard let site else { literal("null"); return }
         guard site.file.hasPointerRepresentation else { quoted(site.description); return }
-        literal("\"")
-        escaped(UnsafeRawBufferPointer(start: site.file.utf8Start, count: site.file.utf8CodeUnitCount))
-        literal(":")
-        integer(Int(site.line))
-        literal("\"")
+        quotedCallSite(file: site.file, line: site.line)
     }
 }
 
