@@ -7,9 +7,10 @@ struct JSONLineBuffer: ~Copyable {
     private(set) var count = 0
     private var first = true
     /// The escaped opening of the last object-ID literal written (`CAST(\"x-coredata://<store>/<Entity>/p`), by
-    /// store and entity: a trace of fetches by object ID writes the same one on every line. Both are matched by identity,
-    /// so that a hit reads neither: the traced thread retains the entity and the store's UUID all the time, and
-    /// reading the memory next to their reference counts would pull it back and forth between the processors.
+    /// store and entity: a trace of fetches by object ID writes the same one on every line. Both are matched by
+    /// identity, so that a hit reads neither: the traced thread retains the entity and the store's UUID all the
+    /// time, and reading the memory next to their reference counts would pull it back and forth between the
+    /// processors.
     private var uriPrefixStore = ""
     private var uriPrefixEntity: EntityDescription?
     private var uriPrefix: [UInt8] = []
