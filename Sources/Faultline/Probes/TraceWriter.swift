@@ -308,7 +308,7 @@ private final class TraceOutput: @unchecked Sendable {
             // which the traced thread updates for every event.
             var buffer = self.buffer.take() ?? JSONLineBuffer(capacity: 1 << 16)
             buffer.removeAll()
-            // Each event is moved out, written and moved back, never copied: the writer changes no reference count.
+            // Each event is moved out, written and moved back: the writer releases nothing it queued.
             for i in 0..<batch.count {
                 let event = (batch.events + i).move()
                 TraceWriter.write(event, at: ProbeClock.seconds(start, batch.times[i]), bindValues: includeBindValues, into: &buffer)
@@ -339,8 +339,7 @@ private final class TraceOutput: @unchecked Sendable {
 /// Queued events in storage of their own rather than an array. The writer does not release the events it writes:
 /// it hands the storage back with them in it, and the traced thread replaces each as it queues a new one. So what an
 /// event holds (a predicate built for one fetch, the SQL text's reference count) is released by the thread that
-/// made it, as it would be with the trace off: no allocation is freed, and no reference count changed, on another
-/// thread.
+/// made it, as it would be with the trace off: nothing it allocated is freed on another thread.
 private struct EventStorage {
     private(set) var events: UnsafeMutablePointer<ProbeEvent>
     private(set) var times: UnsafeMutablePointer<UInt64>
