@@ -130,7 +130,7 @@ enum PredicateFormatter {
         case .matches: return " MATCHES "
         case .in: return " IN "
         case .between: return " BETWEEN "
-        case .custom: return "  "
+        case .custom: return "  " // not used: custom operators are written by name
         }
     }
 

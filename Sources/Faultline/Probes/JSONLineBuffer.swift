@@ -310,7 +310,7 @@ struct JSONLineBuffer: ~Copyable {
             base[count] = UInt8(ascii: "\"")
             count &+= 1
             for byte in utf8 {
-                if byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
+                if Self.needsEscaping(byte) {
                     escaped(byte)
                 } else {
                     base[count] = byte
@@ -383,12 +383,17 @@ struct JSONLineBuffer: ~Copyable {
             }
             let byte = start.load(fromByteOffset: i, as: UInt8.self)
             i &+= 1
-            guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else { continue }
+            guard Self.needsEscaping(byte) else { continue }
             append(start + runStart, count: i &- 1 &- runStart)
             runStart = i
             escaped(byte)
         }
         append(start + runStart, count: n &- runStart)
+    }
+
+    /// True for the bytes JSON escapes in a string: control characters, the quote and the backslash.
+    @inline(__always) private static func needsEscaping(_ byte: UInt8) -> Bool {
+        byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\")
     }
 
     /// The escape of one byte that needs one (a control character, a quote or a backslash).
