@@ -13,6 +13,13 @@ final class BatchRequestTests: XCTestCase {
         (coordinator, context) = try makeStack(try makeTestModel(), in: dir)
     }
 
+    // XCTest keeps each test case object until the run ends; without this, every test's folder would stay behind.
+    override func tearDown() {
+        context = nil
+        coordinator = nil
+        dir = nil
+    }
+
     /// `count` walks of distance 1…count, each of the dogs Rex and Fido in turn; Ann owns Rex.
     func seed(walks count: Int) throws {
         try context.performAndWait {

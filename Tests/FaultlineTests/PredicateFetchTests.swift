@@ -35,6 +35,13 @@ final class PredicateFetchTests: XCTestCase {
         (coordinator, context) = try makeStack(try makeCityModel(), in: dir)
     }
 
+    // XCTest keeps each test case object until the run ends; without this, every test's folder would stay behind.
+    override func tearDown() {
+        context = nil
+        coordinator = nil
+        dir = nil
+    }
+
     @discardableResult
     func person(_ name: String, age: Int?, cars: Int? = nil, city: ManagedObject? = nil) throws -> ManagedObject {
         let p = try context.insertNewObject(forEntityName: "Person")

@@ -12,6 +12,13 @@ final class RelationshipTests: XCTestCase {
         (coordinator, context) = try makeStack(try makeTestModel(), in: dir)
     }
 
+    // XCTest keeps each test case object until the run ends; without this, every test's folder would stay behind.
+    override func tearDown() {
+        context = nil
+        coordinator = nil
+        dir = nil
+    }
+
     func insert(_ entity: String, _ values: [String: Any] = [:]) throws -> ManagedObject {
         let object = try context.insertNewObject(forEntityName: entity)
         for (key, value) in values { try object.setValue(value, forKey: key) }

@@ -10,8 +10,9 @@ import Foundation
 let benchmarks: @Sendable () -> Void = {
     Benchmark.defaultConfiguration = .init(metrics: [.wallClock, .mallocCountTotal, .throughput],
                                            timeUnits: .milliseconds, maxDuration: .seconds(10), maxIterations: 20)
-    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("faultline-benchmarks-\(getpid())")
+    let folder = scratchFolder()
     try? FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    atexit { try? FileManager.default.removeItem(at: scratchFolder()) }
     let fetchStore = folder.appendingPathComponent("fetch.sqlite")
     let model = try! RowWorkload.model()
     RowWorkload.removeStore(at: fetchStore)
@@ -146,4 +147,9 @@ let benchmarks: @Sendable () -> Void = {
             for _ in benchmark.scaledIterations { blackHole(try context.selectStatement(for: request)) }
         }
     }
+}
+
+/// This process's folder for stores and traces, removed when it exits.
+private func scratchFolder() -> URL {
+    FileManager.default.temporaryDirectory.appendingPathComponent("faultline-benchmarks-\(getpid())")
 }
