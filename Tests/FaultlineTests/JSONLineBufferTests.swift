@@ -76,35 +76,6 @@ final class JSONLineBufferTests: XCTestCase {
         }
     }
 
-    /// The buffer keeps the last object-URI prefix and finds it by the entity's and the store's identity: IDs of
-    /// another entity of the same name (another model), of another entity, or of another store must not reuse it.
-    func testObjectURIPrefixesFollowTheEntityAndTheStore() throws {
-        let model = try makeTestModel(), otherModel = try makeTestModel()
-        let dog = try XCTUnwrap(model.entity(named: "Dog"))
-        let otherDog = try XCTUnwrap(otherModel.entity(named: "Dog"))
-        let walk = try XCTUnwrap(model.entity(named: "Walk"))
-        let store = "A1B2C3D4-0000-4000-8000-000000000001"
-        let otherStore = String("A1B2C3D4-0000-4000-8000-000000000002".reversed())
-        let ids = [ManagedObjectID(entity: dog, key: 7, storeIdentifier: store),
-                   ManagedObjectID(entity: dog, key: 8, storeIdentifier: store),
-                   ManagedObjectID(entity: walk, key: 9, storeIdentifier: store),
-                   ManagedObjectID(entity: otherDog, key: 10, storeIdentifier: otherStore),
-                   ManagedObjectID(entity: dog, key: 11, storeIdentifier: otherStore),
-                   ManagedObjectID(entity: dog, key: 12, storeIdentifier: String(store.reversed().reversed())),
-                   ManagedObjectID(entity: dog, key: -3, storeIdentifier: nil)]
-        var json = JSONLineBuffer()
-        var expected = ""
-        for id in ids + ids.reversed() {
-            let predicate = ObjectPredicate.comparison(Comparison(.evaluatedObject, .equal, .constant(.objectID(id))))
-            PredicateFormatter.format(predicate, into: &json)
-            json.literal(",")
-            expected += String(JSONLineBuffer.quote(predicate.predicateFormat).dropFirst().dropLast()) + ","
-        }
-        XCTAssertEqual(json.string, expected)
-        XCTAssertTrue(expected.contains("x-coredata://\(otherStore)/Dog/p10"), expected)
-        withExtendedLifetime((model, otherModel)) {}
-    }
-
     func testNestedArraysOfObjectsAndCounts() throws {
         let text = line {
             $0.beginArray("nodes")

@@ -73,15 +73,28 @@ func makeStack(_ model: ManagedObjectModel, in directory: TemporaryDirectory, na
     return (coordinator, ManagedObjectContext(.privateQueue, coordinator: coordinator))
 }
 
-/// The trace writes a predicate straight into its JSON line: the same text as `predicateFormat`, escaped. Written
-/// twice into one buffer, as the trace writer does, so that what the buffer caches between lines is used too.
+/// A trace line's predicate is the same text as `predicateFormat`, escaped, whether formatted straight into the line
+/// or recorded when the event is queued and replayed by the writer. Each is done twice into one buffer, so that what
+/// a buffer or recording caches between events is used too.
 func assertTraceFormMatches(_ predicate: ObjectPredicate, file: StaticString = #filePath, line: UInt = #line) {
+    let once = JSONLineBuffer.quote(predicate.predicateFormat)
+    // Formatted into the buffer directly (twice: the buffer's caches must not change the text).
     var json = JSONLineBuffer()
     for _ in 0..<2 {
         json.literal("\"")
         PredicateFormatter.format(predicate, into: &json)
         json.literal("\"")
     }
-    let once = JSONLineBuffer.quote(predicate.predicateFormat)
     XCTAssertEqual(json.string, once + once, file: file, line: line)
+    // Recorded as the traced thread records it, and replayed as the trace writer does.
+    var recording = PredicateRecording()
+    var replayed = JSONLineBuffer()
+    for _ in 0..<2 {
+        recording.bytes.count = 0
+        PredicateFormatter.format(predicate, into: &recording)
+        replayed.literal("\"")
+        PredicateRecording.replay(recording.bytes.slice(0, recording.bytes.count), into: &replayed)
+        replayed.literal("\"")
+    }
+    XCTAssertEqual(replayed.string, once + once, "recorded and replayed", file: file, line: line)
 }

@@ -6,14 +6,6 @@ struct JSONLineBuffer: ~Copyable {
     private var capacity: Int
     private(set) var count = 0
     private var first = true
-    /// The escaped opening of the last object-ID literal written (`CAST(\"x-coredata://<store>/<Entity>/p`), by
-    /// store and entity: a trace of fetches by object ID writes the same one on every line. Both are matched by
-    /// identity, so that a hit reads neither: the traced thread retains the entity and the store's UUID all the
-    /// time, and reading the memory next to their reference counts would pull it back and forth between the
-    /// processors.
-    private var uriPrefixStore = ""
-    private var uriPrefixEntity: EntityDescription?
-    private var uriPrefix: [UInt8] = []
     /// The file name of the last call site written when it needed no escape (call sites come from a few files).
     private var plainCallSiteFile: UnsafeRawPointer?
     private var plainCallSiteLength = 0
@@ -264,8 +256,13 @@ struct JSONLineBuffer: ~Copyable {
         Self.withUTF8(of: value) { append($0) }
     }
 
+    /// Bytes written as they are (no quotes, no escaping): for bytes known to need none.
+    mutating func text(_ bytes: UnsafeRawBufferPointer) {
+        append(bytes)
+    }
+
     /// Lends `value`'s UTF-8 bytes: a native string its own storage, without a copy or a retain.
-    private static func withUTF8(of value: String, _ body: (UnsafeRawBufferPointer) -> Void) {
+    static func withUTF8(of value: String, _ body: (UnsafeRawBufferPointer) -> Void) {
         if value.utf8.withContiguousStorageIfAvailable({ body(UnsafeRawBufferPointer($0)) }) == nil {
             var copy = value
             copy.withUTF8 { body(UnsafeRawBufferPointer($0)) }
@@ -440,27 +437,6 @@ extension JSONLineBuffer: PredicateTextSink {
 
     /// Plain text needs no JSON escape either (JSON escapes the same characters): copied as it is.
     mutating func emit(plain value: String) { text(value) }
-
-    mutating func emit(objectID id: ManagedObjectID) {
-        guard let store = id.storeIdentifier, id.key > 0, let key = Int(exactly: id.key) else {
-            PredicateFormatter.objectIDLiteral(id, into: &self)
-            return
-        }
-        // Equal strings that share storage compare equal without reading it.
-        if id.entity !== uriPrefixEntity || store != uriPrefixStore {
-            let entity = id.entity.name
-            guard PredicateFormatter.hasPlainURIParts(store: store, entity: entity) else {
-                PredicateFormatter.objectIDLiteral(id, into: &self)
-                return
-            }
-            uriPrefix = Array(#"CAST(\""#.utf8) + Array(ManagedObjectID.permanentURIPrefix(store: store, entity: entity).utf8)
-            uriPrefixStore = store
-            uriPrefixEntity = id.entity
-        }
-        uriPrefix.withUnsafeBytes { append($0) }
-        integer(key)
-        literal(#"\", \"NSManagedObjectID\")"#)
-    }
 
     mutating func emit(integer value: Int64) {
         if let value = Int(exactly: value) { integer(value) } else { emit(text: String(value)) }

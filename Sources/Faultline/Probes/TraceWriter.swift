@@ -70,7 +70,11 @@ public final class TraceWriter: ProbeRecorder, @unchecked Sendable {
     /// Appends one event's line (hand-written: an encoder per event would cost more than the event). The frequent
     /// events are written with whole constant runs of keys and punctuation, and of the usual values too (no sort,
     /// limit or prefetch; no full scan, sort or automatic index).
-    static func write(_ event: borrowing ProbeEvent, at time: Double, bindValues: Bool, into json: inout JSONLineBuffer) {
+    /// `recordedPredicate`, when not empty, is a fetch's predicate as a `PredicateRecording` made when the event
+    /// was queued; the writer then reads nothing of the predicate itself.
+    static func write(_ event: borrowing ProbeEvent, at time: Double, bindValues: Bool,
+                      recordedPredicate: UnsafeRawBufferPointer = UnsafeRawBufferPointer(start: nil, count: 0),
+                      into json: inout JSONLineBuffer) {
         switch event {
         case .statement(let e):
             json.begin(#"{"type":"statement","t":"#)
@@ -97,7 +101,11 @@ public final class TraceWriter: ProbeRecorder, @unchecked Sendable {
             json.field(#","entity":"#)
             json.quoted(e.entity)
             json.field(#","predicate":"#)
-            if let predicate = e.predicate {
+            if !recordedPredicate.isEmpty {
+                json.literal("\"")
+                PredicateRecording.replay(recordedPredicate, into: &json)
+                json.literal("\"")
+            } else if let predicate = e.predicate {
                 json.literal("\"")
                 PredicateFormatter.format(predicate, into: &json)
                 json.literal("\"")
@@ -249,6 +257,8 @@ private final class TraceOutput: @unchecked Sendable {
     private let queueLock = SpinLock()
     @exclusivity(unchecked) private var queued = EventStorage(capacity: 2 * TraceWriter.backlog)
     @exclusivity(unchecked) private var spare: EventStorage? = EventStorage(capacity: 2 * TraceWriter.backlog)
+    /// Where a queued fetch's predicate is recorded (under the queue's lock).
+    @exclusivity(unchecked) private var predicateRecording = PredicateRecording()
     /// Serializes writes, so lines land in the order their events happened; guards `buffer`.
     private let writeLock = NSLock()
     private var buffer: JSONLineBuffer? = JSONLineBuffer(capacity: 1 << 16)
@@ -286,6 +296,12 @@ private final class TraceOutput: @unchecked Sendable {
 
     func enqueue(_ event: consuming ProbeEvent, at time: UInt64) {
         queueLock.lock()
+        // A fetch's predicate is recorded here, so that the writer does not read it (see `PredicateRecording`).
+        if let predicate = event.fetchPredicate {
+            swap(&predicateRecording.bytes, &queued.predicates)
+            PredicateFormatter.format(predicate, into: &predicateRecording)
+            swap(&predicateRecording.bytes, &queued.predicates)
+        }
         queued.append(event, at: time)
         let count = queued.count
         queueLock.unlock()
@@ -311,7 +327,8 @@ private final class TraceOutput: @unchecked Sendable {
             // Each event is moved out, written and moved back: the writer releases nothing it queued.
             for i in 0..<batch.count {
                 let event = (batch.events + i).move()
-                TraceWriter.write(event, at: ProbeClock.seconds(start, batch.times[i]), bindValues: includeBindValues, into: &buffer)
+                TraceWriter.write(event, at: ProbeClock.seconds(start, batch.times[i]), bindValues: includeBindValues,
+                                  recordedPredicate: batch.recordedPredicate(of: i), into: &buffer)
                 (batch.events + i).initialize(to: event)
             }
             batch.markWritten()
@@ -336,6 +353,14 @@ private final class TraceOutput: @unchecked Sendable {
     }
 }
 
+extension ProbeEvent {
+    /// A fetch event's predicate.
+    fileprivate var fetchPredicate: ObjectPredicate? {
+        if case .fetch(let fetch) = self { return fetch.predicate }
+        return nil
+    }
+}
+
 /// Queued events in storage of their own rather than an array. The writer does not release the events it writes:
 /// it hands the storage back with them in it, and the traced thread replaces each as it queues a new one. So what an
 /// event holds (a predicate built for one fetch, the SQL text's reference count) is released by the thread that
@@ -343,6 +368,10 @@ private final class TraceOutput: @unchecked Sendable {
 private struct EventStorage {
     private(set) var events: UnsafeMutablePointer<ProbeEvent>
     private(set) var times: UnsafeMutablePointer<UInt64>
+    /// The queued fetches' recorded predicates (`PredicateRecording`), end to end, and where each event's ends
+    /// (it starts where the last event's ends).
+    var predicates = RecordedBytes(capacity: 16 * 1024)
+    private var predicateEnds: UnsafeMutablePointer<Int>
     private(set) var capacity: Int
     /// Queued events, from the start.
     private(set) var count = 0
@@ -353,6 +382,7 @@ private struct EventStorage {
         self.capacity = capacity
         events = .allocate(capacity: capacity)
         times = .allocate(capacity: capacity)
+        predicateEnds = .allocate(capacity: capacity)
     }
 
     @inline(__always) mutating func append(_ event: consuming ProbeEvent, at time: UInt64) {
@@ -364,11 +394,20 @@ private struct EventStorage {
             initialized &+= 1
         }
         times[count] = time
+        predicateEnds[count] = predicates.count
         count &+= 1
     }
 
+    /// The `i`th event's recorded predicate (empty when it has none).
+    func recordedPredicate(of i: Int) -> UnsafeRawBufferPointer {
+        predicates.slice(i == 0 ? 0 : predicateEnds[i - 1], predicateEnds[i])
+    }
+
     /// Empties the queue once its events are written (they stay until replaced).
-    mutating func markWritten() { count = 0 }
+    mutating func markWritten() {
+        count = 0
+        predicates.count = 0
+    }
 
     private mutating func grow() {
         let newEvents = UnsafeMutablePointer<ProbeEvent>.allocate(capacity: capacity * 2)
@@ -379,6 +418,10 @@ private struct EventStorage {
         newTimes.moveInitialize(from: times, count: count)
         times.deallocate()
         times = newTimes
+        let newPredicateEnds = UnsafeMutablePointer<Int>.allocate(capacity: capacity * 2)
+        newPredicateEnds.moveInitialize(from: predicateEnds, count: count)
+        predicateEnds.deallocate()
+        predicateEnds = newPredicateEnds
         capacity *= 2
     }
 
@@ -387,6 +430,8 @@ private struct EventStorage {
         events.deinitialize(count: initialized)
         events.deallocate()
         times.deallocate()
+        predicateEnds.deallocate()
+        predicates.deallocate()
     }
 }
 
