@@ -17,9 +17,16 @@ extension ScenarioCatalogue {
                 let trace = setup.folder.appendingPathComponent("probe-cost.jsonl").path
                 let fetches = 20_000
                 // The runner passes its tracing probes for the traced run and none for timed runs; "trace on" runs
-                // are timed with a trace file of their own.
+                // are timed with a trace file of their own, written by one trace writer for all of them, as a traced
+                // program has one for its whole run (starting a writer, its thread and its queue's memory, is not
+                // what the claim is about).
+                var timedTracing: Probes?
                 func probes(_ traced: Bool, _ given: Probes) -> Probes {
-                    traced && !given.isEnabled ? Probes(configuration: ProbeConfiguration(tracePath: trace)) : given
+                    guard traced && !given.isEnabled else { return given }
+                    if let timedTracing { return timedTracing }
+                    let tracing = Probes(configuration: ProbeConfiguration(tracePath: trace))
+                    timedTracing = tracing
+                    return tracing
                 }
                 var variants: [BenchVariant] = []
                 for traced in [false, true] {
