@@ -427,7 +427,8 @@ struct JSONLineBuffer: ~Copyable {
     }
 }
 
-/// Inside a JSON string: the predicate formatter writes a trace line's predicate straight into the buffer.
+/// Inside a JSON string: the predicate formatter writes a predicate straight into the buffer (a fetch event written
+/// without a recording, as `TraceWriter.line(for:)` writes one; queued fetches are written from a `PredicateRecording`).
 extension JSONLineBuffer: PredicateTextSink {
     mutating func emit(_ text: StaticString) {
         escaped(UnsafeRawBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))

@@ -3,8 +3,8 @@
 ///
 /// The writer could format the predicate itself, but a predicate is a handful of small allocations made for one
 /// fetch: the writer reading them would pull each cache line over to its processor, and the traced thread would pull
-/// it back when it frees them. Where that is dear (the spells in docs/trace-format.md, Cost), it cost one-row fetches
-/// 1.07–1.14× rather than 1.04–1.06×. So the traced thread walks the predicate (the formatter, with this type as its
+/// it back when it frees them. Where that is dear (the spells in docs/trace-format.md, Cost), one-row fetches cost
+/// 1.10× rather than 1.05× (medians). So the traced thread walks the predicate (the formatter, with this type as its
 /// sink) and keeps only what the text needs, in bytes of its own: constant text by address, other text copied,
 /// integers as they are, object IDs as their URI prefix and key. Escaping and number formatting are left to the
 /// writer.
