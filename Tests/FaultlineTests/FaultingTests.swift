@@ -82,6 +82,31 @@ final class FaultingTests: XCTestCase {
         }
     }
 
+    func testObjectIDsFromURIStringsRejectMalformedForeignAndTemporaryOnes() throws {
+        let dir = TemporaryDirectory()
+        let model = try ManagedObjectModel(entities: [EntityDescription(name: "Hünd", properties: [AttributeDescription(name: "n", type: .integer64)])])
+        let (coordinator, context) = try makeStack(model, in: dir)
+        let store = try XCTUnwrap(coordinator.storeIdentifier)
+        try context.performAndWait {
+            let dog = ManagedObject(entity: try XCTUnwrap(model.entity(named: "Hünd")), insertInto: context)
+            XCTAssertNil(context.objectID(forURIString: dog.objectID.uriString), "temporary IDs name no row")
+            try context.save()
+            let uri = dog.objectID.uriString
+            XCTAssertEqual(uri, "x-coredata://\(store)/H%C3%BCnd/p1")
+            XCTAssertEqual(context.objectID(forURIString: uri), dog.objectID)
+            XCTAssertEqual(context.objectID(forURIString: "x-coredata://\(store)/Hünd/p1"), dog.objectID)
+            XCTAssertEqual(context.objectID(forURIString: "x-coredata://\(store)/H%C3%BCnd/p9223372036854775807")?.primaryKey, Int64.max)
+            for bad in ["", "x-coredata://", "x-coredata://\(store)", "x-coredata://\(store)/H%C3%BCnd", "x-coredata://\(store)/H%C3%BCnd/",
+                        "x-coredata://\(store)/H%C3%BCnd/p", "x-coredata://\(store)/H%C3%BCnd/p0", "x-coredata://\(store)/H%C3%BCnd/p-1",
+                        "x-coredata://\(store)/H%C3%BCnd/p+1", "x-coredata://\(store)/H%C3%BCnd/p1/", "x-coredata://\(store)/H%C3%BCnd/t1",
+                        "x-coredata://\(store)/H%C3%BCnd/p9223372036854775808", "x-coredata://\(store)/H%ZZnd/p1",
+                        "x-coredata://\(store)/Dog/p1", "x-coredata://\(store)x/H%C3%BCnd/p1", "x-coredata:///H%C3%BCnd/p1",
+                        "http://\(store)/H%C3%BCnd/p1"] {
+                XCTAssertNil(context.objectID(forURIString: bad), bad)
+            }
+        }
+    }
+
     func testUniquingGivesOneInstancePerIDPerContext() throws {
         let dir = TemporaryDirectory()
         let (coordinator, _) = try makeStack(try model(), in: dir)

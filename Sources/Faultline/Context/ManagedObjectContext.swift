@@ -249,12 +249,7 @@ public final class ManagedObjectContext: @unchecked Sendable {
 
     /// The object ID for a URI string, or nil when it is malformed or foreign.
     public func objectID(forURIString text: String) -> ManagedObjectID? {
-        guard text.hasPrefix("x-coredata://") else { return nil }
-        let parts = text.dropFirst("x-coredata://".count).split(separator: "/", omittingEmptySubsequences: false)
-        guard parts.count == 3, parts[0] == Substring(coordinator.storeIdentifier ?? "-"),
-              let entity = model.entity(named: String(parts[1]).removingPercentEncoding ?? String(parts[1])),
-              parts[2].hasPrefix("p"), let key = Int64(parts[2].dropFirst()), key > 0 else { return nil }
-        return ManagedObjectID(entity: entity, key: key, storeIdentifier: coordinator.storeIdentifier)
+        ManagedObjectID(uriString: text, model: model, storeIdentifier: coordinator.storeIdentifier)
     }
 
     /// The uniqued object for a stored row; a new fault when none is registered.

@@ -43,6 +43,43 @@ public struct ManagedObjectID: Hashable, Sendable, CustomStringConvertible {
         "x-coredata://\(store)/\(entity)/p"
     }
 
+    /// The permanent ID that `text` (`x-coredata://<store-uuid>/<Entity>/p<Z_PK>`) names in the store
+    /// `storeIdentifier` of `model`; nil when the text is malformed, temporary or names another store or model.
+    init?(uriString text: String, model: ManagedObjectModel, storeIdentifier: String?) {
+        var text = text, store = storeIdentifier ?? "-"
+        guard let (entity, key) = text.withUTF8({ bytes in store.withUTF8 { Self.parsePermanentURI(bytes, model: model, store: $0) } })
+        else { return nil }
+        self.init(entity: entity, key: key, storeIdentifier: storeIdentifier)
+    }
+
+    // IDs are parsed once per lookup by URI, often in loops: bytes, without splitting into substrings.
+    private static func parsePermanentURI(_ bytes: UnsafeBufferPointer<UInt8>, model: ManagedObjectModel,
+                                          store: UnsafeBufferPointer<UInt8>) -> (EntityDescription, Int64)? {
+        let scheme: StaticString = "x-coredata://"
+        let schemeBytes = UnsafeBufferPointer(start: scheme.utf8Start, count: scheme.utf8CodeUnitCount)
+        guard bytes.starts(with: schemeBytes),
+              let storeEnd = bytes[schemeBytes.count...].firstIndex(of: UInt8(ascii: "/")),
+              UnsafeBufferPointer(rebasing: bytes[schemeBytes.count..<storeEnd]).elementsEqual(store),
+              let entityEnd = bytes[(storeEnd + 1)...].firstIndex(of: UInt8(ascii: "/")) else { return nil }
+        let nameBytes = UnsafeBufferPointer(rebasing: bytes[(storeEnd + 1)..<entityEnd])
+        var name = String(decoding: nameBytes, as: UTF8.self)
+        if nameBytes.contains(UInt8(ascii: "%")) {
+            guard let decoded = name.removingPercentEncoding else { return nil }
+            name = decoded
+        }
+        guard let entity = model.entity(named: name), entityEnd + 2 < bytes.count, bytes[entityEnd + 1] == UInt8(ascii: "p")
+        else { return nil }
+        var key: Int64 = 0
+        for byte in bytes[(entityEnd + 2)...] {
+            guard byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") else { return nil }
+            let (times10, overflow1) = key.multipliedReportingOverflow(by: 10)
+            let (sum, overflow2) = times10.addingReportingOverflow(Int64(byte - UInt8(ascii: "0")))
+            guard !overflow1 && !overflow2 else { return nil }
+            key = sum
+        }
+        return key > 0 ? (entity, key) : nil
+    }
+
     public var description: String { "<\(uriString)>" }
 
     public static func == (lhs: ManagedObjectID, rhs: ManagedObjectID) -> Bool {

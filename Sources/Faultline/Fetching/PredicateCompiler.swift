@@ -152,7 +152,7 @@ struct PredicateCompiler {
             return .scalar("(\(left) \(name) \(right))", .number)
         case .function("CAST", let args) where args.count == 2:
             if case .constant(.string(let uri)) = args[0], case .constant(.string("NSManagedObjectID")) = args[1] {
-                guard let id = resolve(uri: uri) else {
+                guard let id = ManagedObjectID(uriString: uri, model: model, storeIdentifier: storeIdentifier) else {
                     throw ObjectPredicateError(.typeMismatch, "'\(uri)' is not an object URI of this store")
                 }
                 return .constant(.objectID(id))
@@ -176,14 +176,6 @@ struct PredicateCompiler {
         case .predicate:
             throw ObjectPredicateError(.unsupported, "a predicate used as a value cannot be evaluated by the store")
         }
-    }
-
-    private func resolve(uri: String) -> ManagedObjectID? {
-        guard uri.hasPrefix("x-coredata://") else { return nil }
-        let parts = uri.dropFirst("x-coredata://".count).split(separator: "/", omittingEmptySubsequences: false)
-        guard parts.count == 3, parts[0] == Substring(storeIdentifier ?? "-"), let entity = model.entity(named: String(parts[1])),
-              parts[2].hasPrefix("p"), let key = Int64(parts[2].dropFirst()) else { return nil }
-        return ManagedObjectID(entity: entity, key: key, storeIdentifier: storeIdentifier)
     }
 
     /// Follows a key path: attributes become columns, to-ones become joins, a to-many stops the walk (the rest is
