@@ -57,9 +57,10 @@ public struct ManagedObjectID: Hashable, Sendable, CustomStringConvertible {
                                           store: UnsafeBufferPointer<UInt8>) -> (EntityDescription, Int64)? {
         let scheme: StaticString = "x-coredata://"
         let schemeBytes = UnsafeBufferPointer(start: scheme.utf8Start, count: scheme.utf8CodeUnitCount)
-        guard bytes.starts(with: schemeBytes),
+        guard bytes.count > schemeBytes.count, memcmp(bytes.baseAddress!, schemeBytes.baseAddress!, schemeBytes.count) == 0,
               let storeEnd = bytes[schemeBytes.count...].firstIndex(of: UInt8(ascii: "/")),
-              UnsafeBufferPointer(rebasing: bytes[schemeBytes.count..<storeEnd]).elementsEqual(store),
+              storeEnd - schemeBytes.count == store.count,
+              store.isEmpty || memcmp(bytes.baseAddress! + schemeBytes.count, store.baseAddress!, store.count) == 0,
               let entityEnd = bytes[(storeEnd + 1)...].firstIndex(of: UInt8(ascii: "/")) else { return nil }
         let nameBytes = UnsafeBufferPointer(rebasing: bytes[(storeEnd + 1)..<entityEnd])
         var name = String(decoding: nameBytes, as: UTF8.self)
