@@ -107,6 +107,30 @@ final class FaultingTests: XCTestCase {
         }
     }
 
+    /// A typed request keeps its options through the fetch, and one whose entity's objects are of another class
+    /// is refused.
+    func testTypedRequestsKeepTheirOptionsAndRefuseAnotherEntitysClass() throws {
+        let dir = TemporaryDirectory()
+        let (coordinator, context) = try makeStack(try model(), in: dir)
+        _ = try seed(coordinator, walks: 5)
+        try context.performAndWait {
+            var walks = FetchRequest<Walk>(entityName: "Walk", predicate: try ObjectPredicate(format: "distance >= 1"),
+                                           sortDescriptors: [FetchSortDescriptor(keyPath: "distance", ascending: false)])
+            walks.fetchLimit = 2
+            walks.fetchOffset = 1
+            XCTAssertEqual(try context.fetch(walks).map(\.distance), [3, 2])
+            walks.includesSubentities = false
+            XCTAssertEqual(try context.count(for: walks), 2, "a count honours the limit and offset, as Core Data's does")
+            XCTAssertThrowsError(try context.fetch(FetchRequest<Dog>(entityName: "Walk"))) { error in
+                guard case FetchError.resultTypeMismatch(let entity, let expected)? = error as? FetchError else {
+                    return XCTFail("\(error)")
+                }
+                XCTAssertEqual(entity, "Walk")
+                XCTAssertTrue(expected.hasSuffix("Dog"), expected)
+            }
+        }
+    }
+
     func testUniquingGivesOneInstancePerIDPerContext() throws {
         let dir = TemporaryDirectory()
         let (coordinator, _) = try makeStack(try model(), in: dir)

@@ -8,7 +8,7 @@ extension ManagedObjectContext {
         // One conversion of the request serves the fetch and its probe.
         let erased = FetchRequest<ManagedObject>(request)
         let (entity, entities) = try fetchedEntities(erased)
-        guard entities.allSatisfy({ $0.managedClass is T.Type }) else {
+        guard T.self == ManagedObject.self || entities.allSatisfy({ $0.managedClass is T.Type }) else {
             throw FetchError.resultTypeMismatch(entity: entity.name, expected: "\(T.self)")
         }
         let objects = try fetchObjects(entity: entity, entities: entities, request: erased, file: file, line: line)
@@ -38,7 +38,7 @@ extension ManagedObjectContext {
     /// The request's entity, and the entities whose objects it fetches.
     private func fetchedEntities(_ request: FetchRequest<ManagedObject>) throws -> (EntityDescription, [EntityDescription]) {
         guard let entity = model.entity(named: request.entityName) else { throw FetchError.unknownEntity(request.entityName) }
-        return (entity, request.includesSubentities ? entity.selfAndDescendants : [entity])
+        return (entity, entity.fetchedEntities(includingSubentities: request.includesSubentities))
     }
 
     /// The non-generic body of `fetch`, so that the per-row work is compiled once, for `ManagedObject`.
@@ -270,7 +270,7 @@ extension ManagedObjectContext {
 
     private func fetchObjectIDsUntraced<T: ManagedObject>(_ request: FetchRequest<T>) throws -> [ManagedObjectID] {
         guard let entity = model.entity(named: request.entityName) else { throw FetchError.unknownEntity(request.entityName) }
-        let entities = request.includesSubentities ? entity.selfAndDescendants : [entity]
+        let entities = entity.fetchedEntities(includingSubentities: request.includesSubentities)
         let plain = FetchRequest<ManagedObject>(request)
         // Pending changes and in-memory sorts need objects; otherwise IDs come straight from the store.
         if (request.includesPendingChanges && !pendingCandidates(for: entities, request: plain).isEmpty)
@@ -307,7 +307,7 @@ extension ManagedObjectContext {
 
     private func countUntraced<T: ManagedObject>(_ request: FetchRequest<T>) throws -> Int {
         guard let entity = model.entity(named: request.entityName) else { throw FetchError.unknownEntity(request.entityName) }
-        let entities = request.includesSubentities ? entity.selfAndDescendants : [entity]
+        let entities = entity.fetchedEntities(includingSubentities: request.includesSubentities)
         let plain = FetchRequest<ManagedObject>(request)
         let hasPending = request.includesPendingChanges && (!pendingCandidates(for: entities, request: plain).isEmpty
             || deletedSet.values.contains { object in entities.contains { $0 === object.entity } })

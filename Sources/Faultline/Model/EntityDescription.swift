@@ -122,6 +122,12 @@ public final class EntityDescription: @unchecked Sendable, CustomStringConvertib
         [self] + subentities.flatMap(\.selfAndDescendants)
     }
 
+    /// The entities a fetch of this entity covers: itself, and its descendants when `includingSubentities` (an
+    /// array the model keeps).
+    func fetchedEntities(includingSubentities: Bool) -> [EntityDescription] {
+        includingSubentities ? model.hierarchies[entityNumber - 1] : model.singles[entityNumber - 1]
+    }
+
     /// Registers the class used for this entity's objects (a typed `ManagedObject` subclass).
     public func register(_ type: ManagedObject.Type) {
         managedClass = type

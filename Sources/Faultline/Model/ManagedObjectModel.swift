@@ -20,6 +20,10 @@ public final class ManagedObjectModel: @unchecked Sendable {
     public let configurations: [String: [String]]
     /// Where the model came from, for error messages.
     public let source: String?
+    /// By entity number − 1: the entity with its descendants, and the entity alone (the entities a fetch covers,
+    /// kept so that a fetch does not build the array).
+    let hierarchies: [[EntityDescription]]
+    let singles: [[EntityDescription]]
     /// True when some entity has a registered subclass (whose lifecycle hooks saves must call).
     var hasCustomClasses: Bool { entities.contains { $0.hasCustomClass } }
 
@@ -45,6 +49,8 @@ public final class ManagedObjectModel: @unchecked Sendable {
         var byName: [String: EntityDescription] = [:]
         for entity in entities { byName[entity.name] = entity }
         self.entitiesByName = byName
+        hierarchies = entities.map(\.selfAndDescendants)
+        singles = entities.map { [$0] }
         for entity in entities { entity.model = self }
         for (name, template) in fetchRequestTemplates where byName[template.entity] == nil {
             throw ModelError(source: source, problem: "fetch request '\(name)' names unknown entity '\(template.entity)'")
