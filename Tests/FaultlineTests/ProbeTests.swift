@@ -402,6 +402,94 @@ final class ProbeTests: XCTestCase {
         }
     }
 
+    /// Threads record while another flushes over and over, and the writer thread takes its turns: every event
+    /// reaches the file once, each thread's in the order it recorded them.
+    func testEventsFromSeveralThreadsAreWrittenOnceWhileFlushesRun() throws {
+        let dir = TemporaryDirectory()
+        let path = dir.file("threads.jsonl").path
+        let trace = try TraceWriter(path: path)
+        let threads = 4, perThread = 20_000
+        let group = DispatchGroup()
+        for t in 0..<threads {
+            DispatchQueue.global().async(group: group) {
+                for i in 0..<perThread { trace.record(.signpost(SignpostEvent(name: "\(t)-\(i)")), at: ProbeClock.now()) }
+            }
+        }
+        var flushes = 0
+        while group.wait(timeout: .now()) == .timedOut { trace.flush(); flushes += 1 }
+        trace.flush()
+        let lines = try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n").dropFirst()
+        XCTAssertEqual(lines.count, threads * perThread)
+        var next = Array(repeating: 0, count: threads)
+        for line in lines {
+            guard let name = line.range(of: #""name":""#).map({ line[$0.upperBound...].prefix(while: { $0 != "\"" }) }),
+                  let dash = name.firstIndex(of: "-"), let t = Int(name[..<dash]), let i = Int(name[name.index(after: dash)...]),
+                  t < threads, i == next[t] else {
+                XCTFail("unexpected line \(line) (expected next: \(next)), after \(flushes) flushes")
+                return
+            }
+            next[t] += 1
+        }
+        XCTAssertEqual(next, Array(repeating: perThread, count: threads))
+    }
+
+    /// With no turn for the writer thread (here there is none), the thread that queues an event once an earlier
+    /// one has waited longer than `longestWait`, or when `mostWaiting` wait, writes the queue itself: a crash loses
+    /// no more than that wait, and the queue does not grow without end.
+    func testEventsThatWaitedTooLongAreWrittenByTheThreadThatRecords() throws {
+        let dir = TemporaryDirectory()
+        let path = dir.file("starved.jsonl").path
+        let trace = try TraceWriter(path: path, includeBindValues: false, startsThread: false)
+        func names() throws -> [String] {
+            try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n").dropFirst().map { line in
+                String(line.split(separator: "\"").dropLast().last ?? "")
+            }
+        }
+        let start = ProbeClock.now()
+        trace.record(.signpost(SignpostEvent(name: "a")), at: start)
+        trace.record(.signpost(SignpostEvent(name: "b")), at: start + TraceWriter.longestWait / 2)
+        XCTAssertEqual(try names(), [], "no event has waited long")
+        trace.record(.signpost(SignpostEvent(name: "c")), at: start + TraceWriter.longestWait + 1)
+        XCTAssertEqual(try names(), ["a", "b", "c"], "written by the thread that queued c")
+        trace.record(.signpost(SignpostEvent(name: "d")), at: start + TraceWriter.longestWait + 2)
+        XCTAssertEqual(try names(), ["a", "b", "c"], "d has not waited")
+        trace.flush()
+        XCTAssertEqual(try names(), ["a", "b", "c", "d"])
+
+        let now = ProbeClock.now()
+        for i in 0..<TraceWriter.mostWaiting - 1 { trace.record(.signpost(SignpostEvent(name: "e\(i)")), at: now) }
+        XCTAssertEqual(try names().count, 4, "fewer than mostWaiting wait")
+        trace.record(.signpost(SignpostEvent(name: "last")), at: now)
+        let written = try names()
+        XCTAssertEqual(written.count, 4 + TraceWriter.mostWaiting)
+        XCTAssertEqual(written.last, "last")
+    }
+
+    /// The writer thread can be found by its name, and runs at a lower priority than the program it traces
+    /// (nice 10 on Linux).
+    func testTheWriterThreadIsNamedAndNice() throws {
+        #if os(Linux)
+        let dir = TemporaryDirectory()
+        let trace = try TraceWriter(path: dir.file("nice.jsonl").path)
+        var niceValues: [Int32] = []
+        let deadline = Date().addingTimeInterval(10)
+        while niceValues.isEmpty && Date() < deadline {
+            for task in (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? [] {
+                // The thread names itself after lowering its priority: a named writer has its nice value.
+                guard let name = try? String(contentsOfFile: "/proc/self/task/\(task)/comm", encoding: .utf8),
+                      name.trimmingCharacters(in: .newlines) == TraceWriter.threadName, let tid = UInt32(task) else { continue }
+                niceValues.append(getpriority(__priority_which_t(PRIO_PROCESS.rawValue), tid))
+            }
+            if niceValues.isEmpty { Thread.sleep(forTimeInterval: 0.01) }
+        }
+        XCTAssertFalse(niceValues.isEmpty, "no thread named \(TraceWriter.threadName)")
+        XCTAssertEqual(Set(niceValues), [10], "every trace writer thread runs at nice 10")
+        withExtendedLifetime(trace) {}
+        #else
+        throw XCTSkip("threads are found in /proc")
+        #endif
+    }
+
     func testConfigurationFromEnvironmentAndLaunchArguments() {
         XCTAssertEqual(ProbeConfiguration(environment: [:], arguments: []), ProbeConfiguration())
         XCTAssertEqual(ProbeConfiguration(environment: ["FAULTLINE_SQLDEBUG": "3", "FAULTLINE_TRACE": "/tmp/t.jsonl"], arguments: []),

@@ -5,7 +5,8 @@ import Foundation
 /// every millisecond while events come and every 100 ms while none do, and at exit: the traced thread pays little
 /// (it never wakes the writer unless 4,096 events wait), a crash loses at most the last 100 ms, and no line before
 /// it is ever broken. The writer thread runs at a lower priority (nice 10 on Linux, utility QoS elsewhere): on a
-/// busy machine the traced program keeps the CPU.
+/// busy machine the traced program keeps the CPU. If the writer thread gets no turn for 200 ms, or 8,192 events
+/// wait, the traced thread that queues the next event writes the queue itself.
 public final class TraceWriter: ProbeRecorder, @unchecked Sendable {
     /// The trace format's version.
     public static let formatVersion = 1
@@ -22,9 +23,23 @@ public final class TraceWriter: ProbeRecorder, @unchecked Sendable {
     /// enough for the processor's cache; while none do, rarely.
     static let busyInterval = 0.001
     static let idleInterval = 0.1
+    /// How long, in nanoseconds, events may wait for the writer thread, and how many may wait, before the traced
+    /// thread that queues another writes them itself: on a machine whose processors are all busy, a writer thread
+    /// of lower priority may get no turn for a long time. (Twice the idle interval and twice the backlog, so that a
+    /// writer thread that gets its turns is not overtaken.)
+    static let longestWait: UInt64 = 200_000_000
+    static let mostWaiting = 2 * backlog
+    /// The writer thread's name (in `top -H`, debuggers and /proc; at most 15 bytes, as Linux keeps no more).
+    static let threadName = "faultline-trace"
 
     /// Creates (or replaces) the trace file at `path` and writes its header.
-    public init(path: String, includeBindValues: Bool = false) throws {
+    public convenience init(path: String, includeBindValues: Bool = false) throws {
+        try self.init(path: path, includeBindValues: includeBindValues, startsThread: true)
+    }
+
+    /// `startsThread` false: no writer thread, as if it never got a turn (for tests). Events are then written by
+    /// `flush()`, and by the thread that queues one once `longestWait` has passed or `mostWaiting` events wait.
+    init(path: String, includeBindValues: Bool, startsThread: Bool) throws {
         guard FileManager.default.createFile(atPath: path, contents: nil), let handle = FileHandle(forWritingAtPath: path) else {
             throw CocoaError(.fileWriteNoPermission)
         }
@@ -42,7 +57,7 @@ public final class TraceWriter: ProbeRecorder, @unchecked Sendable {
         header.string("host", ProcessInfo.processInfo.hostName)
         header.endLine()
         header.withBytes { output.write($0) }
-        output.startThread()
+        if startsThread { output.startThread() }
     }
 
     deinit {
@@ -280,12 +295,14 @@ private final class TraceOutput: @unchecked Sendable {
     func startThread() {
         let thread = Thread { [self] in
             WriterWake.lowerPriority()
+            // Named from the thread itself: on Linux, Foundation names only the current thread.
+            Thread.current.name = TraceWriter.threadName
             var interval = TraceWriter.idleInterval
             while wake.wait(seconds: interval) {
                 interval = flush() > 0 ? TraceWriter.busyInterval : TraceWriter.idleInterval
             }
         }
-        thread.name = "faultline.trace-writer"
+        thread.name = TraceWriter.threadName
         thread.qualityOfService = .utility
         thread.start()
     }
@@ -304,8 +321,15 @@ private final class TraceOutput: @unchecked Sendable {
         }
         queued.append(event, at: time)
         let count = queued.count
+        let oldest = queued.times[0]
         queueLock.unlock()
         if count == TraceWriter.backlog { wake.behind() }
+        // The writer thread has had no turn for long (every processor is busy): this thread writes, unless a
+        // flush is under way.
+        if (time > oldest &+ TraceWriter.longestWait || count >= TraceWriter.mostWaiting) && writeLock.try() {
+            defer { writeLock.unlock() }
+            flushLocked()
+        }
     }
 
     /// Formats and writes every queued event now; returns how many there were.
@@ -313,6 +337,12 @@ private final class TraceOutput: @unchecked Sendable {
     func flush() -> Int {
         writeLock.lock()
         defer { writeLock.unlock() }
+        return flushLocked()
+    }
+
+    /// `flush()` for a caller that holds `writeLock`.
+    @discardableResult
+    private func flushLocked() -> Int {
         queueLock.lock()
         var batch = queued
         queued = spare ?? EventStorage(capacity: batch.capacity)
