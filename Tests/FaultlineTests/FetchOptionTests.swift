@@ -181,6 +181,31 @@ final class FetchOptionTests: XCTestCase {
             XCTAssertEqual(coordinator.statistics.statementsExecuted - before, 1)
         }
     }
+
+    /// A context remembers the entity it fetched last: every kind of fetch must still use the entity its request
+    /// names (by its text, not its storage), and an unknown name must still be refused after a known one.
+    func testEachFetchUsesTheEntityItsRequestNames() throws {
+        let dir = TemporaryDirectory()
+        let (_, context) = try seedCompany(in: dir)
+        try context.performAndWait {
+            let built = String(["Depart", "ment"].joined())
+            for (name, count) in [("Employee", 6), (built, 3), ("Project", 2), ("Employee", 6), ("Department", 3)] {
+                let request = FetchRequest<ManagedObject>(entityName: name)
+                XCTAssertEqual(try context.fetch(request).map(\.entity.name), Array(repeating: name, count: count))
+                XCTAssertEqual(try context.fetchObjectIDs(request).count, count, name)
+                XCTAssertEqual(try context.count(for: request), count, name)
+                var dictionaries = request
+                dictionaries.propertiesToFetch = [PropertyToFetch(.count, "*", as: "n")]
+                XCTAssertEqual(try context.fetchDictionaries(dictionaries).first?["n"] as? Int64, Int64(count), name)
+            }
+            for fetch in [{ _ = try context.fetch(FetchRequest<ManagedObject>(entityName: "Employees")) },
+                          { _ = try context.count(for: FetchRequest<ManagedObject>(entityName: "")) }] {
+                XCTAssertThrowsError(try fetch()) { error in
+                    guard case FetchError.unknownEntity = error else { return XCTFail("\(error)") }
+                }
+            }
+        }
+    }
 }
 
 final class DictionaryFetchTests: XCTestCase {

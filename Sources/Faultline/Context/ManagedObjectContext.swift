@@ -65,6 +65,9 @@ public final class ManagedObjectContext: @unchecked Sendable {
     /// it too, so that a trace points at the program's code, not the engine's. Used on the context's queue only,
     /// so exclusivity is not checked at run time.
     @exclusivity(unchecked) var outerCallSite: CallSite?
+    /// The entity of the last fetch: a context fetches the same few entities over and over, and comparing a name
+    /// with the last one costs far less than hashing it. Used on the context's queue only.
+    @exclusivity(unchecked) var lastFetchedEntity: EntityDescription?
     /// Faults of batched fetch results, with their batch and position.
     var batchMembership: [ObjectIdentifier: (FaultBatch, Int)] = [:]
     var updatedSet: [ObjectIdentifier: ManagedObject] = [:]

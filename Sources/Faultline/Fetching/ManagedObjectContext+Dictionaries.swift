@@ -12,7 +12,7 @@ extension ManagedObjectContext {
     }
 
     private func fetchDictionariesUntraced<T: ManagedObject>(_ request: FetchRequest<T>) throws -> [[String: Any]] {
-        guard let entity = model.entity(named: request.entityName) else { throw FetchError.unknownEntity(request.entityName) }
+        let entity = try fetchedEntity(named: request.entityName)
         let properties = request.propertiesToFetch ?? entity.attributes.filter { !$0.isTransient }.map { PropertyToFetch($0.name) }
         guard !properties.isEmpty else { return [] }
         var compiler = PredicateCompiler(model: model, storeIdentifier: coordinator.storeIdentifier)

@@ -37,8 +37,16 @@ extension ManagedObjectContext {
 
     /// The request's entity, and the entities whose objects it fetches.
     private func fetchedEntities(_ request: FetchRequest<ManagedObject>) throws -> (EntityDescription, [EntityDescription]) {
-        guard let entity = model.entity(named: request.entityName) else { throw FetchError.unknownEntity(request.entityName) }
+        let entity = try fetchedEntity(named: request.entityName)
         return (entity, entity.fetchedEntities(includingSubentities: request.includesSubentities))
+    }
+
+    /// The entity a request names (the last one fetched, when it is the same).
+    func fetchedEntity(named name: String) throws -> EntityDescription {
+        if let last = lastFetchedEntity, last.name == name { return last }
+        guard let entity = model.entity(named: name) else { throw FetchError.unknownEntity(name) }
+        lastFetchedEntity = entity
+        return entity
     }
 
     /// The non-generic body of `fetch`, so that the per-row work is compiled once, for `ManagedObject`.
@@ -269,7 +277,7 @@ extension ManagedObjectContext {
     }
 
     private func fetchObjectIDsUntraced<T: ManagedObject>(_ request: FetchRequest<T>) throws -> [ManagedObjectID] {
-        guard let entity = model.entity(named: request.entityName) else { throw FetchError.unknownEntity(request.entityName) }
+        let entity = try fetchedEntity(named: request.entityName)
         let entities = entity.fetchedEntities(includingSubentities: request.includesSubentities)
         let plain = FetchRequest<ManagedObject>(request)
         // Pending changes and in-memory sorts need objects; otherwise IDs come straight from the store.
@@ -306,7 +314,7 @@ extension ManagedObjectContext {
     }
 
     private func countUntraced<T: ManagedObject>(_ request: FetchRequest<T>) throws -> Int {
-        guard let entity = model.entity(named: request.entityName) else { throw FetchError.unknownEntity(request.entityName) }
+        let entity = try fetchedEntity(named: request.entityName)
         let entities = entity.fetchedEntities(includingSubentities: request.includesSubentities)
         let plain = FetchRequest<ManagedObject>(request)
         let hasPending = request.includesPendingChanges && (!pendingCandidates(for: entities, request: plain).isEmpty
