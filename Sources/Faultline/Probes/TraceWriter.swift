@@ -295,14 +295,13 @@ private final class TraceOutput: @unchecked Sendable {
     func startThread() {
         let thread = Thread { [self] in
             WriterWake.lowerPriority()
-            // Named from the thread itself: on Linux, Foundation names only the current thread.
+            // Named from the thread itself: on Linux, Foundation names a thread only when it is the current one.
             Thread.current.name = TraceWriter.threadName
             var interval = TraceWriter.idleInterval
             while wake.wait(seconds: interval) {
                 interval = flush() > 0 ? TraceWriter.busyInterval : TraceWriter.idleInterval
             }
         }
-        thread.name = TraceWriter.threadName
         thread.qualityOfService = .utility
         thread.start()
     }
