@@ -490,6 +490,29 @@ final class ProbeTests: XCTestCase {
         #endif
     }
 
+    /// A fault event's object is written from its ID, not from a URI string built for the event: the text must be
+    /// the ID's `uriString` for plain and percent-encoded entity names, IDs of two stores in one buffer, a store
+    /// name that needs escaping, the largest key, and temporary IDs.
+    func testFaultEventsWriteTheObjectsURIFromItsID() throws {
+        let model = try ManagedObjectModel(entities: [EntityDescription(name: "Dog", properties: []),
+                                                      EntityDescription(name: "Hünd", properties: [])])
+        let dog = try XCTUnwrap(model.entity(named: "Dog")), hund = try XCTUnwrap(model.entity(named: "Hünd"))
+        let ids = [ManagedObjectID(entity: dog, key: 7, storeIdentifier: "S1"), ManagedObjectID(entity: dog, key: 8, storeIdentifier: "S1"),
+                   ManagedObjectID(entity: dog, key: 9, storeIdentifier: "S2"), ManagedObjectID(entity: hund, key: 3, storeIdentifier: "S2"),
+                   ManagedObjectID(entity: dog, key: Int64.max, storeIdentifier: "S2"), ManagedObjectID(entity: dog, key: -4, storeIdentifier: "S2"),
+                   ManagedObjectID(entity: dog, key: 5, storeIdentifier: "we\"ird"), ManagedObjectID(entity: dog, key: 6, storeIdentifier: "S1")]
+        var json = JSONLineBuffer()
+        for id in ids { json.quotedObjectURI(id); json.literal(",") }
+        XCTAssertEqual(json.string, ids.map { JSONLineBuffer.quote($0.uriString) + "," }.joined())
+        XCTAssertTrue(json.string.contains(#""x-coredata://S2/H%C3%BCnd/p3""#), json.string)
+
+        let event = FaultEvent(kind: .object, objectID: ids[0], relationship: nil, source: .rowCache, count: nil, duration: 0,
+                               values: nil, batch: nil, stack: nil, context: 1)
+        XCTAssertEqual(event.object, "x-coredata://S1/Dog/p7")
+        let line = TraceWriter.line(for: .fault(event), at: 1, bindValues: false)
+        XCTAssertTrue(line.contains(#","object":"x-coredata://S1/Dog/p7","relationship":null,"#), line)
+    }
+
     func testConfigurationFromEnvironmentAndLaunchArguments() {
         XCTAssertEqual(ProbeConfiguration(environment: [:], arguments: []), ProbeConfiguration())
         XCTAssertEqual(ProbeConfiguration(environment: ["FAULTLINE_SQLDEBUG": "3", "FAULTLINE_TRACE": "/tmp/t.jsonl"], arguments: []),

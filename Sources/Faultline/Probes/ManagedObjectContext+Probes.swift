@@ -45,7 +45,7 @@ extension ManagedObjectContext {
             let duration = ProbeClock.seconds(start, end)
             let fromDatabase = coordinator.probeTotals().statements != before
             let values = fromDatabase && batched == nil && coordinator.probes.sqlDebugLevel >= 3 ? Self.describeValues(object) : nil
-            coordinator.probes.record(.fault(FaultEvent(kind: .object, object: object.objectID.uriString, relationship: nil,
+            coordinator.probes.record(.fault(FaultEvent(kind: .object, objectID: object.objectID, relationship: nil,
                                                         source: fromDatabase ? .database : .rowCache, count: nil,
                                                         duration: duration, values: values, batch: fromDatabase ? batched : nil,
                                                         stack: coordinator.probes.wantsStack(cacheMiss: fromDatabase) ? FaultStack.capture() : nil, context: serialNumber)), at: end)
@@ -59,7 +59,7 @@ extension ManagedObjectContext {
             let members = body()
             let end = ProbeClock.now()
             let duration = ProbeClock.seconds(start, end)
-            coordinator.probes.record(.fault(FaultEvent(kind: .relationship, object: object.objectID.uriString,
+            coordinator.probes.record(.fault(FaultEvent(kind: .relationship, objectID: object.objectID,
                                                         relationship: relationship.name, source: .database,
                                                         count: members.count, duration: duration, values: nil, batch: nil,
                                                         stack: coordinator.probes.wantsStack(cacheMiss: true) ? FaultStack.capture() : nil, context: serialNumber, countOnly: countOnly)), at: end)

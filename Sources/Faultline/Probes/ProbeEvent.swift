@@ -124,7 +124,10 @@ public struct FaultEvent: Sendable, Equatable {
     public enum Kind: String, Sendable, Codable { case object, relationship }
     public enum Source: String, Sendable, Codable { case rowCache, database }
     public var kind: Kind
-    public var object: String
+    /// The object whose fault fired (for relationship faults, the object that holds the relationship).
+    public var objectID: ManagedObjectID
+    /// The object's URI (`objectID.uriString`).
+    public var object: String { objectID.uriString }
     /// For relationship faults: the relationship's name.
     public var relationship: String?
     public var source: Source

@@ -158,7 +158,7 @@ public final class TraceWriter: ProbeRecorder, @unchecked Sendable {
             json.field(#","kind":""#)
             json.text(e.kind.rawValue)
             json.field(#"","object":"#)
-            json.quoted(e.object)
+            json.quotedObjectURI(e.objectID)
             json.field(#","relationship":"#)
             json.optionalQuoted(e.relationship)
             json.field(#","source":""#)
