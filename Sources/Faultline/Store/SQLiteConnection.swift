@@ -8,6 +8,12 @@ final class SQLiteConnection {
     let handle: OpaquePointer
     let path: String
     private var statements: [String: Statement] = [:]
+    /// The last few statements found, compared with before the dictionary is asked: a program runs the same few
+    /// statements over and over, and comparing a text with a few others (often the very same string, whose storage
+    /// decides) costs far less than hashing it, which for a fetch's SQL is about 1,100 instructions.
+    private var recent: [(sql: String, statement: Statement)] = []
+    private var recentNext = 0
+    private static let recentCount = 4
     /// Statements run on this connection (each use of a prepared statement, and each `execute`).
     @exclusivity(unchecked) private(set) var statementCount = 0
 
@@ -30,19 +36,33 @@ final class SQLiteConnection {
     }
 
     deinit {
+        recent.removeAll()
         statements.removeAll()
         sqlite3_close_v2(handle)
     }
 
-    /// A cached prepared statement for `sql`, reset and with cleared bindings.
+    /// A cached prepared statement for `sql`, reset (to run from its start; its bound values stay until bound again).
     func cachedStatement(_ sql: String) throws -> Statement {
         statementCount += 1
-        if let statement = statements[sql] {
+        for i in recent.indices where recent[i].sql == sql {
+            let statement = recent[i].statement
             statement.reset()
             return statement
         }
-        let statement = try Statement(connection: self, sql: sql)
-        statements[sql] = statement
+        let statement: Statement
+        if let cached = statements[sql] {
+            statement = cached
+            statement.reset()
+        } else {
+            statement = try Statement(connection: self, sql: sql)
+            statements[sql] = statement
+        }
+        if recent.count < Self.recentCount {
+            recent.append((sql, statement))
+        } else {
+            recent[recentNext] = (sql, statement)
+            recentNext = (recentNext + 1) % Self.recentCount
+        }
         return statement
     }
 
