@@ -9,11 +9,8 @@ struct JSONLineBuffer: ~Copyable {
     /// The file name of the last call site written when it needed no escape (call sites come from a few files).
     private var plainCallSiteFile: UnsafeRawPointer?
     private var plainCallSiteLength = 0
-    /// The URI prefix (`x-coredata://<store>/<Entity>/p`) of the last permanent object ID written, by entity and
-    /// store: the faults of a run are faults of a few entities.
-    private var objectURIEntity: EntityDescription?
-    private var objectURIStore = ""
-    private var objectURIPrefix: [UInt8] = []
+    /// The URI prefix of the last object ID written: the faults of a run are faults of a few entities.
+    private var objectURIPrefix = ObjectURIPrefix()
     /// SQL texts with their quoted, escaped form: a traced program runs the same few statements over and over.
     private var sqlCache: [(sql: String, quoted: [UInt8])] = []
     private var sqlCacheNext = 0
@@ -351,17 +348,9 @@ struct JSONLineBuffer: ~Copyable {
     /// An object ID's URI as a JSON string (`objectID.uriString`), written from the ID: no URI string is built, and
     /// the ID's entity and store are compared by reference, not read.
     mutating func quotedObjectURI(_ id: ManagedObjectID) {
-        guard let store = id.storeIdentifier, id.key > 0 else { quoted(id.uriString); return }
-        // Equal strings that share storage compare equal without reading it.
-        if id.entity !== objectURIEntity || store != objectURIStore {
-            let entity = id.entity.name
-            guard PredicateFormatter.hasPlainURIParts(store: store, entity: entity) else { quoted(id.uriString); return }
-            objectURIPrefix = Array(ManagedObjectID.permanentURIPrefix(store: store, entity: entity).utf8)
-            objectURIStore = store
-            objectURIEntity = id.entity
-        }
+        guard objectURIPrefix.update(for: id) else { quoted(id.uriString); return }
         append(UInt8(ascii: "\""))
-        objectURIPrefix.withUnsafeBytes { append($0) }
+        objectURIPrefix.bytes.withUnsafeBytes { append($0) }
         integer(Int(id.key))
         append(UInt8(ascii: "\""))
     }

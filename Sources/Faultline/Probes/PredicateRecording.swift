@@ -12,11 +12,8 @@ struct PredicateRecording: PredicateTextSink, ~Copyable {
     /// Where the recording goes. A trace's queue lends its own storage here for each fetch, so that the bytes are
     /// written where they are kept.
     var bytes: RecordedBytes
-    /// The URI prefix (`x-coredata://<store>/<Entity>/p`) of the last object ID recorded, by entity and store: a
-    /// fetch by object ID records the same one every time.
-    private var uriPrefixEntity: EntityDescription?
-    private var uriPrefixStore = ""
-    private var uriPrefix: [UInt8] = []
+    /// The URI prefix of the last object ID recorded: a fetch by object ID records the same one every time.
+    private var uriPrefix = ObjectURIPrefix()
 
     private enum Token: UInt8 {
         /// Constant text: its address and length (8 bytes each).
@@ -84,26 +81,15 @@ struct PredicateRecording: PredicateTextSink, ~Copyable {
     }
 
     mutating func emit(objectID id: ManagedObjectID) {
-        guard let store = id.storeIdentifier, id.key > 0 else {
+        guard uriPrefix.update(for: id) else {
             PredicateFormatter.objectIDLiteral(id, into: &self)
             return
         }
-        // Equal strings that share storage compare equal without reading it.
-        if id.entity !== uriPrefixEntity || store != uriPrefixStore {
-            let entity = id.entity.name
-            guard PredicateFormatter.hasPlainURIParts(store: store, entity: entity) else {
-                PredicateFormatter.objectIDLiteral(id, into: &self)
-                return
-            }
-            uriPrefix = Array(ManagedObjectID.permanentURIPrefix(store: store, entity: entity).utf8)
-            uriPrefixStore = store
-            uriPrefixEntity = id.entity
-        }
-        reserve(17 &+ uriPrefix.count)
+        reserve(17 &+ uriPrefix.bytes.count)
         put(Token.objectID.rawValue)
         put(id.key)
-        put(uriPrefix.count)
-        uriPrefix.withUnsafeBytes { put($0) }
+        put(uriPrefix.bytes.count)
+        uriPrefix.bytes.withUnsafeBytes { put($0) }
     }
 
     /// Writes recorded bytes as the inside of a JSON string: the predicate's text, escaped.
