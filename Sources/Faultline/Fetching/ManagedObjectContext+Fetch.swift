@@ -277,9 +277,8 @@ extension ManagedObjectContext {
     }
 
     private func fetchObjectIDsUntraced<T: ManagedObject>(_ request: FetchRequest<T>) throws -> [ManagedObjectID] {
-        let entity = try fetchedEntity(named: request.entityName)
-        let entities = entity.fetchedEntities(includingSubentities: request.includesSubentities)
         let plain = FetchRequest<ManagedObject>(request)
+        let (entity, entities) = try fetchedEntities(plain)
         // Pending changes and in-memory sorts need objects; otherwise IDs come straight from the store.
         if (request.includesPendingChanges && !pendingCandidates(for: entities, request: plain).isEmpty)
             || request.sortDescriptors.contains(where: { $0.comparison == .localized }) || request.objectIDs != nil
@@ -314,9 +313,8 @@ extension ManagedObjectContext {
     }
 
     private func countUntraced<T: ManagedObject>(_ request: FetchRequest<T>) throws -> Int {
-        let entity = try fetchedEntity(named: request.entityName)
-        let entities = entity.fetchedEntities(includingSubentities: request.includesSubentities)
         let plain = FetchRequest<ManagedObject>(request)
+        let (entity, entities) = try fetchedEntities(plain)
         let hasPending = request.includesPendingChanges && (!pendingCandidates(for: entities, request: plain).isEmpty
             || deletedSet.values.contains { object in entities.contains { $0 === object.entity } })
         guard !hasPending, request.objectIDs == nil, !(request.includesPendingChanges && parentChainHasChanges) else { return try fetchUntraced(plain).count }
