@@ -51,7 +51,7 @@ struct JSONLineBuffer: ~Copyable {
         count &+= 1
     }
 
-    private mutating func append(_ bytes: UnsafeRawBufferPointer) {
+    @inline(__always) private mutating func append(_ bytes: UnsafeRawBufferPointer) {
         guard let source = bytes.baseAddress else { return }
         append(source, count: bytes.count)
     }
@@ -83,26 +83,26 @@ struct JSONLineBuffer: ~Copyable {
     }
 
     /// Starts an object with constant text that includes its first key (e.g. `{"type":"fetch","t":`).
-    mutating func begin(_ opening: StaticString) {
+    @inline(__always) mutating func begin(_ opening: StaticString) {
         literal(opening)
         first = false
     }
 
     /// Constant text that continues an object: a key with its punctuation (`,"rows":`), perhaps with the end of
     /// the previous value before it.
-    mutating func field(_ text: StaticString) {
+    @inline(__always) mutating func field(_ text: StaticString) {
         literal(text)
         first = false
     }
 
     /// A continuing key and its integer value.
-    mutating func field(_ text: StaticString, integer value: Int) {
+    @inline(__always) mutating func field(_ text: StaticString, integer value: Int) {
         field(text)
         integer(value)
     }
 
     /// A continuing key and its value in seconds.
-    mutating func field(_ text: StaticString, seconds value: Double) {
+    @inline(__always) mutating func field(_ text: StaticString, seconds value: Double) {
         field(text)
         secondsValue(value)
     }
@@ -162,7 +162,8 @@ struct JSONLineBuffer: ~Copyable {
         // Non-negative, so adding a half and truncating rounds to the nearest nanosecond.
         let nanoseconds = Int(value * 1e9 + 0.5)
         integer(nanoseconds / 1_000_000_000)
-        let fraction = nanoseconds % 1_000_000_000
+        // Below 10⁹: 32-bit division by a constant is a shorter multiply than 64-bit signed.
+        let fraction = UInt32(truncatingIfNeeded: nanoseconds % 1_000_000_000)
         guard fraction != 0 else { return }
         // Nine digits after the point, two at a time, then the trailing zeros taken off.
         reserve(10)
@@ -172,7 +173,7 @@ struct JSONLineBuffer: ~Copyable {
         var rest = fraction
         for _ in 0..<4 {
             position &-= 2
-            pair(rest % 100, at: position)
+            pair(Int(rest % 100), at: position)
             rest /= 100
         }
         base[position &- 1] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: rest)
@@ -271,8 +272,8 @@ struct JSONLineBuffer: ~Copyable {
         }
     }
 
-    /// Constant text.
-    mutating func literal(_ text: StaticString) {
+    /// Constant text (inlined, so that the copy of a constant's bytes is made for its known length).
+    @inline(__always) mutating func literal(_ text: StaticString) {
         append(UnsafeRawBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
     }
 
