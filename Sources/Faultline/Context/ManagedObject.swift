@@ -333,9 +333,10 @@ open class ManagedObject: CustomStringConvertible {
 
     // MARK: Typed access
 
-    /// Reads or sets an attribute through a typed key. Inlinable, so that a read specializes to a few
-    /// instructions in the caller's module.
-    @inlinable public subscript<Value>(attribute: Attribute<Value>) -> Value {
+    /// Reads or sets an attribute through a typed key. Inlinable and final, so that a read specializes to a few
+    /// instructions in the caller's module (an overridable member of an open class is called through its class's
+    /// table, unspecialized).
+    @inlinable public final subscript<Value>(attribute: Attribute<Value>) -> Value {
         get {
             Value.decode(StoredValue(slot(at: attribute.index(in: entity))))
         }
@@ -345,7 +346,7 @@ open class ManagedObject: CustomStringConvertible {
     }
 
     /// Reads or sets a to-one relationship through a typed key.
-    public subscript<Destination: ManagedObject>(relationship: ToOne<Destination>) -> Destination? {
+    public final subscript<Destination: ManagedObject>(relationship: ToOne<Destination>) -> Destination? {
         get {
             destination(of: relationship.relationship(in: entity)) as? Destination
         }
@@ -355,7 +356,7 @@ open class ManagedObject: CustomStringConvertible {
     }
 
     /// Reads or replaces a to-many relationship through a typed key.
-    public subscript<Destination: ManagedObject>(relationship: ToMany<Destination>) -> [Destination] {
+    public final subscript<Destination: ManagedObject>(relationship: ToMany<Destination>) -> [Destination] {
         get {
             objects(for: relationship.relationship(in: entity)).map { $0 as! Destination }
         }
