@@ -5,8 +5,8 @@ import XCTest
 /// The same predicates through SQL (a fetch) and through the in-memory evaluator, over generated data: the
 /// results must be the same objects.
 final class PredicateDifferentialTests: XCTestCase {
-    func testSQLAndMemoryAgree() throws {
-        let dir = TemporaryDirectory()
+    /// A store of 12 cities and 120 people with names that test folding and patterns, some values nil.
+    private func seededStore(in dir: TemporaryDirectory) throws -> ManagedObjectContext {
         let (_, context) = try makeStack(try makeCityModel(), in: dir)
         var generator = SplitMix(seed: 7)
         let cityNames = ["Saint-Étienne", "saint-denis", "Paris", "Århus", "Aarhus", "Zürich", "Köln", "Ōsaka", "Rome", "rome", "A*B", "a?c"]
@@ -33,6 +33,12 @@ final class PredicateDifferentialTests: XCTestCase {
             }
             try context.save()
         }
+        return context
+    }
+
+    func testSQLAndMemoryAgree() throws {
+        let dir = TemporaryDirectory()
+        let context = try seededStore(in: dir)
         let personPredicates = [
             "age > 30", "age >= 30 AND age < 60", "age != 30", "age == nil", "age != nil", "NOT age > 30", "age BETWEEN {20, 40}",
             "age IN {1, 2, 3, 50, 60}", "carsOwnedCount == 2 OR hidden == YES", "hidden", "NOT hidden",
@@ -70,6 +76,57 @@ final class PredicateDifferentialTests: XCTestCase {
                     let inMemory = Set(try everything.filter { try predicate.evaluate(with: $0) }.map(ObjectIdentifier.init))
                     XCTAssertEqual(viaSQL, inMemory, "\(entity): \(format) — SQL \(viaSQL.count), memory \(inMemory.count)")
                     if viaSQL.count > 0 && viaSQL.count < everything.count { informative += 1 }
+                }
+            }
+        }
+    }
+
+    /// Fetches whose predicates differ only in their constants' values share one compiled SQL text; where a value
+    /// changes the SQL (nil, a collection's length, an object of another entity), the fetch compiles its own. Each
+    /// fetch must still match what the in-memory evaluator selects.
+    func testFetchesOfOneShapeShareTheirSQLAndStillAgree() throws {
+        let dir = TemporaryDirectory()
+        let context = try seededStore(in: dir)
+        let coordinator = context.coordinator
+        let reader = ManagedObjectContext(.privateQueue, coordinator: coordinator)
+        try reader.performAndWait {
+            let people = try reader.fetch(FetchRequest<ManagedObject>(entityName: "Person", sortDescriptors: [FetchSortDescriptor(keyPath: "age")]))
+            let cities = try reader.fetch(FetchRequest<ManagedObject>(entityName: "City", sortDescriptors: [FetchSortDescriptor(keyPath: "name")]))
+            // (format, first arguments, second arguments, whether the second fetch reuses the first one's SQL)
+            let cases: [(String, [Any?], [Any?], Bool)] = [
+                ("age > %@", [30], [60], true),
+                ("age == %@", [30], [nil], false),
+                ("age == %@ OR name == %@", [nil, "Ann0"], [nil, "Bob1"], true),
+                ("name BEGINSWITH[cd] %@", ["a"], ["É"], true),
+                ("name BEGINSWITH %@", ["A"], ["x*"], true),
+                ("name LIKE[c] %@", ["?nn*"], ["*O*"], true),
+                ("name MATCHES %@", ["[A-Z].*1"], ["z.*"], true),
+                ("name CONTAINS[cd] %@", ["E"], ["o"], true),
+                ("name IN %@", [["Ann0", "Bob1"]], [["Li0", "x y2"]], true),
+                ("name IN %@", [["Ann0", "Bob1"]], [["Li0", "x y2", "Zoë1"]], false),
+                ("name IN[c] {%@, %@}", ["ann0", "BOB1"], ["li1", "X Y2"], true),
+                ("age BETWEEN %@", [[20, 40]], [[50, 60]], true),
+                ("age BETWEEN {%@, %@}", [20, 40], [50, 60], true),
+                ("city == %@", [cities[0]], [cities[5]], true),
+                ("city == %@", [cities[0]], [people[0]], false),
+                ("SELF == %@", [people[3]], [people[40]], true),
+                ("SELF IN %@", [[people[1], people[2]]], [[people[7], people[9]]], true),
+                ("city.name ==[c] %@ AND age > %@", ["ROME", 20], ["paris", 40], true),
+                ("ANY citiesVisited.name == %@", ["Rome"], ["Paris"], true),
+                ("ANY citiesVisited.population > %@ AND hidden == %@", [100_000, true], [900_000, false], true),
+                ("(age + carsOwnedCount) * 2 > %@", [80], [120], true),
+                ("SUBQUERY(citiesVisited, $c, $c.population > %@).@count > 0", [500_000], [900_000], false),
+            ]
+            for (format, first, second, shared) in cases {
+                for (i, args) in [first, second].enumerated() {
+                    let predicate = try ObjectPredicate(format: format, argumentArray: args)
+                    let before = coordinator.statistics.predicateCompilations
+                    let viaSQL = Set(try reader.fetch(FetchRequest<ManagedObject>(entityName: "Person", predicate: predicate)).map(ObjectIdentifier.init))
+                    let compiled = coordinator.statistics.predicateCompilations - before
+                    let inMemory = Set(try people.filter { try predicate.evaluate(with: $0) }.map(ObjectIdentifier.init))
+                    XCTAssertEqual(viaSQL, inMemory, "\(predicate) — SQL \(viaSQL.count), memory \(inMemory.count)")
+                    // (A first fetch may find its shape compiled by an earlier case.)
+                    if i == 1 { XCTAssertEqual(compiled, shared ? 0 : 1, "\(predicate): compilations") }
                 }
             }
         }

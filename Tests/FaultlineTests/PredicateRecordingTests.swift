@@ -42,6 +42,27 @@ final class PredicateRecordingTests: XCTestCase {
         withExtendedLifetime((model, otherModel)) {}
     }
 
+    /// Predicates with every kind of constant are recorded by their shape (a reference to the shape's text and the
+    /// constants), and replay as their format; those whose SQL depends on more than their shape are not.
+    func testPredicatesAreRecordedByTheirShape() throws {
+        let model = try makeTestModel()
+        let dog = try XCTUnwrap(model.entity(named: "Dog"))
+        let id = ManagedObjectID(entity: dog, key: 42, storeIdentifier: "A1B2C3D4-0000-4000-8000-000000000001")
+        let byShape = try [
+            ObjectPredicate(format: "name == %@ AND age > %d", "line\nbreak \"quoted\"", -42),
+            ObjectPredicate(format: "SELF == %@ OR owner == nil", id),
+            ObjectPredicate(format: "tags.name IN %@ AND age BETWEEN {1, %ld}", ["a", "b"], Int.max),
+            ObjectPredicate(format: "born > %@ AND weight < 2.5 AND NOT (name BEGINSWITH[cd] 'é')", Date(timeIntervalSinceReferenceDate: 12.5)),
+            ObjectPredicate(format: "ANY walks.distance > 3 AND (age * 2) + 1 >= 9"),
+        ]
+        for predicate in byShape { XCTAssertTrue(assertTraceFormMatches(predicate), "\(predicate)") }
+        let walked = try [
+            ObjectPredicate(format: "SUBQUERY(walks, $w, $w.distance > 2.5).@count == 0"),
+            ObjectPredicate(format: "SELF == CAST('x-coredata://A/Dog/p1', 'NSManagedObjectID')"),
+        ]
+        for predicate in walked { XCTAssertFalse(assertTraceFormMatches(predicate), "\(predicate)") }
+    }
+
     /// Recordings of several predicates end to end, as the trace's queue keeps them (from a small start, so that
     /// the storage grows on the way), replay one by one: each token says how long it is, so none reads into the next.
     func testRecordingsReplayOneByOne() throws {

@@ -328,6 +328,40 @@ final class ProbeTests: XCTestCase {
         }
     }
 
+    /// Fetches compiled through a template record their predicate by the shape's text and their constants; fetches
+    /// whose predicate is walked (a SUBQUERY) or that run fetches of their own (prefetching) record it whole. Each
+    /// trace line must carry its own fetch's predicate.
+    func testFetchesOfOneShapeWriteTheirOwnPredicates() throws {
+        let dir = TemporaryDirectory()
+        let url = try seed(dir)
+        let tracePath = dir.file("shapes.jsonl").path
+        let probes = Probes(configuration: ProbeConfiguration(tracePath: tracePath))
+        let context = try self.context(url: url, probes: probes)
+        var expected: [String] = []
+        try context.performAndWait {
+            for (i, name) in ["Fido", "Rex \"the\" dog", "Fido", "line\nbreak", "Fido", "Éclair"].enumerated() {
+                let predicates = try [
+                    ObjectPredicate(format: "name == %@ AND walks.@count > %d", name, i),
+                    ObjectPredicate(format: "name == %@", i == 3 ? nil : name),
+                    ObjectPredicate(format: "SUBQUERY(walks, $w, $w.distance > %d).@count > 0", i),
+                ]
+                for predicate in predicates {
+                    var request = FetchRequest<ManagedObject>(entityName: "Dog", predicate: predicate)
+                    if i % 2 == 1 { request.relationshipKeyPathsForPrefetching = ["walks"] }
+                    _ = try context.fetch(request)
+                    expected.append(predicate.predicateFormat)
+                }
+            }
+        }
+        probes.flush()
+        let lines = try String(contentsOfFile: tracePath, encoding: .utf8).split(separator: "\n")
+        let fetches = try lines.compactMap { line -> [String: Any]? in
+            let object = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+            return object["type"] as? String == "fetch" && object["entity"] as? String == "Dog" ? object : nil
+        }
+        XCTAssertEqual(fetches.compactMap { $0["predicate"] as? String }, expected)
+    }
+
     /// The writer writes the usual values (no sort, limit, offset, batch size or prefetch; no full scan, sort or
     /// automatic index) as one constant run: those lines must carry the same fields, in the same order, as lines
     /// with other values. Call sites are escaped once per file while they need no escape, and only then.

@@ -74,9 +74,11 @@ func makeStack(_ model: ManagedObjectModel, in directory: TemporaryDirectory, na
 }
 
 /// A trace line's predicate is the same text as `predicateFormat`, escaped, whether formatted straight into the line
-/// or recorded when the event is queued and replayed by the writer. Each is done twice into one buffer, so that what
-/// a buffer or recording caches between events is used too.
-func assertTraceFormMatches(_ predicate: ObjectPredicate, file: StaticString = #filePath, line: UInt = #line) {
+/// or recorded when the event is queued and replayed by the writer (walked, or by its shape's text and constants).
+/// Each is done twice into one buffer, so that what a buffer or recording caches between events is used too.
+/// Returns whether the predicate could be recorded by its shape.
+@discardableResult
+func assertTraceFormMatches(_ predicate: ObjectPredicate, file: StaticString = #filePath, line: UInt = #line) -> Bool {
     let once = JSONLineBuffer.quote(predicate.predicateFormat)
     // Formatted into the buffer directly (twice: the buffer's caches must not change the text).
     var json = JSONLineBuffer()
@@ -97,4 +99,19 @@ func assertTraceFormMatches(_ predicate: ObjectPredicate, file: StaticString = #
         replayed.literal("\"")
     }
     XCTAssertEqual(replayed.string, once + once, "recorded and replayed", file: file, line: line)
+    // By its shape, as a fetch compiled through a template is recorded.
+    let shape = PredicateShape()
+    guard shape.scan(entity: 0, predicate: predicate, sortDescriptors: []),
+          let text = PredicateTextShape(predicate, constants: shape.constants.count) else { return false }
+    recording.bytes.count = 0
+    replayed = JSONLineBuffer()
+    for _ in 0..<2 {
+        recording.record(text, constants: shape.constants)
+        replayed.literal("\"")
+        PredicateRecording.replay(recording.bytes.slice(0, recording.bytes.count), into: &replayed)
+        replayed.literal("\"")
+        recording.bytes.count = 0
+    }
+    XCTAssertEqual(replayed.string, once + once, "recorded by its shape and replayed", file: file, line: line)
+    return true
 }

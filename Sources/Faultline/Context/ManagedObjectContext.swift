@@ -68,6 +68,8 @@ public final class ManagedObjectContext: @unchecked Sendable {
     /// The entity of the last fetch: a context fetches the same few entities over and over, and comparing a name
     /// with the last one costs far less than hashing it. Used on the context's queue only.
     @exclusivity(unchecked) var lastFetchedEntity: EntityDescription?
+    /// Storage for scanning each fetch's predicate, kept between fetches. Used on the context's queue only.
+    let predicateShape = PredicateShape()
     /// Faults of batched fetch results, with their batch and position.
     var batchMembership: [ObjectIdentifier: (FaultBatch, Int)] = [:]
     var updatedSet: [ObjectIdentifier: ManagedObject] = [:]

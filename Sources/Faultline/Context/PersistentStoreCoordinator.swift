@@ -12,6 +12,7 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
     private var statementProbe: ConnectionProbe?
     @exclusivity(unchecked) private var rowCache = RowCache()
     private var filterCache: [FetchFilterKey: FetchFilter] = [:]
+    private var templateCache: [FetchFilterShapeKey: FetchFilterTemplate] = [:]
     private var filterCompilations = 0
     private var inMemorySorts = 0
 
@@ -205,6 +206,33 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
     func entityConditions(_ plan: EntityPlan, includesSubentities: Bool) -> ([String], [Int64]) {
         guard let filter = includesSubentities ? plan.filterWithSubentities : plan.filterWithoutSubentities else { return ([], []) }
         return ([filter.sql], filter.low == filter.high ? [filter.low] : [filter.low, filter.high])
+    }
+
+    /// The compiled SQL for a fetch request's predicate and order, compiled once per shape (`PredicateShape`: the
+    /// predicate with its constants' values left out), or, for the predicates whose SQL depends on more, once per
+    /// distinct request. Each cache keeps its last 256. `shape` is the caller's for scanning the predicate.
+    func fetchFilter(for entity: EntityDescription, predicate: ObjectPredicate?, sortDescriptors: [FetchSortDescriptor],
+                     shape: PredicateShape) throws -> FetchFilter {
+        guard shape.scan(entity: entity.entityNumber, predicate: predicate, sortDescriptors: sortDescriptors) else {
+            return try fetchFilter(for: entity, predicate: predicate, sortDescriptors: sortDescriptors)
+        }
+        let key = shape.key
+        if let template = withLock({ templateCache[key] }) {
+            if probes.isEnabled { shape.text = template.text.map(Unmanaged.passUnretained) }
+            return try template.filter(constants: shape.constants)
+        }
+        let (filter, parameters) = try FetchFilter.compileWithParameters(predicate: predicate, sortDescriptors: sortDescriptors,
+                                                                       entity: entity, storeIdentifier: storeIdentifier)
+        let template = FetchFilterTemplate(filter, parameters: parameters, predicate: predicate, constants: shape.constants)
+        if probes.isEnabled { shape.text = template?.text.map(Unmanaged.passUnretained) }
+        withLock {
+            filterCompilations += 1
+            if let template {
+                if templateCache.count >= 256 { templateCache.removeAll(keepingCapacity: true) }
+                templateCache[key.owned()] = template
+            }
+        }
+        return filter
     }
 
     /// The compiled SQL for a fetch request's predicate and order, compiled once per distinct request (the cache

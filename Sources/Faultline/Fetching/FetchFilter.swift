@@ -12,6 +12,12 @@ struct FetchFilter: Sendable {
     /// Compiles `predicate` and the SQL-expressible `sortDescriptors` for `entity`.
     static func compile(predicate: ObjectPredicate?, sortDescriptors: [FetchSortDescriptor], entity: EntityDescription,
                         storeIdentifier: String?) throws -> FetchFilter {
+        try compileWithParameters(predicate: predicate, sortDescriptors: sortDescriptors, entity: entity, storeIdentifier: storeIdentifier).filter
+    }
+
+    /// `compile`, with where each binding comes from (for a `FetchFilterTemplate`).
+    static func compileWithParameters(predicate: ObjectPredicate?, sortDescriptors: [FetchSortDescriptor], entity: EntityDescription,
+                                      storeIdentifier: String?) throws -> (filter: FetchFilter, parameters: [BoundParameter]) {
         var compiler = PredicateCompiler(model: entity.model, storeIdentifier: storeIdentifier)
         let scope = PredicateCompiler.Scope(alias: "t0", entity: entity)
         var condition: String?
@@ -20,7 +26,7 @@ struct FetchFilter: Sendable {
         for descriptor in sortDescriptors where descriptor.comparison != .localized {
             orderBy.append(try compiler.orderTerm(descriptor, in: scope))
         }
-        return FetchFilter(joins: scope.joinSQL, condition: condition, orderBy: orderBy, bindings: compiler.bindings)
+        return (FetchFilter(joins: scope.joinSQL, condition: condition, orderBy: orderBy, bindings: compiler.bindings), compiler.parameters)
     }
 }
 

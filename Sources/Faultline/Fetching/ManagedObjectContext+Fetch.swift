@@ -53,7 +53,8 @@ extension ManagedObjectContext {
     private func fetchObjects(entity: EntityDescription, entities: [EntityDescription], request: FetchRequest<ManagedObject>) throws -> [ManagedObject] {
         let filter: FetchFilter
         do {
-            filter = try coordinator.fetchFilter(for: entity, predicate: request.predicate, sortDescriptors: request.sortDescriptors)
+            filter = try coordinator.fetchFilter(for: entity, predicate: request.predicate, sortDescriptors: request.sortDescriptors,
+                                                 shape: predicateShape)
         } catch let error as ObjectPredicateError {
             throw FetchError.predicate(error)
         }
@@ -287,7 +288,8 @@ extension ManagedObjectContext {
         }
         let filter: FetchFilter
         do {
-            filter = try coordinator.fetchFilter(for: entity, predicate: request.predicate, sortDescriptors: request.sortDescriptors)
+            filter = try coordinator.fetchFilter(for: entity, predicate: request.predicate, sortDescriptors: request.sortDescriptors,
+                                                 shape: predicateShape)
         } catch let error as ObjectPredicateError {
             throw FetchError.predicate(error)
         }
@@ -320,7 +322,7 @@ extension ManagedObjectContext {
         guard !hasPending, request.objectIDs == nil, !(request.includesPendingChanges && parentChainHasChanges) else { return try fetchUntraced(plain).count }
         let filter: FetchFilter
         do {
-            filter = try coordinator.fetchFilter(for: entity, predicate: request.predicate, sortDescriptors: [])
+            filter = try coordinator.fetchFilter(for: entity, predicate: request.predicate, sortDescriptors: [], shape: predicateShape)
         } catch let error as ObjectPredicateError {
             throw FetchError.predicate(error)
         }

@@ -12,13 +12,18 @@ struct PredicateCompiler {
     let model: ManagedObjectModel
     let storeIdentifier: String?
     private(set) var bindings: [Slot] = []
+    /// Where each binding's value comes from, so that a predicate of the same shape reuses the SQL
+    /// (`FetchFilterTemplate`).
+    private(set) var parameters: [BoundParameter] = []
+    /// The number of constants met so far, in the order `PredicateShape` lists them.
+    private var constantsMet = 0
     private var aliasCount = 1
     /// Names of dictionary-fetch columns, usable as keys in predicates and orderings (`total > 5000`).
     var aliases: [String: (String, Kind)] = [:]
 
     /// The bindings collected so far, handed over and cleared (for SQL assembled from several parts).
     mutating func takeBindings() -> [Slot] {
-        defer { bindings = [] }
+        defer { bindings = []; parameters = [] }
         return bindings
     }
 
@@ -78,7 +83,7 @@ struct PredicateCompiler {
 
     enum Operand {
         case scalar(String, Kind)
-        case constant(PredicateValue)
+        case constant(PredicateValue, ConstantSource)
         case members(Members)
         case subquery(Members, variable: String, predicate: ObjectPredicate)
     }
@@ -115,7 +120,9 @@ struct PredicateCompiler {
 
     mutating func operand(_ expression: ObjectExpression, in scope: Scope) throws -> Operand {
         switch expression {
-        case .constant(let value): return .constant(value)
+        case .constant(let value):
+            defer { constantsMet += 1 }
+            return .constant(value, .constant(constantsMet))
         case .evaluatedObject: return .scalar("\(scope.alias).Z_PK", .object(scope.entity))
         case .variable(let name):
             guard let target = scope.variables[name] else {
@@ -155,20 +162,22 @@ struct PredicateCompiler {
                 guard let id = ManagedObjectID(uriString: uri, model: model, storeIdentifier: storeIdentifier) else {
                     throw ObjectPredicateError(.typeMismatch, "'\(uri)' is not an object URI of this store")
                 }
-                return .constant(.objectID(id))
+                return .constant(.objectID(id), .unavailable)
             }
             throw ObjectPredicateError(.unsupported, "CAST to \(args[1]) cannot be evaluated by the store")
         case .placeholder(let spec):
             throw ObjectPredicateError(.argument, "format specifier \(spec) has no argument")
         case .aggregate(let items):
             var values: [PredicateValue] = []
+            var sources: [ConstantSource] = []
             for item in items {
-                guard case .constant(let value) = try operand(item, in: scope) else {
+                guard case .constant(let value, let source) = try operand(item, in: scope) else {
                     throw ObjectPredicateError(.unsupported, "aggregates of key paths ({…}) cannot be evaluated by the store")
                 }
                 values.append(value)
+                sources.append(source)
             }
-            return .constant(.array(values))
+            return .constant(.array(values), .items(sources))
         case .subquery:
             throw ObjectPredicateError(.unsupported, "a SUBQUERY can only be counted (SUBQUERY(…).@count)")
         case .function(let name, _):
@@ -273,7 +282,7 @@ struct PredicateCompiler {
     private mutating func scalarSQL(_ expression: ObjectExpression, in scope: Scope, kind: Kind) throws -> String {
         switch try operand(expression, in: scope) {
         case .scalar(let sql, _): return sql
-        case .constant(let value): return try bind(value, as: kind)
+        case .constant(let value, let source): return try bind(value, as: kind, from: source)
         case .members(let members):
             guard let (sql, _) = try collectionValue(members) else {
                 throw ObjectPredicateError(.unsupported, "'\(members.relationship.name)' is a to-many relationship; use ANY, ALL, NONE, @count or an aggregate")
@@ -322,9 +331,11 @@ struct PredicateCompiler {
             case .all: return "NOT EXISTS " + subquerySQL(select: "1", from: source, condition: "NOT IFNULL(" + test + ", 0)")
             }
         }
-        if c.quantifier != .direct, case .constant(.array(let values)) = left {
+        if c.quantifier != .direct, case .constant(.array(let values), let source) = left {
             // ANY/ALL/NONE over a constant collection on the left: expand.
-            let tests = try values.map { try scalarComparison(.constant($0), c.op, right, options: c.options) }
+            let tests = try values.indices.map {
+                try scalarComparison(.constant(values[$0], source.element($0)), c.op, right, options: c.options)
+            }
             switch c.quantifier {
             case .all: return tests.isEmpty ? "1" : "(" + tests.joined(separator: " AND ") + ")"
             case .none: return tests.isEmpty ? "1" : "NOT (" + tests.joined(separator: " OR ") + ")"
@@ -366,9 +377,11 @@ struct PredicateCompiler {
         func sql(_ operand: Operand) throws -> String {
             switch operand {
             case .scalar(let text, _): return folds ? "FL_FOLD(\(text), \(foldFlags))" : text
-            case .constant(let value):
-                if folds, case .string(let s) = value { return try bind(.string(SQLFunctions.fold(s, flags: foldFlags)), as: kind) }
-                return try bind(value, as: kind)
+            case .constant(let value, let source):
+                if folds, case .string(let s) = value {
+                    return bindRaw(try Self.slot(.string(SQLFunctions.fold(s, flags: foldFlags)), as: kind), from: source, .folded(kind, foldFlags))
+                }
+                return try bind(value, as: kind, from: source)
             case .members(let members):
                 throw ObjectPredicateError(.unsupported, "'\(members.relationship.name)' is a to-many relationship; use ANY, ALL, NONE, @count or IN")
             case .subquery: throw ObjectPredicateError(.unsupported, "a SUBQUERY can only be counted")
@@ -377,8 +390,8 @@ struct PredicateCompiler {
         let lhs = try sql(left)
         switch op {
         case .equal, .notEqual:
-            if case .constant(.null) = right { return "\(lhs) IS \(op == .equal ? "" : "NOT ")NULL" }
-            if case .constant(.objectID(let id)) = right, case .object(let entity) = kind, !sameKind(id, entity) {
+            if case .constant(.null, _) = right { return "\(lhs) IS \(op == .equal ? "" : "NOT ")NULL" }
+            if case .constant(.objectID(let id), _) = right, case .object(let entity) = kind, !sameKind(id, entity) {
                 return op == .equal ? "0" : "\(lhs) IS NOT NULL"
             }
             return "\(lhs) \(op == .equal ? "=" : "<>") \(try sql(right))"
@@ -387,22 +400,22 @@ struct PredicateCompiler {
         case .greaterThan: return "\(lhs) > \(try sql(right))"
         case .greaterThanOrEqual: return "\(lhs) >= \(try sql(right))"
         case .between:
-            guard case .constant(.array(let bounds)) = right, bounds.count == 2 else {
+            guard case .constant(.array(let bounds), let source) = right, bounds.count == 2 else {
                 throw ObjectPredicateError(.typeMismatch, "BETWEEN needs two values, {low, high}")
             }
-            return "\(lhs) BETWEEN \(try sql(.constant(bounds[0]))) AND \(try sql(.constant(bounds[1])))"
+            return "\(lhs) BETWEEN \(try sql(.constant(bounds[0], source.element(0)))) AND \(try sql(.constant(bounds[1], source.element(1))))"
         case .in:
             switch right {
-            case .constant(.array(let values)):
+            case .constant(.array(let values), let source):
                 var items: [String] = []
-                for value in values {
+                for (i, value) in values.enumerated() {
                     if case .objectID(let id) = value, case .object(let entity) = kind, !sameKind(id, entity) { continue }
-                    items.append(try sql(.constant(value)))
+                    items.append(try sql(.constant(value, source.element(i))))
                 }
                 return items.isEmpty ? "0" : "\(lhs) IN (\(items.joined(separator: ", ")))"
-            case .constant(.string(let s)):
+            case .constant(.string, _):
                 // `x IN "text"`: a substring test, as NSPredicate does for strings.
-                return "instr(\(try sql(.constant(.string(s)))), \(lhs)) > 0"
+                return "instr(\(try sql(right)), \(lhs)) > 0"
             default:
                 return "\(lhs) = \(try sql(right))"
             }
@@ -410,7 +423,7 @@ struct PredicateCompiler {
             return "instr(\(lhs), \(try sql(right))) > 0"
         case .beginsWith, .endsWith, .like:
             try requireText(kind, op)
-            guard case .constant(.string(var pattern)) = right else {
+            guard case .constant(.string(let pattern), let source) = right else {
                 let r = try sql(right)
                 switch op {
                 case .beginsWith: return "substr(\(lhs), 1, length(\(r))) = \(r)"
@@ -418,34 +431,24 @@ struct PredicateCompiler {
                 default: throw ObjectPredicateError(.unsupported, "LIKE needs a constant pattern")
                 }
             }
-            if folds { pattern = SQLFunctions.fold(pattern, flags: foldFlags) }
-            let glob: String
-            switch op {
-            case .beginsWith: glob = Self.globEscaped(pattern) + "*"
-            case .endsWith: glob = "*" + Self.globEscaped(pattern)
-            default: glob = Self.glob(fromLike: pattern)
-            }
-            return "\(lhs) GLOB \(bindRaw(.text(glob)))"
+            let foldsPattern = folds ? foldFlags : nil
+            return "\(lhs) GLOB \(bindRaw(.text(Self.glob(op, pattern, folding: foldsPattern)), from: source, .glob(op, folding: foldsPattern)))"
         case .matches:
             try requireText(kind, op)
             let text: String
             if case .scalar(let s, _) = left { text = s } else { text = lhs }
-            return "FL_MATCHES(\(text), \(try bind(try constantString(right, op), as: .text)), \(foldFlags)) = 1"
+            guard case .constant(.string(let pattern), let source) = right else {
+                throw ObjectPredicateError(.unsupported, "\(PredicateFormatter.operatorText(op)) needs a constant string pattern")
+            }
+            return "FL_MATCHES(\(text), \(try bind(.string(pattern), as: .text, from: source)), \(foldFlags)) = 1"
         case .custom(let name):
             throw ObjectPredicateError(.unsupported, "the \(name) operator cannot be evaluated by the store")
         }
     }
 
-    private func constantString(_ operand: Operand, _ op: ComparisonOperator) throws -> PredicateValue {
-        guard case .constant(.string(let s)) = operand else {
-            throw ObjectPredicateError(.unsupported, "\(PredicateFormatter.operatorText(op)) needs a constant string pattern")
-        }
-        return .string(s)
-    }
-
     private func requireText(_ kind: Kind, _ op: ComparisonOperator) throws {
         guard isText(kind) || isUnknown(kind) else {
-            throw ObjectPredicateError(.typeMismatch, "\(PredicateFormatter.operatorText(op)) compares strings, not \(kindName(kind)) values")
+            throw ObjectPredicateError(.typeMismatch, "\(PredicateFormatter.operatorText(op)) compares strings, not \(Self.kindName(kind)) values")
         }
     }
 
@@ -478,6 +481,17 @@ struct PredicateCompiler {
         case .greaterThan: return .lessThan
         case .greaterThanOrEqual: return .lessThanOrEqual
         default: return nil
+        }
+    }
+
+    /// The GLOB pattern for `BEGINSWITH`, `ENDSWITH` or `LIKE` with `pattern`, folded first when `folding` gives
+    /// the fold's flags.
+    static func glob(_ op: ComparisonOperator, _ pattern: String, folding: Int?) -> String {
+        let pattern = folding.map { SQLFunctions.fold(pattern, flags: $0) } ?? pattern
+        switch op {
+        case .beginsWith: return globEscaped(pattern) + "*"
+        case .endsWith: return "*" + globEscaped(pattern)
+        default: return glob(fromLike: pattern)
         }
     }
 
@@ -516,20 +530,30 @@ struct PredicateCompiler {
 
     // MARK: Binding
 
-    private mutating func bindRaw(_ slot: Slot) -> String {
+    private mutating func bindRaw(_ slot: Slot, from source: ConstantSource, _ derivation: BoundParameter.Derivation) -> String {
         bindings.append(slot)
+        parameters.append(BoundParameter(source: source, derivation: derivation))
         return "?"
     }
 
-    /// Binds a constant in the stored form of what it is compared with; a constant of the wrong type is an error
-    /// naming both types.
-    mutating func bind(_ value: PredicateValue, as kind: Kind) throws -> String {
+    /// Binds a constant in the stored form of what it is compared with (a collection as a parenthesized list); a
+    /// constant of the wrong type is an error naming both types.
+    mutating func bind(_ value: PredicateValue, as kind: Kind, from source: ConstantSource) throws -> String {
+        if case .array(let items) = value {
+            var list: [String] = []
+            for (i, item) in items.enumerated() { list.append(try bind(item, as: kind, from: source.element(i))) }
+            return "(" + list.joined(separator: ", ") + ")"
+        }
+        return bindRaw(try Self.slot(value, as: kind), from: source, .value(kind))
+    }
+
+    /// A single constant's stored form when compared with `kind`.
+    static func slot(_ value: PredicateValue, as kind: Kind) throws -> Slot {
         func mismatch() -> ObjectPredicateError {
             ObjectPredicateError(.typeMismatch, "\(kindName(kind)) compared with \(value.typeName) value \(value)")
         }
         switch value {
-        case .null: return bindRaw(.null)
-        case .array(let items): return "(" + (try items.map { try bind($0, as: kind) }).joined(separator: ", ") + ")"
+        case .null, .array: return .null
         default: break
         }
         switch kind {
@@ -537,51 +561,51 @@ struct PredicateCompiler {
             switch attribute.type {
             case .integer16, .integer32, .integer64, .boolean, .double, .float, .decimal:
                 switch value {
-                case .integer(let n): return bindRaw(.integer(n))
-                case .bool(let b): return bindRaw(.integer(b ? 1 : 0))
-                case .double(let d): return bindRaw(.real(d))
+                case .integer(let n): return .integer(n)
+                case .bool(let b): return .integer(b ? 1 : 0)
+                case .double(let d): return .real(d)
                 default: throw mismatch()
                 }
             case .string, .uri:
                 guard case .string(let s) = value else { throw mismatch() }
-                return bindRaw(.text(s))
+                return .text(s)
             case .date:
                 guard case .date(let d) = value else { throw mismatch() }
-                return bindRaw(.real(d.timeIntervalSinceReferenceDate))
+                return .real(d.timeIntervalSinceReferenceDate)
             case .binary:
                 guard case .data(let d) = value else { throw mismatch() }
-                return bindRaw(.blob(d))
+                return .blob(d)
             case .uuid:
                 switch value {
-                case .uuid(let u): return bindRaw(.blob(withUnsafeBytes(of: u.uuid) { Data($0) }))
+                case .uuid(let u): return .blob(withUnsafeBytes(of: u.uuid) { Data($0) })
                 case .string(let s):
                     guard let u = UUID(uuidString: s) else { throw mismatch() }
-                    return bindRaw(.blob(withUnsafeBytes(of: u.uuid) { Data($0) }))
+                    return .blob(withUnsafeBytes(of: u.uuid) { Data($0) })
                 default: throw mismatch()
                 }
             case .transformable, .undefined, .objectID:
                 do {
-                    return bindRaw(try ValueCoding.slot(for: Self.swiftValue(value), attribute: attribute))
+                    return try ValueCoding.slot(for: swiftValue(value), attribute: attribute)
                 } catch {
                     throw mismatch()
                 }
             }
         case .object:
             guard case .objectID(let id) = value else { throw mismatch() }
-            return bindRaw(id.key > 0 ? .integer(id.key) : .null)
+            return id.key > 0 ? .integer(id.key) : .null
         case .number, .boolean:
             switch value {
-            case .integer(let n): return bindRaw(.integer(n))
-            case .bool(let b): return bindRaw(.integer(b ? 1 : 0))
-            case .double(let d): return bindRaw(.real(d))
-            case .date(let d): return bindRaw(.real(d.timeIntervalSinceReferenceDate))
+            case .integer(let n): return .integer(n)
+            case .bool(let b): return .integer(b ? 1 : 0)
+            case .double(let d): return .real(d)
+            case .date(let d): return .real(d.timeIntervalSinceReferenceDate)
             default: throw mismatch()
             }
         case .text:
             guard case .string(let s) = value else { throw mismatch() }
-            return bindRaw(.text(s))
+            return .text(s)
         case .unknown:
-            return bindRaw(Self.naturalSlot(value))
+            return naturalSlot(value)
         }
     }
 
@@ -614,7 +638,7 @@ struct PredicateCompiler {
         }
     }
 
-    private func kindName(_ kind: Kind) -> String {
+    private static func kindName(_ kind: Kind) -> String {
         switch kind {
         case .attribute(let a): return "\(a.entity.name).\(a.name) (\(a.type.rawValue))"
         case .object(let e): return "a \(e.name) object"

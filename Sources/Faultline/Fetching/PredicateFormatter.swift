@@ -13,11 +13,17 @@ protocol PredicateTextSink: ~Copyable {
     mutating func emit(plain text: String)
     /// Appends an object ID as a literal: `CAST("<URI>", "NSManagedObjectID")`.
     mutating func emit(objectID id: ManagedObjectID)
+    /// Appends one of the predicate's constants (`ObjectExpression.constant`) as a literal.
+    mutating func emit(constant value: PredicateValue)
 }
 
 extension PredicateTextSink where Self: ~Copyable {
     mutating func emit(objectID id: ManagedObjectID) {
         PredicateFormatter.objectIDLiteral(id, into: &self)
+    }
+
+    mutating func emit(constant value: PredicateValue) {
+        PredicateFormatter.literal(value, into: &self)
     }
 }
 
@@ -136,7 +142,7 @@ enum PredicateFormatter {
 
     static func expression<S: PredicateTextSink & ~Copyable>(_ e: ObjectExpression, into out: inout S) {
         switch e {
-        case .constant(let value): literal(value, into: &out)
+        case .constant(let value): out.emit(constant: value)
         case .evaluatedObject: out.emit("SELF")
         case .keyPath(let base, let components):
             if let base {

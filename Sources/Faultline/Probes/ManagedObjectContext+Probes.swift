@@ -16,6 +16,7 @@ extension ManagedObjectContext {
         return try coordinator.withLock {
             let before = coordinator.probeTotalsLocked()
             let registeredBefore = registry.count
+            let scansBefore = predicateShape.scans
             let start = ProbeClock.now()
             let result = try body()
             let end = ProbeClock.now()
@@ -24,13 +25,20 @@ extension ManagedObjectContext {
             // Objects the fetch registered are new; the rest of its objects were registered already.
             let registered = registers ? max(0, count - max(0, registry.count - registeredBefore)) : 0
             let level = coordinator.probes.sqlDebugLevel
-            coordinator.probes.record(.fetch(FetchEvent(
-                entity: request.entityName, predicate: request.predicate,
+            // The fetch's own scan (not a nested fetch's) found its template: the trace records only the constants,
+            // and its event need not keep the predicate (which is then freed with the request, while still in the
+            // processor's cache, rather than when the queue's slot is reused).
+            let probes = coordinator.probes
+            let text = probes.recordsFetchesByShape && predicateShape.scans == scansBefore &+ 1
+                ? predicateShape.text?.takeUnretainedValue() : nil
+            probes.record(.fetch(FetchEvent(
+                entity: request.entityName, predicate: text == nil ? request.predicate : nil,
                 sort: request.sortDescriptors, limit: request.fetchLimit, offset: request.fetchOffset,
                 batchSize: request.fetchBatchSize, prefetch: request.relationshipKeyPathsForPrefetching, resultType: resultType,
                 statements: after.statements - before.statements, rows: after.rows - before.rows, results: count, registered: registered,
                 sqlTime: after.sqlTime - before.sqlTime, totalTime: ProbeClock.seconds(start, end), callSite: callSite,
-                values: level >= 3 ? uris(result) : nil, context: serialNumber)), at: end)
+                values: level >= 3 ? uris(result) : nil, context: serialNumber, predicateText: PredicateTextReference(shape: text))),
+                at: end, predicateConstants: predicateShape.constants)
             return result
         }
     }

@@ -8,12 +8,19 @@
 /// sink) and keeps only what the text needs, in bytes of its own: constant text by address, other text copied,
 /// integers as they are, object IDs as their URI prefix and key. Escaping and number formatting are left to the
 /// writer.
+///
+/// A fetch compiled through a `FetchFilterTemplate` is not walked at all: its shape's text was recorded once, with
+/// a hole for each constant (`PredicateTextShape`), and the fetch records a reference to it and its constants.
 struct PredicateRecording: PredicateTextSink, ~Copyable {
     /// Where the recording goes. A trace's queue lends its own storage here for each fetch, so that the bytes are
     /// written where they are kept.
     var bytes: RecordedBytes
     /// The URI prefix of the last object ID recorded: a fetch by object ID records the same one every time.
     private var uriPrefix = ObjectURIPrefix()
+    /// Record a hole for each constant instead of its literal (the recording of a `PredicateTextShape`).
+    fileprivate var marksConstants = false
+    /// The holes recorded.
+    fileprivate private(set) var holes = 0
 
     private enum Token: UInt8 {
         /// Constant text: its address and length (8 bytes each).
@@ -27,6 +34,13 @@ struct PredicateRecording: PredicateTextSink, ~Copyable {
         /// An object ID literal: its key (8 bytes), its URI prefix's length (8 bytes), then the prefix, which needs
         /// no escape.
         case objectID
+        /// A shape's text with a hole for each constant: its recording's address and length (8 bytes each). The
+        /// constants follow, in order, each ended by `end`.
+        case shape
+        /// Where a shape's next constant goes.
+        case hole
+        /// The end of one constant after a `shape`.
+        case end
     }
 
     init(capacity: Int = 256) {
@@ -92,37 +106,111 @@ struct PredicateRecording: PredicateTextSink, ~Copyable {
         uriPrefix.bytes.withUnsafeBytes { put($0) }
     }
 
+    mutating func emit(constant value: PredicateValue) {
+        guard marksConstants else {
+            PredicateFormatter.literal(value, into: &self)
+            return
+        }
+        reserve(1)
+        put(Token.hole.rawValue)
+        holes &+= 1
+    }
+
+    /// Records a predicate of `text`'s shape by its constants (`text` must outlive the recording).
+    mutating func record(_ text: PredicateTextShape, constants: [PredicateValue]) {
+        reserve(17)
+        put(Token.shape.rawValue)
+        put(UInt(bitPattern: text.bytes.base))
+        put(text.bytes.count)
+        for i in constants.indices {
+            PredicateFormatter.literal(constants[i], into: &self)
+            reserve(1)
+            put(Token.end.rawValue)
+        }
+    }
+
     /// Writes recorded bytes as the inside of a JSON string: the predicate's text, escaped.
     static func replay(_ recorded: UnsafeRawBufferPointer, into json: inout JSONLineBuffer) {
-        guard let start = recorded.baseAddress else { return }
-        var offset = 0
-        func read<T: BitwiseCopyable>(_: T.Type) -> T {
-            defer { offset &+= MemoryLayout<T>.size }
-            return start.loadUnaligned(fromByteOffset: offset, as: T.self)
-        }
-        func bytes() -> UnsafeRawBufferPointer {
-            let length = read(Int.self)
-            defer { offset &+= length }
-            return UnsafeRawBufferPointer(start: start + offset, count: length)
-        }
-        while offset < recorded.count {
-            switch Token(rawValue: read(UInt8.self)) {
+        var reader = Reader(recorded)
+        replay(&reader, into: &json, constants: nil)
+    }
+
+    /// Replays tokens to the end of `reader`, or to the end of one constant; a shape's holes take `constants`.
+    private static func replay(_ reader: inout Reader, into json: inout JSONLineBuffer, constants: UnsafeMutablePointer<Reader>?) {
+        while !reader.atEnd {
+            switch Token(rawValue: reader.read(UInt8.self)) {
             case .constant:
-                let address = UnsafeRawPointer(bitPattern: read(UInt.self))
-                json.escaped(UnsafeRawBufferPointer(start: address, count: read(Int.self)))
-            case .text: json.escaped(bytes())
-            case .plain: json.text(bytes())
-            case .integer: json.emit(integer: read(Int64.self))
+                let address = UnsafeRawPointer(bitPattern: reader.read(UInt.self))
+                json.escaped(UnsafeRawBufferPointer(start: address, count: reader.read(Int.self)))
+            case .text: json.escaped(reader.bytes())
+            case .plain: json.text(reader.bytes())
+            case .integer: json.emit(integer: reader.read(Int64.self))
             case .objectID:
-                let key = read(Int64.self)
+                let key = reader.read(Int64.self)
                 json.literal(#"CAST(\""#)
-                json.text(bytes())
+                json.text(reader.bytes())
                 json.emit(integer: key)
                 json.literal(#"\", \"NSManagedObjectID\")"#)
+            case .shape:
+                let address = UnsafeRawPointer(bitPattern: reader.read(UInt.self))
+                var shape = Reader(UnsafeRawBufferPointer(start: address, count: reader.read(Int.self)))
+                // The constants follow the shape's reference in this recording.
+                withUnsafeMutablePointer(to: &reader) { replay(&shape, into: &json, constants: $0) }
+            case .hole:
+                guard let constants else { return }
+                replay(&constants.pointee, into: &json, constants: nil)
+            case .end:
+                if constants == nil { return }
             case nil: return
             }
         }
     }
+
+    /// Reads recorded bytes in order.
+    private struct Reader {
+        let start: UnsafeRawPointer?
+        let count: Int
+        var offset = 0
+
+        init(_ bytes: UnsafeRawBufferPointer) {
+            start = bytes.baseAddress
+            count = bytes.baseAddress == nil ? 0 : bytes.count
+        }
+
+        var atEnd: Bool { offset >= count }
+
+        mutating func read<T: BitwiseCopyable>(_: T.Type) -> T {
+            defer { offset &+= MemoryLayout<T>.size }
+            return start.unsafelyUnwrapped.loadUnaligned(fromByteOffset: offset, as: T.self)
+        }
+
+        mutating func bytes() -> UnsafeRawBufferPointer {
+            let length = read(Int.self)
+            defer { offset &+= length }
+            return UnsafeRawBufferPointer(start: start.unsafelyUnwrapped + offset, count: length)
+        }
+    }
+}
+
+/// A predicate shape's canonical text with a hole where each constant goes, recorded once per shape (with its
+/// `FetchFilterTemplate`) so that a traced fetch of that shape records only its constants.
+final class PredicateTextShape: @unchecked Sendable {
+    /// The recording (immutable once made).
+    let bytes: RecordedBytes
+
+    /// The text of `predicate`'s shape; nil unless it has exactly `constants` holes, in the order `PredicateShape`
+    /// lists the constants.
+    init?(_ predicate: ObjectPredicate, constants: Int) {
+        var recording = PredicateRecording(capacity: 64)
+        recording.marksConstants = true
+        PredicateFormatter.format(predicate, into: &recording)
+        guard recording.holes == constants else { return nil }
+        var taken = RecordedBytes(capacity: 0)
+        swap(&taken, &recording.bytes)
+        bytes = taken
+    }
+
+    deinit { bytes.deallocate() }
 }
 
 /// Bytes recorded end to end, in storage freed by hand (`deallocate()`): a trace's queue keeps one for each batch

@@ -117,6 +117,16 @@ public struct FetchEvent: Sendable, Equatable {
     public var values: [String]?
     /// The context's `serialNumber`.
     public var context: Int
+    /// The predicate's shape text, when the fetch was compiled through a template: the trace then records the
+    /// predicate by its constants (`PredicateRecording`).
+    var predicateText = PredicateTextReference()
+}
+
+/// A fetch event's reference to its predicate's shape text: how the event was recorded, not part of its value.
+struct PredicateTextReference: Sendable, Equatable {
+    var shape: PredicateTextShape?
+
+    static func == (_: PredicateTextReference, _: PredicateTextReference) -> Bool { true }
 }
 
 /// A fault fired.

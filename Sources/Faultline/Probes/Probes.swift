@@ -74,6 +74,17 @@ public final class Probes: @unchecked Sendable {
         for recorder in recorders { recorder.record(copy event, at: time) }
     }
 
+    /// True when the one recorder is a trace writer: it can record a fetch's predicate by its shape's text and
+    /// constants, and needs no `FetchEvent.predicate` then.
+    var recordsFetchesByShape: Bool { soleTraceWriter != nil }
+
+    /// `record(_:at:)` for a fetch whose predicate the trace can record by its shape's text and `predicateConstants`.
+    func record(_ event: consuming ProbeEvent, at time: UInt64, predicateConstants: [PredicateValue]) {
+        guard let soleTraceWriter else { return record(event, at: time) }
+        var event = event
+        soleTraceWriter._withUnsafeGuaranteedRef { $0.record(Self.take(&event), at: time, predicateConstants: predicateConstants) }
+    }
+
     /// Moves `event` out, leaving an event that holds no references (a closure cannot consume what it captures).
     @inline(__always) private static func take(_ event: inout ProbeEvent) -> ProbeEvent {
         var taken = ProbeEvent.signpost(SignpostEvent(name: ""))

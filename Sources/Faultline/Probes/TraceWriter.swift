@@ -67,7 +67,12 @@ public final class TraceWriter: ProbeRecorder, @unchecked Sendable {
     }
 
     public func record(_ event: consuming ProbeEvent, at time: UInt64) {
-        output.enqueue(event, at: time)
+        output.enqueue(event, at: time, predicateConstants: nil)
+    }
+
+    /// Queues a fetch event whose predicate is recorded from its shape's text and these constants.
+    func record(_ event: consuming ProbeEvent, at time: UInt64, predicateConstants: [PredicateValue]) {
+        output.enqueue(event, at: time, predicateConstants: predicateConstants)
     }
 
     /// Formats and writes every queued event now.
@@ -310,10 +315,14 @@ private final class TraceOutput: @unchecked Sendable {
 
     func close() { try? handle.close() }
 
-    func enqueue(_ event: consuming ProbeEvent, at time: UInt64) {
+    func enqueue(_ event: consuming ProbeEvent, at time: UInt64, predicateConstants: [PredicateValue]?) {
         queueLock.lock()
         // A fetch's predicate is recorded here, so that the writer does not read it (see `PredicateRecording`).
-        if let predicate = event.fetchPredicate {
+        if let predicateConstants, let text = event.fetchPredicateText {
+            swap(&predicateRecording.bytes, &queued.predicates)
+            predicateRecording.record(text, constants: predicateConstants)
+            swap(&predicateRecording.bytes, &queued.predicates)
+        } else if let predicate = event.fetchPredicate {
             swap(&predicateRecording.bytes, &queued.predicates)
             PredicateFormatter.format(predicate, into: &predicateRecording)
             swap(&predicateRecording.bytes, &queued.predicates)
@@ -386,6 +395,12 @@ extension ProbeEvent {
     /// A fetch event's predicate.
     fileprivate var fetchPredicate: ObjectPredicate? {
         if case .fetch(let fetch) = self { return fetch.predicate }
+        return nil
+    }
+
+    /// A fetch event's predicate shape text.
+    fileprivate var fetchPredicateText: PredicateTextShape? {
+        if case .fetch(let fetch) = self { return fetch.predicateText.shape }
         return nil
     }
 }
