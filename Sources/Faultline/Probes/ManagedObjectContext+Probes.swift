@@ -28,10 +28,9 @@ extension ManagedObjectContext {
             // The fetch's own scan (not a nested fetch's) found its template: the trace records only the constants,
             // and its event need not keep the predicate (which is then freed with the request, while still in the
             // processor's cache, rather than when the queue's slot is reused).
-            let probes = coordinator.probes
-            let text = probes.recordsFetchesByShape && predicateShape.scans == scansBefore &+ 1
+            let text = coordinator.probes.recordsFetchesByShape && predicateShape.scans == scansBefore &+ 1
                 ? predicateShape.text?.takeUnretainedValue() : nil
-            probes.record(.fetch(FetchEvent(
+            coordinator.probes.record(.fetch(FetchEvent(
                 entity: request.entityName, predicate: text == nil ? request.predicate : nil,
                 sort: request.sortDescriptors, limit: request.fetchLimit, offset: request.fetchOffset,
                 batchSize: request.fetchBatchSize, prefetch: request.relationshipKeyPathsForPrefetching, resultType: resultType,
