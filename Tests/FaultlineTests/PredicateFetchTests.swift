@@ -203,6 +203,25 @@ final class PredicateFetchTests: XCTestCase {
         }
     }
 
+    /// A template is kept only when rebuilding the bindings from the scanned constants gives the compiled ones back;
+    /// constants of another predicate, or too few, do not.
+    func testATemplateIsKeptOnlyWhenItRebuildsTheCompiledBindings() throws {
+        let entity = try XCTUnwrap(coordinator.managedObjectModel.entity(named: "Person"))
+        let predicate = try ObjectPredicate(format: "name BEGINSWITH[cd] %@ AND age IN %@ AND city.name LIKE %@", "É*", [1, 2], "P?r*")
+        let shape = PredicateShape()
+        XCTAssertTrue(shape.scan(entity: entity.entityNumber, predicate: predicate, sortDescriptors: []))
+        XCTAssertEqual(shape.constants.count, 3)
+        let (filter, parameters) = try FetchFilter.compileWithParameters(predicate: predicate, sortDescriptors: [], entity: entity, storeIdentifier: nil)
+        XCTAssertEqual(filter.bindings.count, 4, "a folded GLOB pattern, two ages, a LIKE pattern")
+        let template = try XCTUnwrap(FetchFilterTemplate(filter, parameters: parameters, predicate: predicate, constants: shape.constants))
+        let rebuilt = try template.filter(constants: [.string("é"), .array([.integer(7), .integer(8)]), .string("*a")])
+        XCTAssertEqual(rebuilt.condition, filter.condition)
+        XCTAssertEqual(rebuilt.bindings.map { "\($0)" }, [#"text("e*")"#, "integer(7)", "integer(8)", #"text("*a")"#])
+        XCTAssertNil(FetchFilterTemplate(filter, parameters: parameters, predicate: predicate,
+                                         constants: [.string("x"), .array([.integer(1), .integer(2)]), .string("P?r*")]))
+        XCTAssertNil(FetchFilterTemplate(filter, parameters: parameters, predicate: predicate, constants: Array(shape.constants.prefix(2))))
+    }
+
     func testPendingChangesAreMatchedInMemory() throws {
         try context.performAndWait {
             let old = try person("old", age: 50)
