@@ -19,7 +19,7 @@ struct FetchFilterTemplate {
         self.parameters = parameters
         text = predicate.flatMap { PredicateTextShape($0, constants: constants.count) }
         guard parameters.count == filter.bindings.count,
-              let rebuilt = try? bindings(constants), zip(rebuilt, filter.bindings).allSatisfy(Self.same) else { return nil }
+              let rebuilt = try? bindings(constants), zip(rebuilt, filter.bindings).allSatisfy(ManagedObjectContext.sameStoredValue) else { return nil }
     }
 
     /// The filter for a predicate of this shape whose constants are `constants`. Throws what compiling it would
@@ -32,21 +32,10 @@ struct FetchFilterTemplate {
         var slots: [Slot] = []
         slots.reserveCapacity(parameters.count)
         for parameter in parameters {
-            guard let value = parameter.source.value(in: constants) else { throw ObjectPredicateError(.unsupported, "no constant") }
+            guard let value = parameter.source.value(in: constants) else { throw ObjectPredicateError(.unsupported, "a template's constant is missing") }
             slots.append(try parameter.derivation.slot(value))
         }
         return slots
-    }
-
-    private static func same(_ a: Slot, _ b: Slot) -> Bool {
-        switch (a, b) {
-        case (.null, .null): return true
-        case (.integer(let x), .integer(let y)): return x == y
-        case (.real(let x), .real(let y)): return x.bitPattern == y.bitPattern
-        case (.text(let x), .text(let y)): return x == y
-        case (.blob(let x), .blob(let y)): return x == y
-        default: return false
-        }
     }
 }
 
