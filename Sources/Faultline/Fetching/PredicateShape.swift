@@ -40,7 +40,7 @@ final class PredicateShape {
         }
         integer(sortDescriptors.count)
         for descriptor in sortDescriptors {
-            text(descriptor.keyPath)
+            name(descriptor.keyPath)
             append(descriptor.ascending ? 1 : 0)
             switch descriptor.comparison {
             case .binary: append(0)
@@ -128,11 +128,11 @@ final class PredicateShape {
                 append(0)
             }
             integer(components.count)
-            for component in components { text(component) }
+            for component in components { name(component) }
             return true
         case .variable(let name):
             append(13)
-            text(name)
+            self.name(name)
             return true
         case .aggregate(let items):
             append(14)
@@ -144,7 +144,7 @@ final class PredicateShape {
         case .function(let name, let args):
             guard name != "CAST" else { return false }
             append(15)
-            text(name)
+            self.name(name)
             integer(args.count)
             for arg in args {
                 guard scan(arg) else { return false }
@@ -189,7 +189,7 @@ final class PredicateShape {
         bytes.count &+= 4
     }
 
-    private func text(_ s: String) {
+    private func name(_ s: String) {
         let utf8 = s.utf8
         integer(utf8.count)
         bytes.reserve(utf8.count)
