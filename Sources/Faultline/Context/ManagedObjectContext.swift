@@ -69,7 +69,7 @@ public final class ManagedObjectContext: @unchecked Sendable {
     /// with the last one costs far less than hashing it. Used on the context's queue only.
     @exclusivity(unchecked) var lastFetchedEntity: EntityDescription?
     /// Storage for scanning each fetch's predicate, kept between fetches. Used on the context's queue only.
-    let predicateShape = PredicateShape()
+    let predicateShape: PredicateShape
     /// Faults of batched fetch results, with their batch and position.
     var batchMembership: [ObjectIdentifier: (FaultBatch, Int)] = [:]
     var updatedSet: [ObjectIdentifier: ManagedObject] = [:]
@@ -136,6 +136,7 @@ public final class ManagedObjectContext: @unchecked Sendable {
         self.concurrencyType = type
         self.coordinator = coordinator
         self.parent = parent
+        predicateShape = PredicateShape(recordsConstants: coordinator.probes.recordsFetchesByShape)
         switch type {
         case .mainQueue: queue = DispatchQueue.main
         case .privateQueue: queue = DispatchQueue(label: "faultline.context")

@@ -14,14 +14,28 @@ final class PredicateShape {
     @exclusivity(unchecked) private var bytes = RecordedBytes(capacity: 128)
     /// The predicate's constants, in the order the predicate is written.
     @exclusivity(unchecked) private(set) var constants: [PredicateValue] = []
-    /// Scans so far: a traced fetch that made exactly one knows that `text` and `constants` are its own.
+    /// With a trace that records fetches by their shape: each constant, recorded for the trace as the scan meets
+    /// it (the scan has the constant's parts in hand; recording them later would copy them out again).
+    private let recordsConstants: Bool
+    @exclusivity(unchecked) private var constantRecording = PredicateRecording(capacity: 64)
+    /// Scans so far: a traced fetch that made exactly one knows that `text` and its recorded constants are its own.
     @exclusivity(unchecked) private(set) var scans: UInt = 0
     /// The shape's predicate text, set by a coordinator with probes on when the scanned fetch used a template. Not
     /// retained: it is read only by the traced fetch that made this scan, which holds the coordinator's lock, so
     /// no other fetch can drop the template meanwhile.
     @exclusivity(unchecked) var text: Unmanaged<PredicateTextShape>?
 
+    init(recordsConstants: Bool = false) {
+        self.recordsConstants = recordsConstants
+    }
+
     deinit { bytes.deallocate() }
+
+    /// The constants as the trace records them (`PredicateRecording.record(_:constants:)`), each ended by its
+    /// token; empty unless made with `recordsConstants`. Valid until the next scan.
+    var recordedConstants: UnsafeRawBufferPointer {
+        constantRecording.bytes.slice(0, constantRecording.bytes.count)
+    }
 
     /// Scans a fetch; false when its SQL depends on more than its shape (a `SUBQUERY`, or a `CAST` in the
     /// predicate) or it cannot be compiled, so that it is compiled as it is.
@@ -31,6 +45,7 @@ final class PredicateShape {
         while constants.popLast() != nil {}
         scans &+= 1
         text = nil
+        constantRecording.bytes.count = 0
         integer(entity)
         if let predicate {
             append(1)
@@ -113,7 +128,18 @@ final class PredicateShape {
         switch e {
         case .constant(let value):
             append(10)
-            kind(of: value)
+            if case .objectID(let id) = value {
+                // The common constant (`SELF == %@`), its ID copied out of the value once for both uses.
+                append(8)
+                integer(id.entity.entityNumber)
+                if recordsConstants {
+                    constantRecording.emit(objectID: id)
+                    constantRecording.endConstant()
+                }
+            } else {
+                kind(of: value)
+                if recordsConstants { constantRecording.recordConstant(value) }
+            }
             constants.append(value)
             return true
         case .evaluatedObject:

@@ -37,7 +37,7 @@ extension ManagedObjectContext {
                 statements: after.statements - before.statements, rows: after.rows - before.rows, results: count, registered: registered,
                 sqlTime: after.sqlTime - before.sqlTime, totalTime: ProbeClock.seconds(start, end), callSite: callSite,
                 values: level >= 3 ? uris(result) : nil, context: serialNumber, predicateText: PredicateTextReference(shape: text))),
-                at: end, predicateConstants: predicateShape.constants)
+                at: end, predicateConstants: predicateShape.recordedConstants)
             return result
         }
     }

@@ -116,17 +116,27 @@ struct PredicateRecording: PredicateTextSink, ~Copyable {
         holes &+= 1
     }
 
-    /// Records a predicate of `text`'s shape by its constants (`text` must outlive the recording).
-    mutating func record(_ text: PredicateTextShape, constants: [PredicateValue]) {
-        reserve(17)
+    /// Records one constant of a shape-recorded predicate (`PredicateShape` does, as it scans): its literal, then
+    /// the end of it.
+    mutating func recordConstant(_ value: PredicateValue) {
+        PredicateFormatter.literal(value, into: &self)
+        endConstant()
+    }
+
+    /// Ends a constant recorded through `emit`.
+    mutating func endConstant() {
+        reserve(1)
+        put(Token.end.rawValue)
+    }
+
+    /// Records a predicate of `text`'s shape by its constants, as `recordConstant` recorded them (`text` must
+    /// outlive the recording).
+    mutating func record(_ text: PredicateTextShape, constants recorded: UnsafeRawBufferPointer) {
+        reserve(17 &+ recorded.count)
         put(Token.shape.rawValue)
         put(UInt(bitPattern: text.bytes.base))
         put(text.bytes.count)
-        for i in constants.indices {
-            PredicateFormatter.literal(constants[i], into: &self)
-            reserve(1)
-            put(Token.end.rawValue)
-        }
+        put(recorded)
     }
 
     /// Writes recorded bytes as the inside of a JSON string: the predicate's text, escaped.

@@ -78,8 +78,9 @@ public final class Probes: @unchecked Sendable {
     /// constants, and needs no `FetchEvent.predicate` then.
     var recordsFetchesByShape: Bool { soleTraceWriter != nil }
 
-    /// `record(_:at:)` for a fetch whose predicate the trace can record by its shape's text and `predicateConstants`.
-    func record(_ event: consuming ProbeEvent, at time: UInt64, predicateConstants: [PredicateValue]) {
+    /// `record(_:at:)` for a fetch whose predicate the trace can record by its shape's text and
+    /// `predicateConstants` (as `PredicateShape.recordedConstants`).
+    func record(_ event: consuming ProbeEvent, at time: UInt64, predicateConstants: UnsafeRawBufferPointer) {
         guard let soleTraceWriter else { return record(event, at: time) }
         var event = event
         soleTraceWriter._withUnsafeGuaranteedRef { $0.record(Self.take(&event), at: time, predicateConstants: predicateConstants) }

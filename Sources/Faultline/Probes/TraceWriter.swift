@@ -71,7 +71,7 @@ public final class TraceWriter: ProbeRecorder, @unchecked Sendable {
     }
 
     /// Queues a fetch event whose predicate is recorded from its shape's text and these constants.
-    func record(_ event: consuming ProbeEvent, at time: UInt64, predicateConstants: [PredicateValue]) {
+    func record(_ event: consuming ProbeEvent, at time: UInt64, predicateConstants: UnsafeRawBufferPointer) {
         output.enqueue(event, at: time, predicateConstants: predicateConstants)
     }
 
@@ -315,7 +315,7 @@ private final class TraceOutput: @unchecked Sendable {
 
     func close() { try? handle.close() }
 
-    func enqueue(_ event: consuming ProbeEvent, at time: UInt64, predicateConstants: [PredicateValue]?) {
+    func enqueue(_ event: consuming ProbeEvent, at time: UInt64, predicateConstants: UnsafeRawBufferPointer?) {
         queueLock.lock()
         // A fetch's predicate is recorded here, so that the writer does not read it (see `PredicateRecording`).
         if let predicateConstants, let text = event.fetchPredicateText {
