@@ -30,14 +30,15 @@ extension ManagedObjectContext {
             // processor's cache, rather than when the queue's slot is reused).
             let text = coordinator.probes.recordsFetchesByShape && predicateShape.scans == scansBefore &+ 1
                 ? predicateShape.text?.takeUnretainedValue() : nil
-            coordinator.probes.record(.fetch(FetchEvent(
+            // (The coordinator keeps its probes: no reference of their own for the call.)
+            Unmanaged.passUnretained(coordinator.probes)._withUnsafeGuaranteedRef { $0.record(.fetch(FetchEvent(
                 entity: request.entityName, predicate: text == nil ? request.predicate : nil,
                 sort: request.sortDescriptors, limit: request.fetchLimit, offset: request.fetchOffset,
                 batchSize: request.fetchBatchSize, prefetch: request.relationshipKeyPathsForPrefetching, resultType: resultType,
                 statements: after.statements - before.statements, rows: after.rows - before.rows, results: count, registered: registered,
                 sqlTime: after.sqlTime - before.sqlTime, totalTime: ProbeClock.seconds(start, end), callSite: callSite,
                 values: level >= 3 ? uris(result) : nil, context: serialNumber, predicateText: PredicateTextReference(shape: text))),
-                at: end, predicateConstants: predicateShape.recordedConstants)
+                at: end, predicateConstants: predicateShape.recordedConstants) }
             return result
         }
     }

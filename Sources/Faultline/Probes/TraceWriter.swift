@@ -320,7 +320,7 @@ private final class TraceOutput: @unchecked Sendable {
         // A fetch's predicate is recorded here, so that the writer does not read it (see `PredicateRecording`).
         if let predicateConstants, let text = event.fetchPredicateText {
             swap(&predicateRecording.bytes, &queued.predicates)
-            predicateRecording.record(text, constants: predicateConstants)
+            text._withUnsafeGuaranteedRef { predicateRecording.record($0, constants: predicateConstants) }
             swap(&predicateRecording.bytes, &queued.predicates)
         } else if let predicate = event.fetchPredicate {
             swap(&predicateRecording.bytes, &queued.predicates)
@@ -398,9 +398,9 @@ extension ProbeEvent {
         return nil
     }
 
-    /// A fetch event's predicate shape text.
-    fileprivate var fetchPredicateText: PredicateTextShape? {
-        if case .fetch(let fetch) = self { return fetch.predicateText.shape }
+    /// A fetch event's predicate shape text (the event keeps it alive).
+    fileprivate var fetchPredicateText: Unmanaged<PredicateTextShape>? {
+        if case .fetch(let fetch) = self { return fetch.predicateText.shape.map(Unmanaged.passUnretained) }
         return nil
     }
 }
