@@ -19,11 +19,16 @@ extension ScenarioCatalogue {
                 // The runner passes its tracing probes for the traced run and none for timed runs; "trace on" runs
                 // are timed with a trace file of their own, written by one trace writer for all of them, as a traced
                 // program has one for its whole run (starting a writer, its thread and its queue's memory, is not
-                // what the claim is about).
+                // what the claim is about). Before each, untimed, the writer writes what an earlier run left queued
+                // (up to its last millisecond of events), which would otherwise be written during the next timed
+                // run, whichever variant that is.
                 var timedTracing: Probes?
                 func probes(_ traced: Bool, _ given: Probes) -> Probes {
                     guard traced && !given.isEnabled else { return given }
-                    if let timedTracing { return timedTracing }
+                    if let timedTracing {
+                        timedTracing.flush()
+                        return timedTracing
+                    }
                     let tracing = Probes(configuration: ProbeConfiguration(tracePath: trace))
                     timedTracing = tracing
                     return tracing
