@@ -213,13 +213,15 @@ final class PredicateFetchTests: XCTestCase {
         XCTAssertEqual(shape.constants.count, 3)
         let (filter, parameters) = try FetchFilter.compileWithParameters(predicate: predicate, sortDescriptors: [], entity: entity, storeIdentifier: nil)
         XCTAssertEqual(filter.bindings.count, 4, "a folded GLOB pattern, two ages, a LIKE pattern")
-        let template = try XCTUnwrap(FetchFilterTemplate(filter, parameters: parameters, predicate: predicate, constants: shape.constants))
+        let template = try XCTUnwrap(FetchFilterTemplate(filter, parameters: parameters, constants: shape.constants, textOf: predicate))
+        XCTAssertNotNil(template.text, "kept for a trace that records fetches by shape")
+        XCTAssertNil(FetchFilterTemplate(filter, parameters: parameters, constants: shape.constants, textOf: nil)?.text)
         let rebuilt = try template.filter(constants: [.string("é"), .array([.integer(7), .integer(8)]), .string("*a")])
         XCTAssertEqual(rebuilt.condition, filter.condition)
         XCTAssertEqual(rebuilt.bindings.map { "\($0)" }, [#"text("e*")"#, "integer(7)", "integer(8)", #"text("*a")"#])
-        XCTAssertNil(FetchFilterTemplate(filter, parameters: parameters, predicate: predicate,
-                                         constants: [.string("x"), .array([.integer(1), .integer(2)]), .string("P?r*")]))
-        XCTAssertNil(FetchFilterTemplate(filter, parameters: parameters, predicate: predicate, constants: Array(shape.constants.prefix(2))))
+        XCTAssertNil(FetchFilterTemplate(filter, parameters: parameters,
+                                         constants: [.string("x"), .array([.integer(1), .integer(2)]), .string("P?r*")], textOf: predicate))
+        XCTAssertNil(FetchFilterTemplate(filter, parameters: parameters, constants: Array(shape.constants.prefix(2)), textOf: predicate))
     }
 
     func testPendingChangesAreMatchedInMemory() throws {

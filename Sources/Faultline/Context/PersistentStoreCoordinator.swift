@@ -218,13 +218,14 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
         }
         let key = shape.key
         if let template = withLock({ templateCache[key] }) {
-            if probes.isEnabled { shape.text = template.text.map(Unmanaged.passUnretained) }
+            shape.text = template.text.map(Unmanaged.passUnretained)
             return try template.filter(constants: shape.constants)
         }
         let (filter, parameters) = try FetchFilter.compileWithParameters(predicate: predicate, sortDescriptors: sortDescriptors,
                                                                        entity: entity, storeIdentifier: storeIdentifier)
-        let template = FetchFilterTemplate(filter, parameters: parameters, predicate: predicate, constants: shape.constants)
-        if probes.isEnabled { shape.text = template?.text.map(Unmanaged.passUnretained) }
+        let template = FetchFilterTemplate(filter, parameters: parameters, constants: shape.constants,
+                                           textOf: probes.recordsFetchesByShape ? predicate : nil)
+        shape.text = template?.text.map(Unmanaged.passUnretained)
         withLock {
             filterCompilations += 1
             if let template {

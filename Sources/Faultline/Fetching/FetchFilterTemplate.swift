@@ -1,34 +1,35 @@
 /// A fetch filter compiled for every predicate of one shape (`PredicateShape`): the SQL, and how each bound
 /// parameter's value comes from the predicate's constants. Fetching `SELF == %@` for a thousand objects compiles
-/// once.
-struct FetchFilterTemplate {
+/// once. (A class: a fetch takes it from the cache with one reference, not one for each of its parts.)
+final class FetchFilterTemplate {
     let joins: String
     let condition: String?
     let orderBy: [String]
     let parameters: [BoundParameter]
-    /// The shape's predicate text for the trace, with a hole for each constant.
+    /// The shape's predicate text for a trace that records fetches by their shape, with a hole for each constant.
     let text: PredicateTextShape?
 
-    /// The template of `filter`, compiled with `parameters` from `predicate`, whose constants are `constants`; nil
+    /// The template of `filter`, compiled with `parameters` from a predicate whose constants are `constants`; nil
     /// when a parameter does not come from the constants alone, or when rebuilding the filter's bindings from
-    /// `constants` does not give them back (a check made once per shape).
-    init?(_ filter: FetchFilter, parameters: [BoundParameter], predicate: ObjectPredicate?, constants: [PredicateValue]) {
+    /// `constants` does not give them back (a check made once per shape). `textOf`: the predicate, when the
+    /// template should keep its text for the trace.
+    init?(_ filter: FetchFilter, parameters: [BoundParameter], constants: [PredicateValue], textOf predicate: ObjectPredicate?) {
+        guard parameters.count == filter.bindings.count, let rebuilt = try? Self.bindings(parameters, constants),
+              zip(rebuilt, filter.bindings).allSatisfy(ManagedObjectContext.sameStoredValue) else { return nil }
         joins = filter.joins
         condition = filter.condition
         orderBy = filter.orderBy
         self.parameters = parameters
         text = predicate.flatMap { PredicateTextShape($0, constants: constants.count) }
-        guard parameters.count == filter.bindings.count,
-              let rebuilt = try? bindings(constants), zip(rebuilt, filter.bindings).allSatisfy(ManagedObjectContext.sameStoredValue) else { return nil }
     }
 
     /// The filter for a predicate of this shape whose constants are `constants`. Throws what compiling it would
     /// (a string that is no UUID, a value a transformer rejects).
     func filter(constants: [PredicateValue]) throws -> FetchFilter {
-        FetchFilter(joins: joins, condition: condition, orderBy: orderBy, bindings: try bindings(constants))
+        FetchFilter(joins: joins, condition: condition, orderBy: orderBy, bindings: try Self.bindings(parameters, constants))
     }
 
-    private func bindings(_ constants: [PredicateValue]) throws -> [Slot] {
+    private static func bindings(_ parameters: [BoundParameter], _ constants: [PredicateValue]) throws -> [Slot] {
         var slots: [Slot] = []
         slots.reserveCapacity(parameters.count)
         for parameter in parameters {
