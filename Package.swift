@@ -26,11 +26,12 @@ let package = Package(
             pkgConfig: "libgvc",
             providers: [.apt(["libgraphviz-dev"])]
         ),
-        // The processor's cycle counter, for the probes' clock (a header; nothing to link).
-        .systemLibrary(name: "CCycleCounter"),
+        // Processor instructions for the probes: the cycle counter (their clock) and a cache hint (the trace's queue).
+        // Headers; nothing to link.
+        .systemLibrary(name: "CProcessor"),
         .target(
             name: "Faultline",
-            dependencies: ["CSQLite", "CCycleCounter"]
+            dependencies: ["CSQLite", "CProcessor"]
         ),
         .target(
             name: "FaultlineData",

@@ -1,4 +1,4 @@
-import CCycleCounter
+import CProcessor
 import Foundation
 import Synchronization
 

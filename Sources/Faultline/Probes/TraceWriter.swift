@@ -1,3 +1,4 @@
+import CProcessor
 import Foundation
 
 /// Writes probe events as JSON Lines (docs/trace-format.md): a header line, then one event per line. Events are
@@ -284,6 +285,8 @@ private final class TraceOutput: @unchecked Sendable {
     private var buffer: JSONLineBuffer? = JSONLineBuffer(capacity: 1 << 16)
     /// Wakes the writer thread before its turn: when it is behind, and at the end.
     private let wake = WriterWake()
+    /// True where the processor can take a cache line for writing ahead of the write (`prefetch(_:)`).
+    private let prefetchesForWrite = faultline_can_prefetch_for_write() != 0
 
     init(handle: FileHandle, includeBindValues: Bool) {
         self.handle = handle
@@ -330,7 +333,9 @@ private final class TraceOutput: @unchecked Sendable {
         queued.append(event, at: time)
         let count = queued.count
         let oldest = queued.times[0]
+        let next = prefetchesForWrite ? queued.nextWrites : nil
         queueLock.unlock()
+        if let next { Self.prefetch(next) }
         if count == TraceWriter.backlog { wake.behind() }
         // The writer thread has had no turn for long (every processor is busy): this thread writes, unless a
         // flush is under way.
@@ -338,6 +343,26 @@ private final class TraceOutput: @unchecked Sendable {
             defer { writeLock.unlock() }
             flushLocked()
         }
+    }
+
+    /// Takes the lines the next two events will be queued in for writing, now, while the traced thread goes on
+    /// with its work. The writer thread read those lines when it wrote the events they held before: without this,
+    /// writing them would wait for the other processor to give them up, and the atomic operations that follow (a
+    /// lock, reference counts) wait for those writes. The wait is small where the two processors share a cache, and
+    /// large where they do not (docs/trace-format.md, Cost).
+    private static func prefetch(_ next: EventStorage.NextWrites) {
+        let slot = UnsafeRawPointer(next.slot)
+        let end = 2 &* MemoryLayout<ProbeEvent>.stride
+        var offset = 0
+        while offset < end {
+            faultline_prefetch_for_write(slot + offset)
+            offset &+= 64
+        }
+        faultline_prefetch_for_write(slot + (end &- 1))
+        faultline_prefetch_for_write(next.time)
+        faultline_prefetch_for_write(next.predicateEnd)
+        faultline_prefetch_for_write(next.predicate)
+        faultline_prefetch_for_write(next.predicateLater)
     }
 
     /// Formats and writes every queued event now; returns how many there were.
@@ -440,6 +465,24 @@ private struct EventStorage {
         times[count] = time
         predicateEnds[count] = predicates.count
         count &+= 1
+    }
+
+    /// Where the next event goes: its slot, its time, the end of its recorded predicate, and where that starts.
+    struct NextWrites {
+        let slot: UnsafeMutablePointer<ProbeEvent>
+        let time: UnsafeMutablePointer<UInt64>
+        let predicateEnd: UnsafeMutablePointer<Int>
+        /// The next recorded predicate's first bytes, and its bytes a line later (or the last byte there is).
+        let predicate: UnsafeMutableRawPointer
+        let predicateLater: UnsafeMutableRawPointer
+    }
+
+    /// Where the next event goes; nil when the next two would not fit without growing.
+    var nextWrites: NextWrites? {
+        guard count &+ 2 <= capacity else { return nil }
+        return NextWrites(slot: events + count, time: times + count, predicateEnd: predicateEnds + count,
+                          predicate: predicates.base + predicates.count,
+                          predicateLater: predicates.base + min(predicates.count &+ 64, predicates.capacity &- 1))
     }
 
     /// The `i`th event's recorded predicate (empty when it has none).
