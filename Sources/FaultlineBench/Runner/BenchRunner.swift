@@ -156,8 +156,9 @@ public final class BenchRunner {
         // The traced runs' events are written now, not by the trace's thread during the timed runs.
         traced.flush()
         var samples = Array(repeating: [Double](), count: variants.count)
-        for repetition in 0..<max(1, options.repetitions) {
-            options.progress("\(step): repetition \(repetition + 1)/\(options.repetitions)")
+        let repetitions = max(1, options.repetitions, scenario.minimumRepetitions)
+        for repetition in 0..<repetitions {
+            options.progress("\(step): repetition \(repetition + 1)/\(repetitions)")
             for (i, variant) in variants.enumerated() {
                 let body = try variant.prepare(.disabled)
                 samples[i].append(try Stopwatch.time(body))

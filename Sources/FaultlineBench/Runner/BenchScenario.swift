@@ -23,13 +23,17 @@ public struct BenchScenario {
     let diagramModel: (() throws -> ManagedObjectModel)?
     /// True when the page should show each engine variant's object graph after its traced run.
     let snapshots: Bool
+    /// The fewest timed runs per variant, whatever `--repetitions` asks: a claim of a few percent needs more than
+    /// the default five to be judged on a noisy machine.
+    let minimumRepetitions: Int
 
     public init(id: String, title: String, claim: String, source: String, skipReason: String? = nil,
                 ratios: [RatioSpec] = [], model: (() throws -> ManagedObjectModel)? = nil, snapshots: Bool = false,
-                variants: @escaping (ScenarioSetup) throws -> [BenchVariant],
+                minimumRepetitions: Int = 1, variants: @escaping (ScenarioSetup) throws -> [BenchVariant],
                 judge: @escaping (ScenarioMeasurements) -> Verdict) {
         self.diagramModel = model
         self.snapshots = snapshots
+        self.minimumRepetitions = minimumRepetitions
         self.id = id
         self.title = title
         self.claim = claim

@@ -10,12 +10,16 @@ extension ScenarioCatalogue {
             source: "the probes issue (cost); anchors-diagnostics (always-on tracing)",
             ratios: [RatioSpec("bulk fetch, trace on", over: "bulk fetch, probes off", limit: 1.05),
                      RatioSpec("one-row fetches, trace on", over: "one-row fetches, probes off", limit: 1.05)],
+            minimumRepetitions: 15,
             variants: { setup in
                 let model = try RowWorkload.model()
                 let store = try setup.data.rows(setup.scale.rows)
                 let smallStore = try setup.data.rows(1_000)
                 let trace = setup.folder.appendingPathComponent("probe-cost.jsonl").path
                 let fetches = 20_000
+                // Enough bulk fetches per run for a run as long as the one-row fetches' (a 9 ms run judged to 5% is
+                // at the mercy of the machine's noise): each on a cold context of its own.
+                let passes = max(1, 200_000 / setup.scale.rows)
                 // The runner passes its tracing probes for the traced run and none for timed runs; "trace on" runs
                 // are timed with a trace file of their own, written by one trace writer for all of them, as a traced
                 // program has one for its whole run (starting a writer, its thread and its queue's memory, is not
@@ -36,9 +40,10 @@ extension ScenarioCatalogue {
                 var variants: [BenchVariant] = []
                 for traced in [false, true] {
                     let state = traced ? "trace on" : "probes off"
-                    variants.append(BenchVariant("bulk fetch, \(state)") { given in
-                        let context = try BenchStore.coldContext(model, at: store, probes: probes(traced, given))
-                        return { Bench.sink(try RowWorkload.fetchMaterialized(context)) }
+                    variants.append(BenchVariant("bulk fetch, \(state)", operations: passes) { given in
+                        let tracing = probes(traced, given)
+                        let contexts = try (0..<passes).map { _ in try BenchStore.coldContext(model, at: store, probes: tracing) }
+                        return { for context in contexts { Bench.sink(try RowWorkload.fetchMaterialized(context)) } }
                     })
                     variants.append(BenchVariant("one-row fetches, \(state)", operations: fetches) { given in
                         let context = try BenchStore.coldContext(model, at: smallStore, probes: probes(traced, given))
