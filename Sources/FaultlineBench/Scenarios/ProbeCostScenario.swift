@@ -18,8 +18,8 @@ extension ScenarioCatalogue {
                 let trace = setup.folder.appendingPathComponent("probe-cost.jsonl").path
                 let fetches = 20_000
                 // Enough bulk fetches per run for a run as long as the one-row fetches' (a 9 ms run judged to 5% is
-                // at the mercy of the machine's noise): each on a cold context of its own.
-                let passes = max(1, 200_000 / setup.scale.rows)
+                // at the mercy of the machine's noise): each on a cold context of its own, up to ten.
+                let passes = min(10, max(1, 200_000 / setup.scale.rows))
                 // The runner passes its tracing probes for the traced run and none for timed runs; "trace on" runs
                 // are timed with a trace file of their own, written by one trace writer for all of them, as a traced
                 // program has one for its whole run (starting a writer, its thread and its queue's memory, is not
