@@ -116,6 +116,26 @@ final class BenchRunnerTests: XCTestCase {
         XCTAssertFalse(page.contains("Model diagram"), "result-types has no model worth drawing")
     }
 
+    /// The probes' cost is judged on more timed runs than asked for, and its traced runs issue exactly what the
+    /// timed ones measure: one statement per one-row fetch, one per bulk pass.
+    func testProbeCostTimesAtLeastFifteenRunsOfEachVariant() throws {
+        let results = try run(["probe-cost"], rows: 400)
+        let scenario = try XCTUnwrap(results.scenarios.first)
+        XCTAssertEqual(results.run.repetitions, 1)
+        XCTAssertEqual(scenario.variants.map(\.samples.count), [15, 15, 15, 15])
+        XCTAssertEqual(scenario.ratios.count, 2)
+        for state in ["probes off", "trace on"] {
+            let oneRow = try variant(results, "probe-cost", "one-row fetches, \(state)")
+            XCTAssertEqual(oneRow.operations, 400)
+            XCTAssertEqual(oneRow.counters?.statements, 400)
+            XCTAssertEqual(oneRow.counters?.fetches, 400)
+            let bulk = try variant(results, "probe-cost", "bulk fetch, \(state)")
+            XCTAssertEqual(bulk.operations, 10)
+            XCTAssertEqual(bulk.counters?.statements, 10)
+            XCTAssertEqual(bulk.counters?.fetchedObjects, 10 * 400)
+        }
+    }
+
     func testUnknownScenarioAndBadResultsFilesAreNamed() throws {
         XCTAssertThrowsError(try run(["no-such"], rows: 1_000)) { error in
             XCTAssertTrue("\(error)".contains("unknown scenario 'no-such'"), "\(error)")
