@@ -88,6 +88,32 @@ let benchmarks: @Sendable () -> Void = {
         }
     }
 
+    // The two above run one after the other, so the machine's drift falls on one side of their ratio. Here each
+    // iteration times both, in alternating order, and records their ratio (per mille): its percentiles are the
+    // probes' cost on one-row fetches. Before each run, untimed, the trace writes what was left queued.
+    let ratio = BenchmarkMetric.custom("trace on / probes off (‰)", polarity: .prefersSmaller, useScalingFactor: false)
+    Benchmark("5k one-row fetches, trace on / probes off, paired",
+              configuration: .init(metrics: [ratio], maxDuration: .seconds(20), maxIterations: 20)) { benchmark in
+        func time(_ coordinator: PersistentStoreCoordinator) throws -> Duration {
+            traced.probes.flush()
+            let context = ManagedObjectContext(.privateQueue, coordinator: coordinator)
+            let start = ContinuousClock.now
+            blackHole(try RowWorkload.smallFetches(context, count: 5_000))
+            return ContinuousClock.now - start
+        }
+        for iteration in benchmark.scaledIterations {
+            let (off, on): (Duration, Duration)
+            if iteration % 2 == 0 {
+                off = try time(coordinator)
+                on = try time(traced)
+            } else {
+                on = try time(traced)
+                off = try time(coordinator)
+            }
+            benchmark.measurement(ratio, Int((1_000 * (on / off)).rounded()))
+        }
+    }
+
     Benchmark("Fire 200k faults from the row cache",
               configuration: .init(metrics: [.wallClock, .mallocCountTotal], timeUnits: .milliseconds)) { benchmark in
         for _ in benchmark.scaledIterations {
