@@ -33,4 +33,27 @@ final class WorkloadTests: XCTestCase {
         XCTAssertEqual(try RowWorkload.fetchMaterialized(context), fetched, "a second fetch reuses the registered objects")
         XCTAssertEqual(coordinator.statistics.statementsExecuted - statements, 1, "and issues one SELECT")
     }
+
+    /// The point lookups fetch each row once, by primary key, one statement a lookup, whatever the table's size.
+    func testPointLookupsFetchEveryRowOnceByPrimaryKey() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("faultline-bench-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        for rows in [500, 7_919 * 2] {
+            let store = dir.appendingPathComponent("lookups-\(rows).sqlite")
+            try PointLookupWorkload.generate(rows: rows, into: store)
+            let coordinator = PersistentStoreCoordinator(managedObjectModel: try PointLookupWorkload.model())
+            try coordinator.addPersistentStore(at: store)
+            let context = ManagedObjectContext(.privateQueue, coordinator: coordinator)
+            let statements = coordinator.statistics.statementsExecuted
+            XCTAssertEqual(try PointLookupWorkload.lookups(context, count: rows, rows: rows), rows)
+            XCTAssertEqual(coordinator.statistics.statementsExecuted - statements, rows, "one SELECT a lookup")
+            let (distinct, lengths) = context.performAndWait {
+                let objects = context.registeredObjects
+                return (Set(objects.map(\.objectID)).count, Set(objects.map { $0[Attribute<String>("t3")].count }))
+            }
+            XCTAssertEqual(distinct, rows, "every row once (\(rows) rows)")
+            XCTAssertEqual(lengths, [12], "values of twelve characters")
+        }
+    }
 }

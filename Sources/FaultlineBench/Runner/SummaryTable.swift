@@ -36,8 +36,8 @@ public enum SummaryTable {
                 lines.append(line)
             }
             for ratio in scenario.ratios {
-                let met = ratio.met.map { $0 ? "met" : "MISSED" } ?? ""
-                lines.append("  ratio \(ratio.numerator) / \(ratio.denominator): \(BenchFormat.ratio(ratio.value))" + (ratio.target.map { "  target \($0) \(met)" } ?? ""))
+                let met = ratio.met.map { $0 ? " met" : " MISSED" } ?? ""
+                lines.append("  ratio \(ratio.numerator) / \(ratio.denominator): \(BenchFormat.ratio(ratio.value))" + (ratio.target.map { "  target \($0)\(met)" } ?? ""))
             }
             lines.append("  \(scenario.verdict.detail)")
         }

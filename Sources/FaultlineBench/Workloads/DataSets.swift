@@ -32,6 +32,11 @@ public final class DataSets {
         }
     }
 
+    /// `count` rows of ten short strings (`PointLookupWorkload`).
+    public func pointLookups(_ count: Int) throws -> URL {
+        try store("lookups-\(count)") { url in try PointLookupWorkload.generate(rows: count, into: url) }
+    }
+
     /// The City/Person graph (`CityWorkload`) with `cities` cities (and their residents when `residents`).
     public func cities(_ cities: Int, indexedPopulation: Bool = true, residents: Bool = true) throws -> URL {
         try store("cities-\(cities)-\(indexedPopulation ? "indexed" : "plain")\(residents ? "" : "-alone")") { url in
