@@ -18,7 +18,7 @@ struct BenchCommand: ParsableCommand {
     @Option(help: "small (20,000 rows), medium (200,000), large (1,000,000) or a row count.")
     var scale: String = "medium"
 
-    @Option(help: "Timed runs per variant.")
+    @Option(help: "Timed runs per variant (a scenario may ask for more: probe-cost times at least 15).")
     var repetitions: Int = 5
 
     @Option(help: "Folder for results.json, trace.jsonl and index.html.")
