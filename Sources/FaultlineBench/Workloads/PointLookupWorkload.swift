@@ -38,7 +38,8 @@ public enum PointLookupWorkload {
     /// the `i`th fetches row `1 + i × 7,919 mod rows`, so that consecutive lookups land far apart and, while `count`
     /// is at most `rows`, none is repeated. Returns the objects found.
     public static func lookups(_ context: ManagedObjectContext, count: Int, rows: Int) throws -> Int {
-        try context.performAndWait {
+        guard rows > 0 else { return 0 }
+        return try context.performAndWait {
             let store = context.coordinator.storeIdentifier ?? ""
             // A stride that shares no factor with `rows` visits every row once before repeating one.
             let stride = rows % 7_919 == 0 ? 7_907 : 7_919
