@@ -44,13 +44,7 @@ public enum PointLookupWorkload {
             // A stride that shares no factor with `rows` visits every row once before repeating one.
             let stride = rows % 7_919 == 0 ? 7_907 : 7_919
             var found = 0
-            for i in 0..<count {
-                let key = i % rows &* stride % rows + 1
-                guard let id = context.objectID(forURIString: "x-coredata://\(store)/Text/p\(key)") else { continue }
-                var request = FetchRequest<ManagedObject>(entityName: "Text", predicate: .comparison(Comparison(.evaluatedObject, .equal, .constant(.objectID(id)))))
-                request.returnsObjectsAsFaults = false
-                found += try context.fetch(request).count
-            }
+            for i in 0..<count { found += try context.fetchOne("Text", key: i % rows &* stride % rows + 1, store: store) }
             return found
         }
     }

@@ -48,12 +48,7 @@ public enum RowWorkload {
         try context.performAndWait {
             let store = context.coordinator.storeIdentifier ?? ""
             var found = 0
-            for i in 0..<count {
-                guard let id = context.objectID(forURIString: "x-coredata://\(store)/Row/p\(i % 1_000 + 1)") else { continue }
-                var request = FetchRequest<ManagedObject>(entityName: "Row", predicate: .comparison(Comparison(.evaluatedObject, .equal, .constant(.objectID(id)))))
-                request.returnsObjectsAsFaults = false
-                found += try context.fetch(request).count
-            }
+            for i in 0..<count { found += try context.fetchOne("Row", key: i % 1_000 + 1, store: store) }
             return found
         }
     }
