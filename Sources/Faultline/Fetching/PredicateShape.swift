@@ -21,9 +21,8 @@ final class PredicateShape {
     /// Scans so far: a traced fetch that made exactly one knows that `text` and its recorded constants are its own.
     @exclusivity(unchecked) private(set) var scans: UInt = 0
     /// The shape's predicate text, set when the scanned fetch used a template that keeps one (its coordinator's
-    /// trace records fetches by their shape). Not
-    /// retained: it is read only by the traced fetch that made this scan, which holds the coordinator's lock, so
-    /// no other fetch can drop the template meanwhile.
+    /// trace records fetches by their shape). Not retained: it is read only by the traced fetch that made this scan,
+    /// which holds the coordinator's lock, so no other fetch can drop the template meanwhile.
     @exclusivity(unchecked) var text: Unmanaged<PredicateTextShape>?
 
     init(recordsConstants: Bool = false) {
