@@ -123,10 +123,21 @@ final class BenchRunnerTests: XCTestCase {
         let scenario = try XCTUnwrap(results.scenarios.first)
         XCTAssertEqual(results.run.repetitions, 1)
         XCTAssertEqual(scenario.variants.map(\.samples.count), [15, 15, 15, 15, 15, 15])
-        // Judged on the bulk fetch and the point lookups; the smallest fetch is reported without a limit.
+        XCTAssertEqual(scenario.variants.map { $0.processorSamples?.count }, [15, 15, 15, 15, 15, 15])
+        // Each workload's two halves side by side, so that each repetition times them next to each other.
+        XCTAssertEqual(scenario.variants.map(\.name), ["bulk fetch, probes off", "bulk fetch, trace on",
+                                                        "point lookups, probes off", "point lookups, trace on",
+                                                        "one-row fetches, probes off", "one-row fetches, trace on"])
+        // Judged on the bulk fetch and the point lookups; the smallest fetch is reported without a limit. Each is
+        // the median of the repetitions' own ratios.
         XCTAssertEqual(scenario.ratios.map(\.numerator), ["bulk fetch, trace on", "point lookups, trace on", "one-row fetches, trace on"])
         XCTAssertEqual(scenario.ratios.map { $0.met == nil }, [false, false, true])
+        let measurements = ScenarioMeasurements(results: scenario.variants)
+        for ratio in scenario.ratios {
+            XCTAssertEqual(ratio.value, measurements.pairedRatio(ratio.numerator, ratio.denominator))
+        }
         XCTAssertTrue(scenario.verdict.detail.contains("ns a fetch"), scenario.verdict.detail)
+        XCTAssertTrue(scenario.verdict.detail.contains("processor time on point lookups"), scenario.verdict.detail)
         for state in ["probes off", "trace on"] {
             let lookups = try variant(results, "probe-cost", "point lookups, \(state)")
             XCTAssertEqual(lookups.operations, 400)
@@ -142,6 +153,40 @@ final class BenchRunnerTests: XCTestCase {
             XCTAssertEqual(bulk.counters?.statements, 10)
             XCTAssertEqual(bulk.counters?.fetchedObjects, 10 * 400)
         }
+    }
+
+    /// A paired ratio is the median of the repetitions' own ratios, per operation: a repetition in which the
+    /// whole machine ran slow moves both of its runs, and so not the estimate.
+    func testPairedRatioIsTheMedianOfEachRepetitionsRatio() throws {
+        func result(_ name: String, operations: Int, _ samples: [Double], processor: [Double]? = nil) -> VariantResult {
+            let sorted = samples.sorted()
+            return VariantResult(name: name, role: .engine, operations: operations, median: sorted[sorted.count / 2],
+                                 min: sorted[0], max: sorted[sorted.count - 1], samples: samples, processorSamples: processor,
+                                 counters: nil, queryPlans: nil)
+        }
+        // B takes 4% longer than A per operation (it runs half as many). The machine ran twice as slow through
+        // the third repetition, and through B's run in the second.
+        let m = ScenarioMeasurements(results: [
+            result("A", operations: 10, [1.0, 1.0, 2.0], processor: [1.0, 2.0, 1.0]),
+            result("B", operations: 5, [0.52, 1.04, 1.04], processor: [0.6, 1.1, 0.5]),
+        ])
+        XCTAssertEqual(try XCTUnwrap(m.pairedRatio("B", "A")), 1.04, accuracy: 1e-12)
+        // The ratio of the medians pits B's slow runs against A's fast ones.
+        XCTAssertEqual(try XCTUnwrap(m.ratio("B", "A")), 2.08, accuracy: 1e-12)
+        XCTAssertEqual(try XCTUnwrap(m.processorRatio("B", "A")), 1.1, accuracy: 1e-12)
+        XCTAssertEqual(try XCTUnwrap(m.processorMedian("A")), 0.1, accuracy: 1e-12)
+        // Results written before processor times were recorded have none to pair.
+        let old = ScenarioMeasurements(results: [result("A", operations: 1, [1]), result("B", operations: 1, [2])])
+        XCTAssertNil(old.processorRatio("B", "A"))
+        XCTAssertEqual(old.pairedRatio("B", "A"), 2)
+        XCTAssertNil(old.pairedRatio("B", "missing"))
+    }
+
+    /// A scenario that alternates its order times every other repetition in reverse: each neighbour goes first as
+    /// often as second.
+    func testAlternatingScenariosReverseEveryOtherRepetition() {
+        XCTAssertEqual((0..<4).map { BenchRunner.runOrder(3, repetition: $0, alternates: true) }, [[0, 1, 2], [2, 1, 0], [0, 1, 2], [2, 1, 0]])
+        XCTAssertEqual((0..<2).map { BenchRunner.runOrder(3, repetition: $0, alternates: false) }, [[0, 1, 2], [0, 1, 2]])
     }
 
     func testUnknownScenarioAndBadResultsFilesAreNamed() throws {

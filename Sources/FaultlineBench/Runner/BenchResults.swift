@@ -85,6 +85,9 @@ public struct VariantResult: Codable, Sendable {
     public var min: Double
     public var max: Double
     public var samples: [Double]
+    /// Processor seconds of the whole process (every thread) during each timed run, in order; absent in results
+    /// written before it was recorded.
+    public var processorSamples: [Double]?
     /// What the engine did in the traced run (null for peers).
     public var counters: ProbeCounters?
     /// EXPLAIN QUERY PLAN details of the statements the traced run prepared, by SQL text (null for peers).
@@ -98,6 +101,9 @@ public struct RatioResult: Codable, Sendable {
     public var target: String?
     /// Whether the ratio is within its target (null without a target).
     public var met: Bool?
+    /// True when `value` is the median of the repetitions' own ratios rather than the ratio of the medians (absent
+    /// in results written before paired ratios).
+    public var paired: Bool?
 }
 
 /// A benchmark runner error: a message naming what and where.

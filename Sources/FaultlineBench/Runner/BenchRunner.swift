@@ -5,7 +5,8 @@ import Foundation
 /// Runs benchmark scenarios: generates each one's data (untimed), runs every variant once with probes on (the
 /// trace, the counters and the query plans come from this run, which is also the warm-up), then times
 /// `repetitions` runs of each variant with probes off, interleaving the variants so that peers share the
-/// machine's mood. Writes `results.json`, `trace.jsonl` and `index.html` to the output folder.
+/// machine's mood (in reverse order every other repetition, when the scenario asks). Writes `results.json`,
+/// `trace.jsonl` and `index.html` to the output folder.
 public final class BenchRunner {
     public struct Options {
         public var scale: BenchScale
@@ -125,6 +126,12 @@ public final class BenchRunner {
         return diagrams
     }
 
+    /// The order in which one repetition times a scenario's variants: as listed, or, when the scenario alternates,
+    /// in reverse every other repetition.
+    static func runOrder(_ count: Int, repetition: Int, alternates: Bool) -> [Int] {
+        alternates && repetition % 2 == 1 ? Array((0..<count).reversed()) : Array(0..<count)
+    }
+
     private func measure(_ scenario: BenchScenario, variants: [BenchVariant], traced: Probes, counting: CountingRecorder,
                          step: String) throws -> ScenarioResult {
         var counters: [ProbeCounters?] = []
@@ -156,25 +163,28 @@ public final class BenchRunner {
         // The traced runs' events are written now, not by the trace's thread during the timed runs.
         traced.flush()
         var samples = Array(repeating: [Double](), count: variants.count)
+        var processorSamples = samples
         let repetitions = max(1, options.repetitions, scenario.minimumRepetitions)
         for repetition in 0..<repetitions {
             options.progress("\(step): repetition \(repetition + 1)/\(repetitions)")
-            for (i, variant) in variants.enumerated() {
-                let body = try variant.prepare(.disabled)
-                samples[i].append(try Stopwatch.time(body))
+            for i in Self.runOrder(variants.count, repetition: repetition, alternates: scenario.alternatesOrder) {
+                let body = try variants[i].prepare(.disabled)
+                let (seconds, processorSeconds) = try Stopwatch.measure(body)
+                samples[i].append(seconds)
+                processorSamples[i].append(processorSeconds)
             }
         }
         let measured = variants.indices.map { i -> VariantResult in
             let sorted = samples[i].sorted()
             return VariantResult(name: variants[i].name, role: variants[i].role, operations: variants[i].operations,
                                  median: sorted[sorted.count / 2], min: sorted.first!, max: sorted.last!, samples: samples[i],
-                                 counters: counters[i], queryPlans: plans[i])
+                                 processorSamples: processorSamples[i], counters: counters[i], queryPlans: plans[i])
         }
         let measurements = ScenarioMeasurements(results: measured)
         let ratios = scenario.ratios.compactMap { spec -> RatioResult? in
-            guard let value = measurements.ratio(spec.numerator, spec.denominator) else { return nil }
+            guard let value = measurements.ratio(spec) else { return nil }
             return RatioResult(numerator: spec.numerator, denominator: spec.denominator, value: value, target: spec.target,
-                               met: spec.limit.map { value <= $0 })
+                               met: spec.limit.map { value <= $0 }, paired: spec.paired)
         }
         return ScenarioResult(id: scenario.id, title: scenario.title, claim: scenario.claim, source: scenario.source, status: "ran",
                               note: nil, verdict: scenario.judge(measurements), variants: measured, ratios: ratios)

@@ -26,14 +26,19 @@ public struct BenchScenario {
     /// The fewest timed runs per variant, whatever `--repetitions` asks: a claim of a few percent needs more than
     /// the default five to be judged on a noisy machine.
     let minimumRepetitions: Int
+    /// True when every other repetition runs the variants in reverse order, so that two neighbours are timed as
+    /// often in one order as in the other (for paired ratios: a run can warm or cool the machine for the next).
+    let alternatesOrder: Bool
 
     public init(id: String, title: String, claim: String, source: String, skipReason: String? = nil,
                 ratios: [RatioSpec] = [], model: (() throws -> ManagedObjectModel)? = nil, snapshots: Bool = false,
-                minimumRepetitions: Int = 1, variants: @escaping (ScenarioSetup) throws -> [BenchVariant],
+                minimumRepetitions: Int = 1, alternatesOrder: Bool = false,
+                variants: @escaping (ScenarioSetup) throws -> [BenchVariant],
                 judge: @escaping (ScenarioMeasurements) -> Verdict) {
         self.diagramModel = model
         self.snapshots = snapshots
         self.minimumRepetitions = minimumRepetitions
+        self.alternatesOrder = alternatesOrder
         self.id = id
         self.title = title
         self.claim = claim
@@ -85,11 +90,16 @@ public struct RatioSpec: Sendable {
     public var limit: Double?
     /// The target as written ("≤ 1.5× raw", "< 1 (faster than GRDB)").
     public var target: String?
+    /// True: the median of the repetitions' own ratios, rather than the ratio of the two medians. Each repetition
+    /// times both variants within moments of each other, so a slow drift of the machine's speed cancels out: the
+    /// estimate for a difference of a few percent on a shared machine.
+    public var paired: Bool
 
-    public init(_ numerator: String, over denominator: String, limit: Double? = nil, target: String? = nil) {
+    public init(_ numerator: String, over denominator: String, limit: Double? = nil, target: String? = nil, paired: Bool = false) {
         self.numerator = numerator
         self.denominator = denominator
         self.limit = limit
+        self.paired = paired
         self.target = target ?? limit.map { "≤ \(BenchFormat.ratio($0))" }
     }
 }
@@ -127,6 +137,38 @@ public struct ScenarioMeasurements {
     public func ratio(_ a: String, _ b: String) -> Double? {
         guard let x = median(a), let y = median(b), y > 0 else { return nil }
         return x / y
+    }
+
+    /// The median of `a / b` over the repetitions (per operation), each repetition's runs of `a` and `b` paired.
+    public func pairedRatio(_ a: String, _ b: String) -> Double? {
+        guard let x = self[a], let y = self[b] else { return nil }
+        return Self.pairedRatio(x.samples, y.samples, scale: Double(y.operations) / Double(x.operations))
+    }
+
+    /// `pairedRatio` of the processor time the whole process used in each run (every thread's).
+    public func processorRatio(_ a: String, _ b: String) -> Double? {
+        guard let x = self[a], let y = self[b], let p = x.processorSamples, let q = y.processorSamples else { return nil }
+        return Self.pairedRatio(p, q, scale: Double(y.operations) / Double(x.operations))
+    }
+
+    /// The median processor seconds per operation of a variant's runs.
+    public func processorMedian(_ name: String) -> Double? {
+        guard let variant = self[name], let samples = variant.processorSamples, !samples.isEmpty else { return nil }
+        return samples.sorted()[samples.count / 2] / Double(variant.operations)
+    }
+
+    private static func pairedRatio(_ numerators: [Double], _ denominators: [Double], scale: Double) -> Double? {
+        guard numerators.count == denominators.count else { return nil }
+        var ratios: [Double] = []
+        for (p, q) in zip(numerators, denominators) where q > 0 { ratios.append(p / q * scale) }
+        guard !ratios.isEmpty else { return nil }
+        ratios.sort()
+        return ratios[ratios.count / 2]
+    }
+
+    /// The ratio a spec asks for: paired or of medians.
+    func ratio(_ spec: RatioSpec) -> Double? {
+        spec.paired ? pairedRatio(spec.numerator, spec.denominator) : ratio(spec.numerator, spec.denominator)
     }
 
     /// Counters of a variant's traced run.
