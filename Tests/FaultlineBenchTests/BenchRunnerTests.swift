@@ -138,6 +138,9 @@ final class BenchRunnerTests: XCTestCase {
         }
         XCTAssertTrue(scenario.verdict.detail.contains("ns a fetch"), scenario.verdict.detail)
         XCTAssertTrue(scenario.verdict.detail.contains("processor time on point lookups"), scenario.verdict.detail)
+        XCTAssertEqual(scenario.ratios.map(\.paired), [true, true, true])
+        let summary = SummaryTable.text(results)
+        XCTAssertTrue(summary.contains("ratio point lookups, trace on / point lookups, probes off (paired): "), summary)
         for state in ["probes off", "trace on"] {
             let lookups = try variant(results, "probe-cost", "point lookups, \(state)")
             XCTAssertEqual(lookups.operations, 400)

@@ -38,7 +38,8 @@ public enum ResultsPage {
             }
             for ratio in scenario.ratios {
                 let met = ratio.met.map { $0 ? " — met" : " — <b>missed</b>" } ?? ""
-                body += "<p>\(escape(ratio.numerator)) / \(escape(ratio.denominator)): <b>\(BenchFormat.ratio(ratio.value))</b>\(ratio.target.map { " (target \(escape($0)))" } ?? "")\(met)</p>\n"
+                let paired = ratio.paired == true ? " (paired: the median of the repetitions' own ratios)" : ""
+                body += "<p>\(escape(ratio.numerator)) / \(escape(ratio.denominator))\(paired): <b>\(BenchFormat.ratio(ratio.value))</b>\(ratio.target.map { " (target \(escape($0)))" } ?? "")\(met)</p>\n"
             }
             if let svg = diagrams[scenario.id] { body += "<details><summary>Model diagram</summary>\(inlineSVG(svg))</details>\n" }
             for variant in scenario.variants {

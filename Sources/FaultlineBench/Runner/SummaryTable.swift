@@ -37,7 +37,7 @@ public enum SummaryTable {
             }
             for ratio in scenario.ratios {
                 let met = ratio.met.map { $0 ? " met" : " MISSED" } ?? ""
-                lines.append("  ratio \(ratio.numerator) / \(ratio.denominator): \(BenchFormat.ratio(ratio.value))" + (ratio.target.map { "  target \($0)\(met)" } ?? ""))
+                lines.append("  ratio \(ratio.numerator) / \(ratio.denominator)\(ratio.paired == true ? " (paired)" : ""): \(BenchFormat.ratio(ratio.value))" + (ratio.target.map { "  target \($0)\(met)" } ?? ""))
             }
             lines.append("  \(scenario.verdict.detail)")
         }
