@@ -305,6 +305,27 @@ final class CLITests: XCTestCase {
         XCTAssertTrue(regressed.stdout.contains("tiers / SQLite fault") && regressed.stdout.contains("more than 10% slower"), regressed.stdout)
         let allowed = try run(["compare", "base/results.json", "new.json", "--allow", "prefetch-mayors", "--max-slowdown", "300%"])
         XCTAssertEqual(allowed.status, 0, allowed.stdout)
+        // A scenario changed to do twice the operations a run, with twice the time and statements: the same per
+        // operation, so no regression, and a note saying how it was compared.
+        var doubled = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(contentsOf: dir.appendingPathComponent("base/results.json"))) as? [String: Any])
+        var doubledScenarios = try XCTUnwrap(doubled["scenarios"] as? [[String: Any]])
+        for i in doubledScenarios.indices where doubledScenarios[i]["id"] as? String == "prefetch-mayors" {
+            var variants = try XCTUnwrap(doubledScenarios[i]["variants"] as? [[String: Any]])
+            for j in variants.indices {
+                variants[j]["operations"] = (variants[j]["operations"] as? Int ?? 1) * 2
+                variants[j]["median"] = (variants[j]["median"] as? Double ?? 0) * 2
+                var counters = try XCTUnwrap(variants[j]["counters"] as? [String: Any])
+                counters["statements"] = (counters["statements"] as? Int ?? 0) * 2
+                variants[j]["counters"] = counters
+            }
+            doubledScenarios[i]["variants"] = variants
+        }
+        doubled["scenarios"] = doubledScenarios
+        try JSONSerialization.data(withJSONObject: doubled).write(to: dir.appendingPathComponent("doubled.json"))
+        let perOperation = try run(["compare", "base/results.json", "doubled.json"])
+        XCTAssertEqual(perOperation.status, 0, perOperation.stdout + perOperation.stderr)
+        XCTAssertTrue(perOperation.stdout.contains("prefetch-mayors/prefetch: 200 operations a run in the baseline, 400 now: compared per operation"),
+                      perOperation.stdout)
         // Traces: the N+1 variant's trace against the prefetching one's gains a finding and statements.
         let traces = try String(contentsOf: dir.appendingPathComponent("base/trace.jsonl"), encoding: .utf8).split(separator: "\n", omittingEmptySubsequences: false)
         let header = String(traces[0])

@@ -53,14 +53,22 @@ public struct ResultsComparison {
                     notes.append("\(scenario.id)/\(variant.name): new variant (no baseline)")
                     continue
                 }
-                var row = Row(scenario: scenario.id, variant: variant.name, role: variant.role, baseSeconds: before.median,
-                              newSeconds: variant.median, baseCounters: before.counters, newCounters: variant.counters, regressions: [])
+                // A run of the variant does a different number of operations than the baseline's did (the scenario
+                // changed): its time and statements are compared per operation.
+                let perOperation = before.operations != variant.operations && before.operations > 0 && variant.operations > 0
+                let (baseRun, newRun) = perOperation ? (Double(before.operations), Double(variant.operations)) : (1, 1)
+                if perOperation {
+                    notes.append("\(scenario.id)/\(variant.name): \(before.operations) operations a run in the baseline, \(variant.operations) now: compared per operation")
+                }
+                var row = Row(scenario: scenario.id, variant: variant.name, role: variant.role, baseSeconds: before.median / baseRun,
+                              newSeconds: variant.median / newRun, baseCounters: before.counters, newCounters: variant.counters, regressions: [])
                 if variant.role == .engine && row.timeRatio > 1 + maxSlowdown {
                     row.regressions.append("\(BenchFormat.ratio(row.timeRatio)) the baseline's time (more than \(Int((maxSlowdown * 100).rounded()))% slower)")
                 }
                 let isAllowed = allowed.contains(scenario.id) || allowed.contains("\(scenario.id)/\(variant.name)")
-                if let a = before.counters?.statements, let b = variant.counters?.statements, b > a, !isAllowed {
-                    row.regressions.append("\(b) statements, \(a) in the baseline")
+                if let a = before.counters?.statements, let b = variant.counters?.statements, Double(b) / newRun > Double(a) / baseRun, !isAllowed {
+                    row.regressions.append(perOperation ? String(format: "%.2f statements an operation, %.2f in the baseline", Double(b) / newRun, Double(a) / baseRun)
+                                                        : "\(b) statements, \(a) in the baseline")
                 }
                 rows.append(row)
             }

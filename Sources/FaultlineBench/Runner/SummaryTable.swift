@@ -29,8 +29,10 @@ public enum SummaryTable {
                 } else {
                     line += "  (\(variant.role.rawValue))"
                 }
-                if let old = base?.variants.first(where: { $0.name == variant.name }), old.median > 0 {
-                    line += "  vs baseline \(BenchFormat.ratio(variant.median / old.median))"
+                if let old = base?.variants.first(where: { $0.name == variant.name }), old.median > 0, old.operations > 0 {
+                    // Per operation, as a changed scenario may do more or fewer a run than the baseline's.
+                    let ratio = variant.median / Double(max(variant.operations, 1)) / (old.median / Double(old.operations))
+                    line += "  vs baseline \(BenchFormat.ratio(ratio))" + (old.operations != variant.operations ? " per operation" : "")
                     if let a = variant.counters?.statements, let b = old.counters?.statements, a != b { line += " (statements \(b) → \(a))" }
                 }
                 lines.append(line)
