@@ -58,7 +58,8 @@ public struct ResultsComparison {
                 let perOperation = before.operations != variant.operations && before.operations > 0 && variant.operations > 0
                 let (baseRun, newRun) = perOperation ? (Double(before.operations), Double(variant.operations)) : (1, 1)
                 if perOperation {
-                    notes.append("\(scenario.id)/\(variant.name): \(before.operations) operations a run in the baseline, \(variant.operations) now: compared per operation")
+                    let operations = before.operations == 1 ? "1 operation" : "\(before.operations) operations"
+                    notes.append("\(scenario.id)/\(variant.name): \(operations) a run in the baseline, \(variant.operations) now: compared per operation")
                 }
                 var row = Row(scenario: scenario.id, variant: variant.name, role: variant.role, baseSeconds: before.median / baseRun,
                               newSeconds: variant.median / newRun, baseCounters: before.counters, newCounters: variant.counters, regressions: [])
