@@ -52,6 +52,20 @@ extension ScenarioCatalogue {
                 // holds (its last millisecond or so of events), so that the processor time measured for it includes
                 // the writer's work for all of its events.
                 let states = [(traced: false, name: "probes off"), (traced: true, name: "trace on")]
+                // The two variants of a workload of `fetches` fetches through one cold context.
+                func fetchVariants(_ workload: String, _ model: ManagedObjectModel, at store: URL,
+                                   _ work: @escaping (ManagedObjectContext) throws -> Int) -> [BenchVariant] {
+                    states.map { traced, state in
+                        BenchVariant("\(workload), \(state)", operations: fetches) { given in
+                            let tracing = probes(traced, given)
+                            let context = try BenchStore.coldContext(model, at: store, probes: tracing)
+                            return {
+                                Bench.sink(Int64(try work(context)))
+                                tracing.flush()
+                            }
+                        }
+                    }
+                }
                 return states.map { traced, state in
                     BenchVariant("bulk fetch, \(state)", operations: passes) { given in
                         let tracing = probes(traced, given)
@@ -61,24 +75,10 @@ extension ScenarioCatalogue {
                             tracing.flush()
                         }
                     }
-                } + states.map { traced, state in
-                    BenchVariant("point lookups, \(state)", operations: fetches) { given in
-                        let tracing = probes(traced, given)
-                        let context = try BenchStore.coldContext(lookupModel, at: lookupStore, probes: tracing)
-                        return {
-                            Bench.sink(Int64(try PointLookupWorkload.lookups(context, count: fetches, rows: lookupRows)))
-                            tracing.flush()
-                        }
-                    }
-                } + states.map { traced, state in
-                    BenchVariant("one-row fetches, \(state)", operations: fetches) { given in
-                        let tracing = probes(traced, given)
-                        let context = try BenchStore.coldContext(model, at: smallStore, probes: tracing)
-                        return {
-                            Bench.sink(Int64(try RowWorkload.smallFetches(context, count: fetches)))
-                            tracing.flush()
-                        }
-                    }
+                } + fetchVariants("point lookups", lookupModel, at: lookupStore) { context in
+                    try PointLookupWorkload.lookups(context, count: fetches, rows: lookupRows)
+                } + fetchVariants("one-row fetches", model, at: smallStore) { context in
+                    try RowWorkload.smallFetches(context, count: fetches)
                 }
             },
             judge: { m in
