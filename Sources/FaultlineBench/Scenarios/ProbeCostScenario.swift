@@ -35,14 +35,11 @@ extension ScenarioCatalogue {
                 // The runner passes its tracing probes for the traced run and none for timed runs; "trace on" runs
                 // are timed with a trace file of their own, written by one trace writer for all of them, as a traced
                 // program has one for its whole run (starting a writer, its thread and its queue's memory, is not
-                // what the claim is about). Before every timed run, untimed, the writer writes what an earlier run
-                // left queued (up to its last millisecond of events), which would otherwise be written during this
-                // run, whichever variant it is.
+                // what the claim is about). Each timed "trace on" run ends by writing what its trace still holds
+                // (below), so no run leaves events for the next one to pay for.
                 var timedTracing: Probes?
                 func probes(_ traced: Bool, _ given: Probes) -> Probes {
-                    guard !given.isEnabled else { return given }
-                    timedTracing?.flush()
-                    guard traced else { return given }
+                    guard traced && !given.isEnabled else { return given }
                     if let timedTracing { return timedTracing }
                     let tracing = Probes(configuration: ProbeConfiguration(tracePath: trace))
                     timedTracing = tracing
