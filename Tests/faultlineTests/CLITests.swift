@@ -326,6 +326,21 @@ final class CLITests: XCTestCase {
         XCTAssertEqual(perOperation.status, 0, perOperation.stdout + perOperation.stderr)
         XCTAssertTrue(perOperation.stdout.contains("prefetch-mayors/prefetch: 200 operations a run in the baseline, 400 now: compared per operation"),
                       perOperation.stdout)
+        // One statement more than twice as many is more per operation: a regression, said per operation.
+        for i in doubledScenarios.indices where doubledScenarios[i]["id"] as? String == "prefetch-mayors" {
+            var variants = try XCTUnwrap(doubledScenarios[i]["variants"] as? [[String: Any]])
+            for j in variants.indices where variants[j]["name"] as? String == "prefetch" {
+                var counters = try XCTUnwrap(variants[j]["counters"] as? [String: Any])
+                counters["statements"] = (counters["statements"] as? Int ?? 0) + 1
+                variants[j]["counters"] = counters
+            }
+            doubledScenarios[i]["variants"] = variants
+        }
+        doubled["scenarios"] = doubledScenarios
+        try JSONSerialization.data(withJSONObject: doubled).write(to: dir.appendingPathComponent("more.json"))
+        let more = try run(["compare", "base/results.json", "more.json"])
+        XCTAssertEqual(more.status, 1, more.stdout + more.stderr)
+        XCTAssertTrue(more.stdout.contains("prefetch-mayors / prefetch") && more.stdout.contains("5 statements in 400 operations, 2 in 200 in the baseline"), more.stdout)
         // Traces: the N+1 variant's trace against the prefetching one's gains a finding and statements.
         let traces = try String(contentsOf: dir.appendingPathComponent("base/trace.jsonl"), encoding: .utf8).split(separator: "\n", omittingEmptySubsequences: false)
         let header = String(traces[0])

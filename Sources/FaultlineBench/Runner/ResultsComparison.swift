@@ -68,7 +68,7 @@ public struct ResultsComparison {
                 }
                 let isAllowed = allowed.contains(scenario.id) || allowed.contains("\(scenario.id)/\(variant.name)")
                 if let a = before.counters?.statements, let b = variant.counters?.statements, Double(b) / newRun > Double(a) / baseRun, !isAllowed {
-                    row.regressions.append(perOperation ? String(format: "%.2f statements an operation, %.2f in the baseline", Double(b) / newRun, Double(a) / baseRun)
+                    row.regressions.append(perOperation ? "\(b) statements in \(variant.operations) operations, \(a) in \(before.operations) in the baseline"
                                                         : "\(b) statements, \(a) in the baseline")
                 }
                 rows.append(row)
