@@ -44,7 +44,7 @@ struct DiagramCommand: ParsableCommand {
             guard let store else {
                 let diagram = ModelDiagram(model: managedObjectModel)
                 try GraphvizRenderer.render(diagram.dot, as: format).write(to: URL(fileURLWithPath: output), options: .atomic)
-                print("wrote \(output) (\(managedObjectModel.entities.count) entities)")
+                print("wrote \(output) (\(diagram.entities.count) entities\(diagram.note.map { "; \($0)" } ?? ""))")
                 return
             }
             guard FileManager.default.fileExists(atPath: store) else { throw ValidationError("no store at '\(store)'") }

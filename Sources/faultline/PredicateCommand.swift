@@ -23,6 +23,9 @@ struct PredicateCommand: ParsableCommand {
         } catch let error as ObjectPredicateError {
             FileHandle.standardError.write(Data("faultline predicate: \(error.caretDescription)\n".utf8))
             throw ExitCode.failure
+        } catch let error as ArgumentValues.Failure {
+            FileHandle.standardError.write(Data("faultline predicate: \(error)\n".utf8))
+            throw ExitCode.failure
         }
     }
 }

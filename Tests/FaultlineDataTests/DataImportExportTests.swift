@@ -20,6 +20,8 @@ final class DataImportExportTests: XCTestCase {
             EntityDescription(name: "Dog", properties: [
                 AttributeDescription(name: "name", type: .string, isOptional: false),
                 AttributeDescription(name: "age", type: .integer16),
+                AttributeDescription(name: "chip", type: .integer64),
+                AttributeDescription(name: "weight", type: .float),
                 AttributeDescription(name: "photo", type: .binary),
                 RelationshipDescription(name: "walks", destination: "Walk", inverse: "dog", isToMany: true, isOrdered: true),
             ]),
@@ -79,7 +81,7 @@ final class DataImportExportTests: XCTestCase {
             (#"{"Cat": []}"#, "data 'data.json', entity 'Cat': the model has no such entity (entities: Dog, Walk)"),
             (#"{"Dog": [{"name": "A"}, {"@id": "b", "name": "B", "colour": "red"}]}"#, "data 'data.json', entity 'Dog', record #2 (@id \"b\"), key 'colour': no such attribute or relationship on Dog"),
             (#"{"Dog": [{"name": "A", "age": "three"}]}"#, "data 'data.json', entity 'Dog', record #1, key 'age': expected an integer for a Integer 16 attribute, got the string \"three\""),
-            (#"{"Dog": [{"name": "A", "age": 100000}]}"#, "data 'data.json', entity 'Dog', record #1, key 'age': 100000 does not fit in Integer 16"),
+            (#"{"Dog": [{"name": "A", "age": 100000}]}"#, "data 'data.json', entity 'Dog', record #1, key 'age': 100000 does not fit in Integer 16 (-32768 to 32767)"),
             (#"{"Walk": [{"date": "yesterday"}]}"#, "data 'data.json', entity 'Walk', record #1, key 'date': 'yesterday' is not an ISO 8601 date"),
             (#"{"Walk": [{"dog": "nobody"}]}"#, "data 'data.json', entity 'Walk', record #1, key 'dog': dangling reference \"nobody\": no record has that @id"),
             (#"{"Walk": [{"@id": "w"}], "Dog": [{"name": "A", "walks": "w"}]}"#, "data 'data.json', entity 'Dog', record #1, key 'walks': a to-many relationship takes an array of references"),
@@ -103,6 +105,51 @@ final class DataImportExportTests: XCTestCase {
         try context.performAndWait {
             XCTAssertEqual(try context.fetch(FetchRequest<ManagedObject>(entityName: "Dog")).count, 0)
             XCTAssertFalse(context.hasChanges)
+        }
+    }
+
+    /// Integer 64 values load exactly, to the last digit and at both ends of the range; anything outside the range,
+    /// or a number too large to tell which integer it is, is refused with the range named; so are dates Core Data
+    /// cannot hold and floats beyond Float's range.
+    func testInteger64ValuesLoadExactlyAndOutOfRangeValuesAreRefused() throws {
+        let context = try context()
+        let exact: [Int64] = [9_007_199_254_740_993, -9_007_199_254_740_993, .max, .min, .max - 1, 0]
+        // Foundation reads a fraction of zero exactly too: 9007199254740993.0 is that integer.
+        _ = try load(#"{"Dog": [{"name": "fraction", "chip": 9007199254740993.0}]}"#, into: context)
+        let records = exact.map { #"{"name": "\#($0)", "chip": \#($0)}"# }.joined(separator: ", ")
+        _ = try load(#"{"Dog": [\#(records)]}"#, into: context)
+        try context.performAndWait {
+            let dogs = try context.fetch(FetchRequest<ManagedObject>(entityName: "Dog"))
+            XCTAssertEqual(dogs.map { $0.value(forKey: "chip") as? Int64 }, [9_007_199_254_740_993] + exact.map { $0 })
+            XCTAssertEqual(dogs.dropFirst().map { "\($0.value(forKey: "name")!)" }, exact.map(String.init))
+        }
+        let refused: [(String, String)] = [
+            ("9223372036854775808", "9223372036854775808 does not fit in Integer 64 (-9223372036854775808 to 9223372036854775807)"),
+            ("-9223372036854775809", "-9223372036854775809 does not fit in Integer 64 (-9223372036854775808 to 9223372036854775807)"),
+            ("18446744073709551616", "18446744073709551616 does not fit in Integer 64 (-9223372036854775808 to 9223372036854775807)"),
+            ("1e19", "1e+19 does not fit in Integer 64 (-9223372036854775808 to 9223372036854775807)"),
+            ("9007199254740993e0", "a number with an exponent at or above 2^53 is not read exactly (it read as 9007199254740992.0); write it as a plain integer"),
+            ("2.5", "expected an integer for a Integer 64 attribute, got the number 2.5"),
+        ]
+        for (number, problem) in refused {
+            XCTAssertThrowsError(try load(#"{"Dog": [{"name": "x", "chip": \#(number)}]}"#, into: context), number) { error in
+                XCTAssertEqual("\(error)", "data 'data.json', entity 'Dog', record #1, key 'chip': \(problem)")
+            }
+        }
+        XCTAssertThrowsError(try load(#"{"Dog": [{"name": "x", "age": 32768}]}"#, into: context)) { error in
+            XCTAssertEqual("\(error)", "data 'data.json', entity 'Dog', record #1, key 'age': 32768 does not fit in Integer 16 (-32768 to 32767)")
+        }
+        XCTAssertThrowsError(try load(#"{"Dog": [{"name": "x", "weight": 1e39}]}"#, into: context)) { error in
+            XCTAssertTrue("\(error)".hasSuffix("key 'weight': 1e+39 does not fit in Float (its largest magnitude is 3.4028235e+38)"), "\(error)")
+        }
+        for date in ["1e300", "-1e300", #""9999-01-01T00:00:00Z""#] {
+            XCTAssertThrowsError(try load(#"{"Walk": [{"date": \#(date)}]}"#, into: context), date) { error in
+                XCTAssertTrue("\(error)".contains("is outside the dates a Date attribute holds (years 1 to 4001)"), "\(error)")
+            }
+        }
+        try context.performAndWait {
+            XCTAssertEqual(try context.count(for: FetchRequest<ManagedObject>(entityName: "Dog")), exact.count + 1, "refused files wrote nothing")
+            XCTAssertEqual(try context.count(for: FetchRequest<ManagedObject>(entityName: "Walk")), 0)
         }
     }
 }

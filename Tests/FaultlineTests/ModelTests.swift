@@ -129,7 +129,7 @@ final class ModelTests: XCTestCase {
                        "model 'm.json', entity 'A', property 'x': duplicate property name")
         XCTAssertEqual(error(#"{"entities": [{"name": "A", "parent": "Nope"}]}"#), "model 'm.json', entity 'A': parent entity 'Nope' does not exist")
         XCTAssertEqual(error(#"{"entities": [{"name": "A", "attributes": [{"name": "x", "type": "integer16", "default": 70000}]}]}"#),
-                       "model 'm.json', entity 'A', property 'x': default value: 70000 does not fit in Integer 16")
+                       "model 'm.json', entity 'A', property 'x': default value: 70000 does not fit in Integer 16 (-32768 to 32767)")
         XCTAssertEqual(error(#"{"entities": [{"name": "Dog"}, {"name": "DOG"}]}"#),
                        "model 'm.json', entity 'DOG': its table ZDOG would be the same as entity 'Dog''s (names differ only in case)")
         XCTAssertEqual(error(#"{"entities": [{"name": "_METADATA"}]}"#),

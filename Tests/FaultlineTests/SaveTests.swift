@@ -168,7 +168,7 @@ final class SaveTests: XCTestCase {
                 XCTAssertEqual("\(error)", "Person.age: expected a value of type Integer 16, got String")
             }
             XCTAssertThrowsError(try person.setValue(40_000, forKey: "age")) { error in
-                XCTAssertEqual("\(error)", "Person.age: 40000 does not fit in Integer 16")
+                XCTAssertEqual("\(error)", "Person.age: 40000 does not fit in Integer 16 (-32768 to 32767)")
             }
             XCTAssertThrowsError(try person.setValue(1, forKey: "height")) { error in
                 XCTAssertEqual("\(error)", "entity 'Person' has no property 'height'")

@@ -3,7 +3,11 @@
 extension ManagedObjectContext {
     func prefetch(_ path: String, from results: [ManagedObject]) throws {
         var sources = results
-        for name in path.split(separator: ".").map(String.init) {
+        let names = path.split(separator: ".").map(String.init)
+        guard names.count <= Limits.keyPathComponents else {
+            throw FetchError.predicate(ObjectPredicateError(.limit, "prefetching '\(names.prefix(3).joined(separator: "."))…': the key path has \(names.count) components; the limit is \(Limits.keyPathComponents) (Limits.keyPathComponents)"))
+        }
+        for name in names {
             var next: [ManagedObject] = []
             var seen: Set<ObjectIdentifier> = []
             func add(_ object: ManagedObject) { if seen.insert(ObjectIdentifier(object)).inserted { next.append(object) } }

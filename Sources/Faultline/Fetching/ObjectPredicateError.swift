@@ -12,6 +12,8 @@ public struct ObjectPredicateError: Error, CustomStringConvertible, Sendable, Eq
         case typeMismatch
         /// Valid syntax the engine cannot evaluate (custom selectors, functions it does not know).
         case unsupported
+        /// Beyond one of `Limits` (nesting depth, key path length, format length).
+        case limit
     }
 
     public let kind: Kind
@@ -36,7 +38,12 @@ public struct ObjectPredicateError: Error, CustomStringConvertible, Sendable, Eq
     /// The message, then the format string indented with a caret under the position: for terminals.
     public var caretDescription: String {
         guard let format, let position else { return description }
-        let line = format.replacingOccurrences(of: "\n", with: " ").replacingOccurrences(of: "\t", with: " ")
-        return description + "\n  " + line + "\n  " + String(repeating: " ", count: min(position, line.count)) + "^"
+        let characters = Array(format.replacingOccurrences(of: "\n", with: " ").replacingOccurrences(of: "\t", with: " "))
+        let at = min(position, characters.count)
+        // A long format shows the 60 characters either side of the position.
+        let start = max(0, at - 60), end = min(characters.count, at + 60)
+        let prefix = start > 0 ? "…" : "", suffix = end < characters.count ? "…" : ""
+        let line = prefix + String(characters[start..<end]) + suffix
+        return description + "\n  " + line + "\n  " + String(repeating: " ", count: prefix.count + at - start) + "^"
     }
 }

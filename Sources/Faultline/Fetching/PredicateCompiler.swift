@@ -130,6 +130,9 @@ struct PredicateCompiler {
             }
             return .scalar("\(target.alias).Z_PK", .object(target.entity))
         case .keyPath(let base, let components):
+            guard components.count <= Limits.keyPathComponents else {
+                throw ObjectPredicateError(.limit, "the key path '\(components.prefix(3).joined(separator: "."))…' has \(components.count) components; the limit is \(Limits.keyPathComponents) (Limits.keyPathComponents)")
+            }
             var start = scope
             if let base {
                 switch base {

@@ -104,6 +104,8 @@ struct PredicateParser {
     private var index = 0
     private var arguments: Arguments
     private var argumentIndex = 0
+    /// How deeply the expression being read nests (`Limits.predicateNestingDepth`).
+    private var depth = 0
 
     init(format: String, arguments: Arguments) {
         self.format = format
@@ -112,6 +114,9 @@ struct PredicateParser {
     }
 
     mutating func parseWhole() throws -> ObjectPredicate {
+        guard characters.count <= Limits.predicateLength else {
+            throw ObjectPredicateError(.limit, "the predicate is \(characters.count) characters long; the limit is \(Limits.predicateLength) (Limits.predicateLength)")
+        }
         try tokenize()
         let predicate = try parsePredicate()
         guard case .end = current.token else { throw expected("AND, OR or the end of the predicate") }
@@ -246,6 +251,22 @@ struct PredicateParser {
     private func peekToken(_ offset: Int = 1) -> Token { tokens[min(index + offset, tokens.count - 1)].token }
     private mutating func advance() { if index < tokens.count - 1 { index += 1 } }
 
+    /// One level deeper; an error past `Limits.predicateNestingDepth`. Every caller undoes it (`depth -= 1`).
+    private mutating func enter() throws {
+        depth += 1
+        guard depth <= Limits.predicateNestingDepth else {
+            throw ObjectPredicateError(.limit, "the predicate nests more than \(Limits.predicateNestingDepth) levels deep (Limits.predicateNestingDepth)", format: format, position: current.position)
+        }
+    }
+
+    /// A key path's components, at most `Limits.keyPathComponents`.
+    private func checked(_ components: [String], at position: Int) throws -> [String] {
+        guard components.count <= Limits.keyPathComponents else {
+            throw ObjectPredicateError(.limit, "a key path has more than \(Limits.keyPathComponents) components (Limits.keyPathComponents)", format: format, position: position)
+        }
+        return components
+    }
+
     private func describe(_ token: Token) -> String {
         switch token {
         case .identifier(let s): return "'\(s)'"
@@ -280,6 +301,8 @@ struct PredicateParser {
     // MARK: Predicates
 
     private mutating func parsePredicate() throws -> ObjectPredicate {
+        try enter()
+        defer { depth -= 1 }
         var items = [try parseAnd()]
         while accept(keyword: "OR") || accept(symbol: "||") { items.append(try parseAnd()) }
         return items.count == 1 ? items[0] : .or(items)
@@ -292,7 +315,11 @@ struct PredicateParser {
     }
 
     private mutating func parseNot() throws -> ObjectPredicate {
-        if accept(keyword: "NOT") || accept(symbol: "!") { return .not(try parseNot()) }
+        if accept(keyword: "NOT") || accept(symbol: "!") {
+            try enter()
+            defer { depth -= 1 }
+            return .not(try parseNot())
+        }
         return try parsePrimaryPredicate()
     }
 
@@ -410,17 +437,25 @@ struct PredicateParser {
     // MARK: Expressions
 
     private mutating func parseExpression() throws -> ObjectExpression {
+        try enter()
+        var levels = 1
+        defer { depth -= levels }
         var left = try parseAdditive()
         while case .keyword(let k) = current.token, k == "UNION" || k == "INTERSECT" || k == "MINUS" {
             advance()
+            try enter()
+            levels += 1
             left = .function(k, [left, try parseAdditive()])
         }
         return left
     }
 
     private mutating func parseAdditive() throws -> ObjectExpression {
+        var levels = 0
+        defer { depth -= levels }
         var left = try parseMultiplicative()
         while true {
+            if case .symbol(let s) = current.token, s == "+" || s == "-" { try enter(); levels += 1 }
             if accept(symbol: "+") { left = .function("+", [left, try parseMultiplicative()]) }
             else if accept(symbol: "-") { left = .function("-", [left, try parseMultiplicative()]) }
             else { return left }
@@ -428,8 +463,11 @@ struct PredicateParser {
     }
 
     private mutating func parseMultiplicative() throws -> ObjectExpression {
+        var levels = 0
+        defer { depth -= levels }
         var left = try parsePower()
         while true {
+            if case .symbol(let s) = current.token, s == "*" || s == "/" || s == "&" || s == "|" { try enter(); levels += 1 }
             if accept(symbol: "*") { left = .function("*", [left, try parsePower()]) }
             else if accept(symbol: "/") { left = .function("/", [left, try parsePower()]) }
             else if accept(symbol: "&") { left = .function("&", [left, try parsePower()]) }
@@ -440,12 +478,28 @@ struct PredicateParser {
 
     private mutating func parsePower() throws -> ObjectExpression {
         let base = try parseUnary()
-        if accept(symbol: "**") { return .function("**", [base, try parsePower()]) }
+        if accept(symbol: "**") {
+            try enter()
+            defer { depth -= 1 }
+            return .function("**", [base, try parsePower()])
+        }
         return base
     }
 
     private mutating func parseUnary() throws -> ObjectExpression {
+        let minus = current.position
         if accept(symbol: "-") {
+            if case .number(let text) = current.token {
+                // `-9223372036854775808` is Int64.min: the literal is read with its sign, not negated after.
+                advance()
+                if case .symbol(let next) = current.token, next == "." || next == "[" {
+                    index -= 1
+                } else {
+                    return .constant(try numberLiteral(text, negated: true, position: minus))
+                }
+            }
+            try enter()
+            defer { depth -= 1 }
             let operand = try parseUnary()
             if case .constant(.integer(let n)) = operand { return .constant(.integer(-n)) }
             if case .constant(.double(let d)) = operand { return .constant(.double(-d)) }
@@ -455,16 +509,24 @@ struct PredicateParser {
     }
 
     private mutating func parsePostfix() throws -> ObjectExpression {
+        var levels = 0
+        defer { depth -= levels }
         var expression = try parsePrimary()
         while true {
             if accept(symbol: ".") {
+                let position = current.position
                 let components = try parseKeyComponent()
-                if case .keyPath(let base, let existing) = expression {
-                    expression = .keyPath(base: base, components: existing + components)
+                if case .keyPath(let base, var existing) = expression {
+                    existing += components
+                    expression = .keyPath(base: base, components: try checked(existing, at: position))
                 } else {
+                    try enter()
+                    levels += 1
                     expression = .keyPath(base: expression, components: components)
                 }
             } else if case .symbol("[") = current.token {
+                try enter()
+                levels += 1
                 advance()
                 let subscriptExpression: ObjectExpression
                 if case .identifier(let word) = current.token, ["FIRST", "LAST", "SIZE"].contains(word.uppercased()) {
@@ -516,7 +578,7 @@ struct PredicateParser {
             guard let path = value as? String, !path.isEmpty else {
                 throw ObjectPredicateError(.argument, "%K needs a key path string, got \(value.map { "\(type(of: $0))" } ?? "nil")", format: format, position: position)
             }
-            return path.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+            return try checked(path.split(separator: ".", omittingEmptySubsequences: false).map(String.init), at: position)
         }
     }
 
@@ -525,10 +587,7 @@ struct PredicateParser {
         switch located.token {
         case .number(let text):
             advance()
-            if text.hasPrefix("0x"), let n = Int64(text.dropFirst(2), radix: 16) { return .constant(.integer(n)) }
-            if let n = Int64(text) { return .constant(.integer(n)) }
-            if let d = Double(text) { return .constant(.double(d)) }
-            throw ObjectPredicateError(.syntax, "malformed number '\(text)'", format: format, position: located.position)
+            return .constant(try numberLiteral(text, negated: false, position: located.position))
         case .string(let text):
             advance()
             return .constant(.string(text))
@@ -564,6 +623,8 @@ struct PredicateParser {
             case "NIL", "NULL": advance(); return .constant(.null)
             case "SELF": advance(); return .evaluatedObject
             case "SUBQUERY":
+                try enter()
+                defer { depth -= 1 }
                 advance()
                 try expect(symbol: "(")
                 let collection = try parseExpression()
@@ -575,6 +636,8 @@ struct PredicateParser {
                 try expect(symbol: ")")
                 return .subquery(collection: collection, variable: variable, predicate: predicate)
             case "FUNCTION", "CAST", "TERNARY":
+                try enter()
+                defer { depth -= 1 }
                 advance()
                 try expect(symbol: "(")
                 var args: [ObjectExpression] = []
@@ -612,6 +675,34 @@ struct PredicateParser {
         }
     }
 
+    /// A number literal, exactly: integers as Integer 64 (one outside its range is an error, never rounded to a
+    /// Double), anything with a fraction or exponent as a Double.
+    private func numberLiteral(_ text: String, negated: Bool, position: Int) throws -> PredicateValue {
+        func outOfRange() -> ObjectPredicateError {
+            ObjectPredicateError(.syntax, "the integer \(negated ? "-" : "")\(text) does not fit in Integer 64 (\(Int64.min) to \(Int64.max))", format: format, position: position)
+        }
+        if text.hasPrefix("0x") {
+            guard let magnitude = UInt64(text.dropFirst(2), radix: 16) else {
+                if text.count > 2 { throw outOfRange() }
+                throw ObjectPredicateError(.syntax, "malformed number '\(text)'", format: format, position: position)
+            }
+            if negated && magnitude == UInt64(Int64.max) + 1 { return .integer(.min) }
+            guard let n = Int64(exactly: magnitude) else { throw outOfRange() }
+            return .integer(negated ? -n : n)
+        }
+        if text.allSatisfy(\.isASCIIDigit) {
+            guard let n = Int64((negated ? "-" : "") + text) else { throw outOfRange() }
+            return .integer(n)
+        }
+        guard let d = Double(text), text.allSatisfy({ $0.isASCIIDigit || $0 == "." || $0 == "e" || $0 == "E" || $0 == "-" || $0 == "+" }) else {
+            throw ObjectPredicateError(.syntax, "malformed number '\(text)'", format: format, position: position)
+        }
+        guard d.isFinite else {
+            throw ObjectPredicateError(.syntax, "the number \(text) is beyond the largest Double", format: format, position: position)
+        }
+        return .double(negated ? -d : d)
+    }
+
     /// `CAST(constant, "NSDate" | "NSUUID" | "NSData" | "NSNumber" | "NSString")` as a typed constant; object IDs
     /// stay a CAST of their URI (resolved against a store when compiled).
     static func castConstant(_ args: [ObjectExpression]) -> PredicateValue? {
@@ -630,6 +721,8 @@ struct PredicateParser {
     }
 
     private mutating func parseArguments() throws -> [ObjectExpression] {
+        try enter()
+        defer { depth -= 1 }
         try expect(symbol: "(")
         var args: [ObjectExpression] = []
         if !accept(symbol: ")") {
@@ -673,4 +766,8 @@ struct PredicateParser {
             throw ObjectPredicateError(.syntax, "unsupported format specifier \(spec)", format: format, position: position)
         }
     }
+}
+
+private extension Character {
+    var isASCIIDigit: Bool { ("0"..."9").contains(self) }
 }

@@ -187,12 +187,23 @@ public enum JSONValueDecoding {
         let isBool = number.map(isJSONBoolean) ?? false
         switch type {
         case .integer16, .integer32, .integer64:
-            guard let number, !isBool, let n = Int64(exactly: number.doubleValue) else { throw expected("an integer") }
-            guard type.integerRange!.contains(n) else { throw ValueError(problem: "\(n) does not fit in \(type.rawValue)") }
-            return n
+            guard let number, !isBool else { throw expected("an integer") }
+            switch JSONInteger(number) {
+            case .exact(let n):
+                guard type.integerRange!.contains(n) else { throw ValueError.outOfRange(String(n), type) }
+                return n
+            case .outOfRange(let text): throw ValueError.outOfRange(text, type)
+            case .inexact(let text):
+                throw ValueError(problem: "a number with an exponent at or above 2^53 is not read exactly (it read as \(text)); write it as a plain integer")
+            case .fraction: throw expected("an integer")
+            }
         case .double, .float:
             guard let number, !isBool else { throw expected("a number") }
-            return number.doubleValue
+            let d = number.doubleValue
+            if type == .float, abs(d) > Double(Float.greatestFiniteMagnitude) {
+                throw ValueError(problem: "\(number.stringValue) does not fit in Float (its largest magnitude is \(Float.greatestFiniteMagnitude))")
+            }
+            return d
         case .decimal:
             if let s = json as? String, let d = Decimal(string: s) { return d }
             guard let number, !isBool else { throw expected("a number or decimal string") }
@@ -205,11 +216,11 @@ public enum JSONValueDecoding {
             return s
         case .date:
             if let s = json as? String {
-                if let d = ISO8601.parse(s) { return d }
+                if let d = ISO8601.parse(s) { return try checkedDate(d, "'\(s)'") }
                 throw ValueError(problem: "'\(s)' is not an ISO 8601 date")
             }
             guard let number, !isBool else { throw expected("an ISO 8601 date string") }
-            return Date(timeIntervalSince1970: number.doubleValue)
+            return try checkedDate(Date(timeIntervalSince1970: number.doubleValue), "\(number.stringValue) seconds since 1970")
         case .binary:
             guard let s = json as? String else { throw expected("a base64 string") }
             guard let d = Data(base64Encoded: s) else { throw ValueError(problem: "'\(s.prefix(40))' is not valid base64") }
@@ -225,6 +236,14 @@ public enum JSONValueDecoding {
         case .transformable, .undefined, .objectID:
             return json
         }
+    }
+
+    /// `date` when Core Data can hold it (`Limits.dateSecondsSinceReferenceDate`).
+    static func checkedDate(_ date: Date, _ given: String) throws -> Date {
+        guard Limits.dateSecondsSinceReferenceDate.contains(date.timeIntervalSinceReferenceDate) else {
+            throw ValueError(problem: "\(given) is outside the dates a Date attribute holds (years 1 to 4001)")
+        }
+        return date
     }
 
     /// The decoded value as a Sendable default (every attribute type but transformable decodes to one).
@@ -254,11 +273,6 @@ public enum JSONValueDecoding {
         default: return "\(type(of: json))"
         }
     }
-}
-
-/// True when an NSNumber came from a JSON `true`/`false` (JSONSerialization gives booleans the `c` type).
-func isJSONBoolean(_ number: NSNumber) -> Bool {
-    String(cString: number.objCType) == "c"
 }
 
 /// ISO 8601 dates with or without fractional seconds.

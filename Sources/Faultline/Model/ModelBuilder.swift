@@ -54,6 +54,9 @@ struct ModelBuilder {
                 guard seen.insert(c.name).inserted else {
                     throw ModelError(entity: entity.name, problem: "inheritance cycle through '\(c.name)'")
                 }
+                guard seen.count <= Limits.inheritanceDepth + 1 else {
+                    throw ModelError(entity: entity.name, problem: "more than \(Limits.inheritanceDepth) levels of parent entities (Limits.inheritanceDepth)")
+                }
                 current = c.superentity
             }
             entity.subentities.sort { $0.name < $1.name }

@@ -8,6 +8,14 @@ public struct ValueError: Error, CustomStringConvertible, Sendable {
     public var description: String { problem }
 }
 
+extension ValueError {
+    /// An integer outside an attribute type's range, naming the range.
+    static func outOfRange(_ text: String, _ type: AttributeType) -> ValueError {
+        let range = type.integerRange ?? Int64.min...Int64.max
+        return ValueError(problem: "\(text) does not fit in \(type.rawValue) (\(range.lowerBound) to \(range.upperBound))")
+    }
+}
+
 /// Conversions between Swift values and stored slots, by attribute type.
 ///
 /// Stored forms: integers and booleans as INTEGER; doubles and floats as REAL; dates as REAL seconds since
@@ -21,7 +29,7 @@ enum ValueCoding {
         case .integer16, .integer32, .integer64:
             guard let n = integer(value) else { throw mismatch(value, type) }
             guard let range = type.integerRange, range.contains(n) else {
-                throw ValueError(problem: "\(n) does not fit in \(type.rawValue)")
+                throw ValueError.outOfRange(String(n), type)
             }
             return .integer(n)
         case .boolean:
@@ -44,7 +52,12 @@ enum ValueCoding {
             guard let s = value as? String else { throw mismatch(value, type) }
             return .text(s)
         case .date:
-            if let d = value as? Date { return .real(d.timeIntervalSinceReferenceDate) }
+            if let d = value as? Date {
+                guard Limits.dateSecondsSinceReferenceDate.contains(d.timeIntervalSinceReferenceDate) else {
+                    throw ValueError(problem: "\(d.timeIntervalSinceReferenceDate) seconds since 2001 is outside the dates a Date attribute holds (years 1 to 4001)")
+                }
+                return .real(d.timeIntervalSinceReferenceDate)
+            }
             throw mismatch(value, type)
         case .binary:
             if let d = value as? Data { return .blob(d) }

@@ -21,11 +21,17 @@ public enum GraphvizRenderer {
     /// Graphviz keeps global state: one rendering at a time.
     private static let lock = NSLock()
 
+    /// One Graphviz context for the life of the process, used under `lock`. Graphviz 2.42's pango plugin caches a
+    /// pointer to the last font name it laid out, which lives in the context's font dictionary: freeing the context
+    /// after a rendering leaves that pointer dangling for the next one (AddressSanitizer: a heap-buffer-overflow
+    /// read in `textspan_size`).
+    nonisolated(unsafe) private static var sharedContext: OpaquePointer?
+
     public static func render(_ dot: String, as format: Format) throws -> Data {
         lock.lock()
         defer { lock.unlock() }
-        guard let context = gvContext() else { throw ReportError("Graphviz: cannot create a context") }
-        defer { gvFreeContext(context) }
+        if sharedContext == nil { sharedContext = gvContext() }
+        guard let context = sharedContext else { throw ReportError("Graphviz: cannot create a context") }
         guard let graph = dot.withCString({ agmemread($0) }) else { throw ReportError("Graphviz could not read the generated graph") }
         defer { agclose(graph) }
         guard gvLayout(context, graph, "dot") == 0 else { throw ReportError("Graphviz: the dot layout failed") }

@@ -5,35 +5,93 @@ import Foundation
 /// `?`, indexed, unique), its indexes and uniqueness constraints; one edge per relationship pair (inverses merged)
 /// with a single arrowhead for to-one and a double one for to-many, as Xcode's model editor draws them, labelled
 /// with the names, `ordered` and non-default delete rules; inheritance drawn as dashed edges with hollow heads.
+///
+/// Graphviz's layout time grows steeply with edges: a model with more than `Limits.diagramLaidOutEntities` entities
+/// or `Limits.diagramLaidOutEdges` edges is drawn as a table instead (`Layout.table`: entities in a grid, each
+/// listing its relationships and parent, no edges), and one with more than `Limits.diagramEntities` entities shows
+/// its first ones; the diagram's title says so.
 public struct ModelDiagram {
+    /// How the diagram is drawn.
+    public enum Layout: Sendable {
+        /// Entities as nodes, relationships and inheritance as edges.
+        case graph
+        /// Entities in a grid, relationships listed in each entity's box.
+        case table
+    }
+
     public let model: ManagedObjectModel
 
-    public init(model: ManagedObjectModel) { self.model = model }
+    /// The entities drawn: the model's first `Limits.diagramEntities`, in its order.
+    public let entities: [EntityDescription]
 
-    public var dot: String {
-        var lines = ["digraph model {",
-                     "  graph [rankdir=LR, fontname=\"Helvetica\", nodesep=0.4, ranksep=0.9];",
-                     "  node [shape=plain, fontname=\"Helvetica\", fontsize=11];",
-                     "  edge [fontname=\"Helvetica\", fontsize=9, color=\"#555555\"];"]
-        for entity in model.entities { lines.append("  \(Self.id(entity.name)) [label=<\(label(entity))>];") }
-        for entity in model.entities {
-            if let parent = entity.superentity {
-                lines.append("  \(Self.id(entity.name)) -> \(Self.id(parent.name)) [style=dashed, arrowhead=empty, color=\"#888888\", tooltip=\"\(entity.name) is a \(parent.name)\"];")
+    public let layout: Layout
+
+    private let edges: [String]
+
+    public init(model: ManagedObjectModel) {
+        self.model = model
+        let entities = Array(model.entities.prefix(Limits.diagramEntities))
+        self.entities = entities
+        let shown = Set(entities.map(ObjectIdentifier.init))
+        var edges: [String] = []
+        for entity in entities {
+            if let parent = entity.superentity, shown.contains(ObjectIdentifier(parent)) {
+                edges.append("\(Self.id(entity.name)) -> \(Self.id(parent.name)) [style=dashed, arrowhead=empty, color=\"#888888\", tooltip=\"\(Self.quoted(entity.name)) is a \(Self.quoted(parent.name))\"];")
             }
         }
         var drawn: Set<ObjectIdentifier> = []
-        for entity in model.entities {
-            for relationship in entity.relationships where relationship.entity === entity && !drawn.contains(ObjectIdentifier(relationship)) {
+        for entity in entities {
+            for relationship in entity.relationships where relationship.entity === entity && !drawn.contains(ObjectIdentifier(relationship))
+                && shown.contains(ObjectIdentifier(relationship.destination)) {
                 drawn.insert(ObjectIdentifier(relationship))
                 if let inverse = relationship.inverse { drawn.insert(ObjectIdentifier(inverse)) }
-                lines.append("  " + edge(relationship))
+                edges.append(Self.edge(relationship))
+            }
+        }
+        let fits = entities.count <= Limits.diagramLaidOutEntities && edges.count <= Limits.diagramLaidOutEdges
+        self.layout = fits ? .graph : .table
+        self.edges = fits ? edges : []
+    }
+
+    /// Entities left out because the model has more than `Limits.diagramEntities`.
+    public var omittedEntities: Int { model.entities.count - entities.count }
+
+    /// What the diagram leaves out or draws differently, for the title and the command's output; nil when nothing.
+    public var note: String? {
+        var parts: [String] = []
+        if layout == .table {
+            parts.append("drawn as a table: more than \(Limits.diagramLaidOutEntities) entities or \(Limits.diagramLaidOutEdges) edges to lay out")
+        }
+        if omittedEntities > 0 {
+            parts.append("\(entities.count) of \(model.entities.count) entities (at most \(Limits.diagramEntities))")
+        }
+        return parts.isEmpty ? nil : parts.joined(separator: "; ")
+    }
+
+    public var dot: String {
+        let columns = max(1, Int(Double(entities.count).squareRoot().rounded(.up)))
+        var lines = ["digraph model {",
+                     layout == .graph
+                        ? "  graph [rankdir=LR, fontname=\"Helvetica\", nodesep=0.4, ranksep=0.9];"
+                        : "  graph [rankdir=TB, fontname=\"Helvetica\", nodesep=0.3, ranksep=0.3];",
+                     "  node [shape=plain, fontname=\"Helvetica\", fontsize=11];",
+                     "  edge [fontname=\"Helvetica\", fontsize=9, color=\"#555555\"];"]
+        if let note { lines.append("  label=\"\(Self.quoted(note))\"; labelloc=t;") }
+        for entity in entities { lines.append("  \(Self.id(entity.name)) [label=<\(label(entity))>];") }
+        switch layout {
+        case .graph:
+            lines += edges.map { "  " + $0 }
+        case .table:
+            // Rows of `columns` entities, held in place by invisible edges from each entity to the one below it.
+            for i in entities.indices where i + columns < entities.count {
+                lines.append("  \(Self.id(entities[i].name)) -> \(Self.id(entities[i + columns].name)) [style=invis];")
             }
         }
         lines.append("}")
         return lines.joined(separator: "\n") + "\n"
     }
 
-    private func edge(_ r: RelationshipDescription) -> String {
+    private static func edge(_ r: RelationshipDescription) -> String {
         func head(_ toMany: Bool) -> String { toMany ? "normalnormal" : "normal" }
         func describe(_ r: RelationshipDescription) -> String {
             var parts = [r.name]
@@ -42,13 +100,13 @@ public struct ModelDiagram {
             if r.isToMany && (r.minCount > 0 || r.maxCount > 0) { parts.append("\(r.minCount)…\(r.maxCount > 0 ? String(r.maxCount) : "*")") }
             return parts.count == 1 ? parts[0] : "\(parts[0]) (\(parts.dropFirst().joined(separator: ", ")))"
         }
-        var attributes = ["arrowhead=\(head(r.isToMany))", "label=\"\(Self.quoted(describe(r)))\""]
+        var attributes = ["arrowhead=\(head(r.isToMany))", "label=\"\(quoted(describe(r)))\""]
         if let inverse = r.inverse {
-            attributes += ["dir=both", "arrowtail=\(head(inverse.isToMany))", "taillabel=\"\(Self.quoted(describe(inverse)))\"", "labelfontsize=8"]
+            attributes += ["dir=both", "arrowtail=\(head(inverse.isToMany))", "taillabel=\"\(quoted(describe(inverse)))\"", "labelfontsize=8"]
         } else {
             attributes.append("style=bold")
         }
-        return "\(Self.id(r.entity.name)) -> \(Self.id(r.destination.name)) [\(attributes.joined(separator: ", "))];"
+        return "\(id(r.entity.name)) -> \(id(r.destination.name)) [\(attributes.joined(separator: ", "))];"
     }
 
     /// An HTML-like label: the entity's name, then a row per attribute, then indexes and constraints.
@@ -65,6 +123,14 @@ public struct ModelDiagram {
             if attribute.isTransient { marks.append("transient") }
             if !marks.isEmpty { text += " <font color=\"#777777\">\(marks.joined(separator: ", "))</font>" }
             rows.append("<tr><td align=\"left\">\(text)</td></tr>")
+        }
+        if layout == .table {
+            if let parent = entity.superentity {
+                rows.append("<tr><td align=\"left\"><font color=\"#777777\">is a \(h(parent.name))</font></td></tr>")
+            }
+            for relationship in entity.relationships where relationship.entity === entity {
+                rows.append("<tr><td align=\"left\">\(h(relationship.name)) → \(h(relationship.destination.name))\(relationship.isToMany ? " (to-many)" : "")</td></tr>")
+            }
         }
         for index in entity.compoundIndexes where index.count > 1 {
             rows.append("<tr><td align=\"left\"><font color=\"#777777\">index (\(h(index.joined(separator: ", "))))</font></td></tr>")

@@ -4,6 +4,9 @@ import Foundation
 /// A snapshot of live objects as DOT: one node per object coloured by state (fault, materialized, inserted,
 /// updated, deleted), objects of an entity grouped in a cluster, an edge per relationship held in memory — dashed
 /// when it leads to a fault or is a relationship fault itself — and a note when objects were left out.
+///
+/// Edge names are `xlabel`s, placed after the layout: a `label` on an edge between two nodes of one rank inside a
+/// cluster makes Graphviz 2.42's dot (Debian's) free a rank array twice (`flat_edges`, then `gvFreeLayout`).
 public struct ObjectGraphDiagram {
     public let snapshot: ObjectGraphSnapshot
 
@@ -42,11 +45,11 @@ public struct ObjectGraphDiagram {
         for edge in snapshot.edges {
             let style = edge.isFault ? ", style=dashed" : ""
             if let to = edge.to {
-                lines.append("  \(id(edge.from)) -> \(id(to)) [label=\"\(quoted(edge.relationship))\"\(style)];")
+                lines.append("  \(id(edge.from)) -> \(id(to)) [xlabel=\"\(quoted(edge.relationship))\"\(style)];")
             } else {
                 unloaded += 1
                 lines.append("  \"unloaded_\(unloaded)\" [label=\"…\", shape=plaintext, style=\"\", tooltip=\"relationship fault: not loaded\"];")
-                lines.append("  \(id(edge.from)) -> \"unloaded_\(unloaded)\" [label=\"\(quoted(edge.relationship))\", style=dashed];")
+                lines.append("  \(id(edge.from)) -> \"unloaded_\(unloaded)\" [xlabel=\"\(quoted(edge.relationship))\", style=dashed];")
             }
         }
         lines.append("}")

@@ -1,3 +1,4 @@
+import Faultline
 import Foundation
 
 /// A trace read from a JSON Lines file: its header and events, every event tagged with the signpost before it.
@@ -35,9 +36,12 @@ public struct TraceFile: Sendable {
                 guard type == "header", object["format"] as? String == "faultline-trace" else {
                     throw ReportError("\(path):1: not a Faultline trace (its first line must be the header with \"format\":\"faultline-trace\")")
                 }
-                guard let version = object["version"] as? Int, version <= 1 else {
-                    throw ReportError("\(path):1: trace version \(object["version"] ?? "?") is newer than this faultline reads (1)")
+                guard let number = object["version"] as? NSNumber, !isJSONBoolean(number), case .exact(let version) = JSONInteger(number) else {
+                    let given = object["version"].map { "\($0 is String ? "the string " : "")\($0)" } ?? "nothing"
+                    throw ReportError("\(path):1: the header's \"version\" must be a whole number (this faultline reads version 1), got \(given)")
                 }
+                guard version <= 1 else { throw ReportError("\(path):1: trace version \(version) is newer than this faultline reads (1)") }
+                guard version == 1 else { throw ReportError("\(path):1: trace version \(version) does not exist (this faultline reads version 1)") }
                 for (key, value) in object where key != "type" { header[key] = "\(value)" }
                 continue
             }
@@ -45,8 +49,9 @@ public struct TraceFile: Sendable {
                 warnings.append("line \(lineNumber): unknown event type '\(type)'; ignored")
                 continue
             }
-            let event = TraceEvent(kind: kind, time: Self.double(object["t"]), line: lineNumber)
-            Self.fill(event, from: object)
+            let fields = Fields(object: object, path: path, line: lineNumber)
+            let event = TraceEvent(kind: kind, time: try fields.seconds("t"), line: lineNumber)
+            try Self.fill(event, from: fields)
             if kind == .signpost { segment = event.name ?? "" }
             event.segment = segment
             events.append(event)
@@ -57,44 +62,92 @@ public struct TraceFile: Sendable {
         self.warnings = warnings
     }
 
-    private static func double(_ value: Any?) -> Double { (value as? NSNumber)?.doubleValue ?? 0 }
-    private static func int(_ value: Any?) -> Int { (value as? NSNumber)?.intValue ?? 0 }
-    private static func strings(_ value: Any?) -> [String] { (value as? [Any])?.compactMap { $0 as? String } ?? [] }
-    private static func counts(_ value: Any?) -> [String: Int] { ((value as? [String: Any]) ?? [:]).mapValues { int($0) } }
+    /// An event's fields, read strictly: times are seconds from 0 to `maximumSeconds`, counts whole numbers from
+    /// 0 to `maximumCount`, read exactly; anything else is an error naming the line and the field.
+    struct Fields {
+        /// Ten years: no trace runs longer, and sums of many such times stay exact enough to print.
+        static let maximumSeconds = 315_576_000.0
+        /// 2^32: more rows than one statement returns, small enough that a trace's sums cannot overflow.
+        static let maximumCount: Int64 = 1 << 32
 
-    private static func fill(_ e: TraceEvent, from o: [String: Any]) {
-        e.sql = o["sql"] as? String
-        e.purpose = o["purpose"] as? String
-        e.rows = int(o["rows"])
-        e.fullScanSteps = int(o["fullScanSteps"])
-        e.sorts = int(o["sorts"])
-        e.duration = double(o["duration"] ?? o["totalTime"])
-        e.entity = o["entity"] as? String
-        e.predicate = o["predicate"] as? String
-        e.sort = strings(o["sort"])
-        e.batchSize = int(o["batchSize"])
-        e.prefetch = strings(o["prefetch"])
-        e.resultType = o["resultType"] as? String
-        e.statements = int(o["statements"])
-        e.results = int(o["results"] ?? o["objects"])
-        e.registered = int(o["registered"])
-        e.context = int(o["context"])
-        e.keyPath = o["keyPath"] as? String
-        e.loaded = int(o["loaded"])
-        e.used = int(o["used"])
-        e.sqlTime = double(o["sqlTime"])
-        e.callSite = o["callSite"] as? String
-        e.faultKind = o["kind"] as? String
-        e.object = o["object"] as? String
-        e.relationship = o["relationship"] as? String
-        e.batch = (o["batch"] as? NSNumber)?.intValue
-        e.countOnly = o["countOnly"] as? Bool ?? false
-        e.inserted = counts(o["inserted"])
-        e.updated = counts(o["updated"])
-        e.deleted = counts(o["deleted"])
-        e.error = o["error"] as? String
-        e.name = (o["name"] ?? o["path"]) as? String
-        if let nodes = o["nodes"] as? [[String: Any]] { e.planDetails = nodes.compactMap { $0["detail"] as? String } }
+        let object: [String: Any]
+        let path: String
+        let line: Int
+
+        func fail(_ key: String, _ expected: String) -> ReportError {
+            let value = object[key].map { "\($0)" } ?? "nothing"
+            return ReportError("\(path):\(line): \"\(key)\" must be \(expected), got \(value.prefix(40))")
+        }
+
+        func seconds(_ key: String) throws -> Double {
+            guard let value = object[key], !(value is NSNull) else { return 0 }
+            guard let number = value as? NSNumber, !isJSONBoolean(number), number.doubleValue.isFinite,
+                  (0...Self.maximumSeconds).contains(number.doubleValue) else {
+                throw fail(key, "a time in seconds from 0 to \(Int(Self.maximumSeconds))")
+            }
+            return number.doubleValue
+        }
+
+        func count(_ key: String) throws -> Int {
+            try optionalCount(key) ?? 0
+        }
+
+        func optionalCount(_ key: String) throws -> Int? {
+            guard let value = object[key], !(value is NSNull) else { return nil }
+            guard let number = value as? NSNumber, !isJSONBoolean(number), case .exact(let n) = JSONInteger(number),
+                  (0...Self.maximumCount).contains(n) else {
+                throw fail(key, "a whole number from 0 to \(Self.maximumCount)")
+            }
+            return Int(n)
+        }
+
+        func counts(_ key: String) throws -> [String: Int] {
+            guard let value = object[key], !(value is NSNull) else { return [:] }
+            guard let map = value as? [String: Any] else { throw fail(key, "an object of entity names to counts") }
+            var result: [String: Int] = [:]
+            for (name, _) in map {
+                result[name] = try Fields(object: map, path: path, line: line).count(name)
+            }
+            return result
+        }
+
+        func string(_ key: String) -> String? { object[key] as? String }
+        func strings(_ key: String) -> [String] { (object[key] as? [Any])?.compactMap { $0 as? String } ?? [] }
+    }
+
+    private static func fill(_ e: TraceEvent, from f: Fields) throws {
+        e.sql = f.string("sql")
+        e.purpose = f.string("purpose")
+        e.rows = try f.count("rows")
+        e.fullScanSteps = try f.count("fullScanSteps")
+        e.sorts = try f.count("sorts")
+        e.duration = try f.seconds(f.object["duration"] != nil ? "duration" : "totalTime")
+        e.entity = f.string("entity")
+        e.predicate = f.string("predicate")
+        e.sort = f.strings("sort")
+        e.batchSize = try f.count("batchSize")
+        e.prefetch = f.strings("prefetch")
+        e.resultType = f.string("resultType")
+        e.statements = try f.count("statements")
+        e.results = try f.count(f.object["results"] != nil ? "results" : "objects")
+        e.registered = try f.count("registered")
+        e.context = try f.count("context")
+        e.keyPath = f.string("keyPath")
+        e.loaded = try f.count("loaded")
+        e.used = try f.count("used")
+        e.sqlTime = try f.seconds("sqlTime")
+        e.callSite = f.string("callSite")
+        e.faultKind = f.string("kind")
+        e.object = f.string("object")
+        e.relationship = f.string("relationship")
+        e.batch = try f.optionalCount("batch")
+        e.countOnly = f.object["countOnly"] as? Bool ?? false
+        e.inserted = try f.counts("inserted")
+        e.updated = try f.counts("updated")
+        e.deleted = try f.counts("deleted")
+        e.error = f.string("error")
+        e.name = (f.object["name"] ?? f.object["path"]) as? String
+        if let nodes = f.object["nodes"] as? [[String: Any]] { e.planDetails = nodes.compactMap { $0["detail"] as? String } }
     }
 }
 

@@ -1,0 +1,34 @@
+import Foundation
+
+/// The limits Faultline puts on its inputs, far above anything a real model, predicate or store holds, so that a
+/// hostile or broken input gets a clear error rather than a stack overflow, a hang or memory without bound.
+/// docs/limits.md lists each with what happens at it.
+public enum Limits {
+    /// How deeply a predicate may nest: parentheses, `NOT`s, unary minus, function arguments, subqueries, and each
+    /// operator of a chain such as `1 + 1 + …` (each makes the tree one level deeper).
+    public static let predicateNestingDepth = 100
+
+    /// The most components of one key path (`a.b.c` has three), in predicates, sort descriptors and properties.
+    public static let keyPathComponents = 100
+
+    /// The most characters of a predicate's format string.
+    public static let predicateLength = 1_000_000
+
+    /// The longest chain of parent entities (an entity, its parent, its parent's parent, …).
+    public static let inheritanceDepth = 100
+
+    /// The most entities a model diagram lays out as a graph; a larger model is drawn as a table.
+    public static let diagramLaidOutEntities = 150
+
+    /// The most edges (relationship pairs and inheritance) a model diagram lays out as a graph: Graphviz's time grows
+    /// steeply with edges (300 among 60 entities take seconds); a model with more is drawn as a table.
+    public static let diagramLaidOutEdges = 150
+
+    /// The most entities a model diagram draws at all; the diagram's title says how many were left out.
+    public static let diagramEntities = 1_000
+
+    /// The dates a Date attribute holds: Foundation's `distantPast` to `distantFuture` (years 1 to 4001), as
+    /// seconds since 2001-01-01, the form Core Data stores.
+    public static let dateSecondsSinceReferenceDate: ClosedRange<Double> =
+        Date.distantPast.timeIntervalSinceReferenceDate...Date.distantFuture.timeIntervalSinceReferenceDate
+}
