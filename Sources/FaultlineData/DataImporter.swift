@@ -34,8 +34,8 @@ public struct DataImporter {
     /// Loads the data file at `url`.
     public func load(contentsOf url: URL) throws -> Summary {
         let data: Data
-        do { data = try Data(contentsOf: url) } catch {
-            throw DataFileError(file: url.path, problem: "cannot read: \(error.localizedDescription)")
+        do { data = try InputFile.read(url.path) } catch {
+            throw DataFileError(file: url.path, problem: "\(error)")
         }
         return try load(data, file: url.path)
     }

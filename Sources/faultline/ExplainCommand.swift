@@ -16,7 +16,7 @@ struct ExplainCommand: ParsableCommand {
         try reportingErrors("explain") {
             guard FileManager.default.fileExists(atPath: options.store) else { throw ValidationError("no store at '\(options.store)'") }
             let request = try fetch.request()
-            let context = try options.openContext()
+            let context = try options.openContext(readOnly: true)
             let explanation = try context.performAndWait { try context.explain(request) }
             var out = "SQL: \(explanation.sql)\n"
             if !explanation.bindings.isEmpty { out += "bindings: \(explanation.bindings.joined(separator: ", "))\n" }

@@ -16,7 +16,7 @@ struct LoadCommand: ParsableCommand {
 
     func run() throws {
         try reportingErrors("load") {
-            let context = try options.openContext()
+            let context = try options.openContext(readOnly: false)
             let summary = try DataImporter(context: context).load(contentsOf: URL(fileURLWithPath: data))
             let detail = summary.inserted.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }.joined(separator: ", ")
             print("loaded \(summary.total) object\(summary.total == 1 ? "" : "s") into \(options.store)\(detail.isEmpty ? "" : ": " + detail)")
@@ -32,10 +32,11 @@ struct StoreOptions: ParsableArguments {
     @Option(help: "The SQLite store file.")
     var store: String
 
-    /// A private-queue context on a coordinator with the store opened (created when absent).
-    func openContext() throws -> ManagedObjectContext {
+    /// A private-queue context on a coordinator with the store opened: created when absent, or, for the commands
+    /// that only read, read only (a missing, empty or foreign file is an error and stays as it was).
+    func openContext(readOnly: Bool) throws -> ManagedObjectContext {
         let coordinator = PersistentStoreCoordinator(managedObjectModel: try loadModel(model))
-        try coordinator.addPersistentStore(at: URL(fileURLWithPath: store))
+        try coordinator.addPersistentStore(at: URL(fileURLWithPath: store), options: readOnly ? .readOnly : [])
         return ManagedObjectContext(.privateQueue, coordinator: coordinator)
     }
 }

@@ -73,7 +73,7 @@ struct QueryCommand: ParsableCommand {
                     throw QueryInputError(text: "--having: " + error.caretDescription)
                 }
             }
-            let context = try options.openContext()
+            let context = try options.openContext(readOnly: true)
             print(try DataExporter(context: context).export(request, result: result, format: format, limit: limit), terminator: "")
         }
     }

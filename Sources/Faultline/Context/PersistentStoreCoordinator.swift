@@ -28,10 +28,10 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
         self.probes = probes
     }
 
-    /// Opens the SQLite store at `url`, creating it when absent. Fails with a `StoreError` when the file is
-    /// not a store, is damaged, or was made for another model.
-    public func addPersistentStore(at url: URL) throws {
-        let opened = try SQLiteStore(path: url.path, model: managedObjectModel, probes: probes)
+    /// Opens the SQLite store at `url`, creating it when absent (unless `options` has `.readOnly`). Fails with a
+    /// `StoreError` when the file is not a store, is damaged, or was made for another model.
+    public func addPersistentStore(at url: URL, options: PersistentStoreOptions = []) throws {
+        let opened = try SQLiteStore(path: url.path, model: managedObjectModel, readOnly: options.contains(.readOnly), probes: probes)
         withLock {
             store = opened
             statementProbe = opened.connection.probe

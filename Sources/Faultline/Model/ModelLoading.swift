@@ -22,8 +22,8 @@ extension ManagedObjectModel {
             return
         }
         let data: Data
-        do { data = try Data(contentsOf: url) } catch {
-            throw ModelError(source: path, problem: "cannot read: \(error.localizedDescription)")
+        do { data = try InputFile.read(path) } catch {
+            throw ModelError(source: path, problem: "\(error)")
         }
         let firstByte = data.first { !($0 == 0x20 || $0 == 0x0a || $0 == 0x0d || $0 == 0x09 || $0 == 0xef || $0 == 0xbb || $0 == 0xbf) }
         if url.pathExtension == "json" || firstByte == UInt8(ascii: "{") {

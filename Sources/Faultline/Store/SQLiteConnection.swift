@@ -17,11 +17,11 @@ final class SQLiteConnection {
     /// Statements run on this connection (each use of a prepared statement, and each `execute`).
     @exclusivity(unchecked) private(set) var statementCount = 0
 
-    /// Opens (or creates, when `create` is true) the database file at `path`.
-    init(path: String, create: Bool, busyTimeout: Int32 = 5_000) throws {
+    /// Opens (or creates, when `create` is true) the database file at `path`; read only when `readOnly` is true.
+    init(path: String, create: Bool, readOnly: Bool = false, busyTimeout: Int32 = 5_000) throws {
         var db: OpaquePointer?
-        var flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX
-        if create { flags |= SQLITE_OPEN_CREATE }
+        var flags = (readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE) | SQLITE_OPEN_NOMUTEX
+        if create && !readOnly { flags |= SQLITE_OPEN_CREATE }
         let rc = sqlite3_open_v2(path, &db, flags, nil)
         guard rc == SQLITE_OK, let db else {
             let error = SQLiteError(connection: db, code: rc)

@@ -14,13 +14,19 @@ final class SQLiteStore {
     let tablePlans: [TablePlan]
 
     /// Opens the store at `path`, creating it (schema and metadata) when the file is absent or empty.
-    init(path: String, model: ManagedObjectModel, probes: Probes = .disabled) throws {
+    init(path: String, model: ManagedObjectModel, readOnly: Bool = false, probes: Probes = .disabled) throws {
         self.model = model
         self.path = path
         let attributes = try? FileManager.default.attributesOfItem(atPath: path)
         let isNew = attributes == nil || (attributes?[.size] as? NSNumber)?.intValue == 0
+        if let type = attributes?[.type] as? FileAttributeType, type != .typeRegular {
+            throw StoreError.notAStore(path: path, detail: type == .typeDirectory ? "it is a folder" : "it is not a regular file")
+        }
+        if readOnly && isNew {
+            throw attributes == nil ? StoreError.noSuchStore(path: path) : StoreError.notAStore(path: path, detail: "the file is empty")
+        }
         do {
-            connection = try SQLiteConnection(path: path, create: isNew)
+            connection = try SQLiteConnection(path: path, create: isNew, readOnly: readOnly)
         } catch let error as SQLiteError {
             throw StoreError.sqlite(path: path, error: error)
         }
@@ -32,7 +38,8 @@ final class SQLiteStore {
             connection.probe?.purpose = .schema
         }
         do {
-            try connection.execute("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;")
+            // A read-only store keeps its journal mode; reading the schema tells a foreign file here too.
+            try connection.execute(readOnly ? "SELECT count(*) FROM sqlite_master" : "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;")
         } catch let error as SQLiteError where error.primaryCode == SQLITE_NOTADB || error.primaryCode == SQLITE_CORRUPT {
             throw StoreError.notADatabase(path: path, detail: error.message)
         } catch let error as SQLiteError {

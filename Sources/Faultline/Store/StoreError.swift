@@ -14,6 +14,8 @@ public enum StoreError: Error, CustomStringConvertible, Sendable {
     case foreignObjectID(String)
     /// The coordinator has no store yet.
     case noStore
+    /// A store opened read only does not exist.
+    case noSuchStore(path: String)
 
     public var description: String {
         switch self {
@@ -31,6 +33,8 @@ public enum StoreError: Error, CustomStringConvertible, Sendable {
             return "object ID \(text) does not belong to this store or model"
         case .noStore:
             return "the coordinator has no persistent store"
+        case .noSuchStore(let path):
+            return "no store at '\(path)'"
         }
     }
 }

@@ -1,3 +1,4 @@
+import Faultline
 import Foundation
 
 /// A benchmark run as `results.json` stores it (docs/results-format.md).
@@ -13,8 +14,8 @@ public struct BenchResults: Codable, Sendable {
     /// Reads and checks a results file, naming the file and what is wrong with it.
     public static func load(from url: URL) throws -> BenchResults {
         let data: Data
-        do { data = try Data(contentsOf: url) } catch {
-            throw BenchError("cannot read \(url.path): \(error.localizedDescription)")
+        do { data = try InputFile.read(url.path) } catch {
+            throw BenchError("\(url.path): \(error)")
         }
         let results: BenchResults
         do { results = try JSONDecoder().decode(BenchResults.self, from: data) } catch let error as DecodingError {

@@ -11,7 +11,7 @@ public struct IndexProver {
     public init(model: ManagedObjectModel, store: URL) throws {
         guard FileManager.default.fileExists(atPath: store.path) else { throw ReportError("no store at \(store.path)") }
         let coordinator = PersistentStoreCoordinator(managedObjectModel: model, probes: .disabled)
-        try coordinator.addPersistentStore(at: store)
+        try coordinator.addPersistentStore(at: store, options: .readOnly)
         context = ManagedObjectContext(.privateQueue, coordinator: coordinator)
         storePath = store.path
     }

@@ -13,7 +13,11 @@ public struct TraceFile: Sendable {
     /// Reads and checks a trace; errors name the file, the line and what is wrong.
     public init(path: String) throws {
         self.path = path
-        guard let data = FileManager.default.contents(atPath: path) else { throw ReportError("cannot read the trace \(path)") }
+        let data: Data
+        do { data = try InputFile.read(path) } catch { throw ReportError("\(path): \(error)") }
+        if let offset = UTF8Validation.firstInvalidByte(in: data) {
+            throw ReportError("\(path): \(UTF8Validation.describe(data, invalidAt: offset))")
+        }
         var header: [String: String] = [:]
         var events: [TraceEvent] = []
         var warnings: [String] = []
