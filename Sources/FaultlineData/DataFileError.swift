@@ -11,6 +11,14 @@ public struct DataFileError: Error, CustomStringConvertible, Sendable {
     /// What is wrong.
     public var problem: String
 
+    public init(file: String, entity: String? = nil, record: String? = nil, key: String? = nil, problem: String) {
+        self.file = file
+        self.entity = entity
+        self.record = record
+        self.key = key
+        self.problem = problem
+    }
+
     public var description: String {
         var place = "data '\(file)'"
         if let entity { place += ", entity '\(entity)'" }

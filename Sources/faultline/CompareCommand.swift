@@ -36,7 +36,9 @@ struct CompareCommand: ParsableCommand {
     func run() throws {
         var passes = true
         try reportingErrors("compare") {
+            if let html { try OutputFile.check(html) }
             if base.hasSuffix(".jsonl") || new.hasSuffix(".jsonl") {
+                guard html == nil else { throw OutputFile.Failure(description: "--html goes with results files, not traces (use faultline report for a trace's page)") }
                 let comparison = TraceComparison(base: try TraceFile(path: base), new: try TraceFile(path: new), analyzers: Analyzers())
                 print(comparison.text, terminator: "")
                 passes = comparison.passes
@@ -46,7 +48,7 @@ struct CompareCommand: ParsableCommand {
                                                new: try BenchResults.load(from: URL(fileURLWithPath: new)),
                                                maxSlowdown: ResultsComparison.parseSlowdown(maxSlowdown)!, allowed: Set(allow))
             print(comparison.text, terminator: "")
-            if let html { try Data(comparison.html.utf8).write(to: URL(fileURLWithPath: html), options: .atomic) }
+            if let html { try OutputFile.write(Data(comparison.html.utf8), to: html) }
             passes = comparison.passes
         }
         if !passes { throw ExitCode(1) }

@@ -39,11 +39,12 @@ struct DiagramCommand: ParsableCommand {
 
     func run() throws {
         try reportingErrors("diagram") {
+            try OutputFile.check(output)
             let managedObjectModel = try loadModel(model)
             let format = GraphvizRenderer.Format(path: output)!
             guard let store else {
                 let diagram = ModelDiagram(model: managedObjectModel)
-                try GraphvizRenderer.render(diagram.dot, as: format).write(to: URL(fileURLWithPath: output), options: .atomic)
+                try OutputFile.write(GraphvizRenderer.render(diagram.dot, as: format), to: output)
                 print("wrote \(output) (\(diagram.entities.count) entities\(diagram.note.map { "; \($0)" } ?? ""))")
                 return
             }
@@ -55,7 +56,7 @@ struct DiagramCommand: ParsableCommand {
                 try ObjectGraphLoader(context: context, limit: limit).load(root: root, depth: depth)
                 return context.objectGraphSnapshot(limit: limit)
             }
-            try GraphvizRenderer.render(ObjectGraphDiagram(snapshot: snapshot).dot, as: format).write(to: URL(fileURLWithPath: output), options: .atomic)
+            try OutputFile.write(GraphvizRenderer.render(ObjectGraphDiagram(snapshot: snapshot).dot, as: format), to: output)
             print("wrote \(output) (\(snapshot.nodes.count) objects\(snapshot.omitted > 0 ? ", \(snapshot.omitted) more not shown" : ""))")
         }
     }

@@ -45,7 +45,11 @@ func reportingErrors(_ command: String, _ body: () throws -> Void) throws {
     }
 }
 
-/// Opens a model file (JSON or Xcode).
+/// Opens a model file (JSON or Xcode); what the loader accepted only as Xcode does is printed as warnings.
 func loadModel(_ path: String) throws -> ManagedObjectModel {
-    try ManagedObjectModel(contentsOf: URL(fileURLWithPath: path))
+    let model = try ManagedObjectModel(contentsOf: URL(fileURLWithPath: path))
+    for warning in model.warnings {
+        FileHandle.standardError.write(Data("faultline: warning: \(warning)\n".utf8))
+    }
+    return model
 }

@@ -16,8 +16,20 @@ struct LoadCommand: ParsableCommand {
 
     func run() throws {
         try reportingErrors("load") {
-            let context = try options.openContext(readOnly: false)
-            let summary = try DataImporter(context: context).load(contentsOf: URL(fileURLWithPath: data))
+            let bytes: Data
+            do { bytes = try InputFile.read(data) } catch { throw DataFileError(file: data, problem: "\(error)") }
+            // A store this command creates is removed again when the load fails: bad data leaves nothing behind.
+            let created = !FileManager.default.fileExists(atPath: options.store)
+            let summary: DataImporter.Summary
+            do {
+                let context = try options.openContext(readOnly: false)
+                summary = try DataImporter(context: context).load(bytes, file: data)
+            } catch {
+                if created {
+                    for suffix in ["", "-wal", "-shm", "-journal"] { try? FileManager.default.removeItem(atPath: options.store + suffix) }
+                }
+                throw error
+            }
             let detail = summary.inserted.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }.joined(separator: ", ")
             print("loaded \(summary.total) object\(summary.total == 1 ? "" : "s") into \(options.store)\(detail.isEmpty ? "" : ": " + detail)")
         }

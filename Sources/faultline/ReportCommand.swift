@@ -58,6 +58,8 @@ struct ReportCommand: ParsableCommand {
 
     func run() throws {
         try reportingErrors("report") {
+            try OutputFile.check(output)
+            if let chrome { try OutputFile.check(chrome) }
             var thresholds = AnalyzerThresholds()
             thresholds.nPlusOne = nPlusOne
             thresholds.repeatedFetch = repeatedFetch
@@ -71,8 +73,8 @@ struct ReportCommand: ParsableCommand {
                 let prover = try IndexProver(model: try loadModel(model), store: URL(fileURLWithPath: store))
                 for i in inputs.indices { inputs[i].findings = prover.prove(inputs[i].findings) }
             }
-            try Data(ReportPage(inputs: inputs).html.utf8).write(to: URL(fileURLWithPath: output), options: .atomic)
-            if let chrome { try ChromeTrace.data(inputs[0].trace).write(to: URL(fileURLWithPath: chrome), options: .atomic) }
+            try OutputFile.write(Data(ReportPage(inputs: inputs).html.utf8), to: output)
+            if let chrome { try OutputFile.write(ChromeTrace.data(inputs[0].trace), to: chrome) }
             for input in inputs {
                 print("\(input.trace.path): \(input.summary.events) events, \(input.summary.statementCount) statements, \(input.findings.count) findings")
                 for finding in input.findings.prefix(20) {

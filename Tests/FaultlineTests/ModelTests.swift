@@ -151,6 +151,59 @@ final class ModelTests: XCTestCase {
         }
     }
 
+    /// Bytes that are not UTF-8 anywhere in an Xcode model (a comment included) are an error naming the byte,
+    /// before Foundation's XMLParser sees them (it traps on some).
+    func testModelBytesThatAreNotUTF8AreNamed() {
+        let cases: [([UInt8], String)] = [
+            (Array("<!--".utf8) + [0xFF] + Array("--><model/>".utf8), "byte 0xFF at offset 4 (line 1, column 5)"),
+            (Array("<model>\n<entity name=\"A".utf8) + [0xC3, 0x28] + Array("\"/></model>".utf8), "byte 0xC3 at offset 23 (line 2, column 16)"),
+            (Array("<model>".utf8) + [0xED, 0xA0, 0x80] + Array("</model>".utf8), "byte 0xED at offset 7 (line 1, column 8)"),
+            (Array("<model>".utf8) + [0xF0, 0x9F, 0x98], "byte 0xF0 at offset 7 (line 1, column 8)"),
+        ]
+        for (bytes, position) in cases {
+            XCTAssertThrowsError(try ManagedObjectModel(xcodeContents: Data(bytes), source: "contents")) { error in
+                XCTAssertEqual("\(error)", "model 'contents': not UTF-8: \(position) does not begin a valid UTF-8 sequence")
+            }
+        }
+    }
+
+    /// Models that Xcode compiles load, with a warning naming the attribute: a Boolean default written as a number,
+    /// a UUID default that is not a UUID (no default, as in Core Data).
+    func testLenientWhereXcodeIsLenient() throws {
+        let xml = """
+        <model><entity name="Item">
+        <attribute name="done" optional="YES" attributeType="Boolean" defaultValueString="0.0" usesScalarValueType="YES"/>
+        <attribute name="flagged" optional="YES" attributeType="Boolean" defaultValueString="1.0" usesScalarValueType="YES"/>
+        <attribute name="identifier" optional="YES" attributeType="UUID" defaultValueString="empy" usesScalarValueType="NO"/>
+        </entity></model>
+        """
+        let model = try ManagedObjectModel(xcodeContents: Data(xml.utf8), source: "Items")
+        let item = try XCTUnwrap(model.entity(named: "Item"))
+        XCTAssertEqual(item.attribute(named: "done")?.defaultValue as? Bool, false)
+        XCTAssertEqual(item.attribute(named: "flagged")?.defaultValue as? Bool, true)
+        XCTAssertNil(item.attribute(named: "identifier")?.defaultValue)
+        XCTAssertEqual(model.warnings.map(\.description), [
+            "model 'Items', entity 'Item', property 'done': Boolean default value '0.0' read as a number, as Xcode does: NO",
+            "model 'Items', entity 'Item', property 'flagged': Boolean default value '1.0' read as a number, as Xcode does: YES",
+            "model 'Items', entity 'Item', property 'identifier': default value 'empy' is not a UUID; the attribute has no default, as in Core Data",
+        ])
+        let notNumber = #"<model><entity name="A"><attribute name="b" attributeType="Boolean" defaultValueString="maybe"/></entity></model>"#
+        XCTAssertThrowsError(try ManagedObjectModel(xcodeContents: Data(notNumber.utf8), source: "x")) { error in
+            XCTAssertEqual("\(error)", "model 'x', entity 'A', property 'b': default value 'maybe' is not a valid Boolean")
+        }
+    }
+
+    /// An inheritance chain longer than `Limits.inheritanceDepth` is refused before anything recurses over it.
+    func testInheritanceDepthIsLimited() throws {
+        func chain(_ levels: Int) -> [EntityDescription] {
+            (0...levels).map { i in EntityDescription(name: "E\(i)", parent: i == 0 ? nil : "E\(i - 1)", properties: [AttributeDescription(name: "a\(i)", type: .string)]) }
+        }
+        XCTAssertNoThrow(try ManagedObjectModel(entities: chain(Limits.inheritanceDepth)))
+        XCTAssertThrowsError(try ManagedObjectModel(entities: chain(2_000))) { error in
+            XCTAssertEqual("\(error)", "entity 'E101': more than 100 levels of parent entities (Limits.inheritanceDepth)")
+        }
+    }
+
     func testLayoutFollowsCoreData() throws {
         let model = try makeTestModel()
         let region = try XCTUnwrap(model.entity(named: "Region"))

@@ -1,5 +1,8 @@
 import Foundation
 import XCTest
+#if canImport(FoundationXML)
+import FoundationXML
+#endif
 
 /// Inputs a hostile or careless user gives the real binary: each gets an exact error and a non-zero exit, or the
 /// exact right answer; none crashes, hangs or silently changes a value.
@@ -166,5 +169,103 @@ final class HostileInputTests: CLITestCase {
         let svg = try String(contentsOf: dir.appendingPathComponent("wide.svg"), encoding: .utf8)
         XCTAssertTrue(svg.contains(">next → E1<"), String(svg.prefix(500)))
         XCTAssertEqual(svg.components(separatedBy: "font-weight=\"bold\"").count - 1, 1_000, "one title per entity drawn")
+    }
+
+    /// The commands that only read never create, convert or change a file: a missing store stays missing, and a
+    /// zero-byte, foreign or text file stays byte-identical, each with an error naming it.
+    func testReadCommandsNeverWrite() throws {
+        let model = try companyModel()
+        let empty = try write("empty.sqlite", "")
+        let text = try write("notes.sqlite", "not a store\n")
+        let foreign = dir.appendingPathComponent("foreign.sqlite").path
+        let make = try run(["load", "--model", model, "--store", "made.sqlite", try write("one.json", #"{"Project": [{"title": "x"}]}"#)])
+        XCTAssertEqual(make.status, 0, make.stderr)
+        // A foreign SQLite file: a Faultline store of another model, in rollback-journal mode.
+        let otherModel = try write("other.json", #"{"entities": [{"name": "Thing", "attributes": [{"name": "x", "type": "string"}]}]}"#)
+        XCTAssertEqual(try run(["load", "--model", otherModel, "--store", foreign, try write("thing.json", #"{"Thing": [{"x": "y"}]}"#)]).status, 0)
+        let cases: [(String, String)] = [
+            (empty, "'\(empty)' is not a Faultline store: the file is empty"),
+            (text, "'\(text)' is not a Faultline store: not an SQLite database (file is not a database)"),
+            (foreign, "the store '\(foreign)' was made with a different model (migration needed)"),
+            (dir.appendingPathComponent("absent.sqlite").path, "no store at"),
+        ]
+        for (store, message) in cases {
+            let before = try? Data(contentsOf: URL(fileURLWithPath: store))
+            let commands: [[String]] = [
+                ["query", "--model", model, "--store", store, "Employee"],
+                ["query", "--model", model, "--store", store, "Employee", "--result", "count"],
+                ["explain", "--model", model, "--store", store, "Employee", "salary > 3"],
+                ["diagram", model, "--store", store, "-o", "graph.svg"],
+            ]
+            for command in commands {
+                let result = try run(command)
+                XCTAssertEqual(result.status, 1, "\(command)")
+                XCTAssertTrue(result.stderr.hasPrefix("faultline \(command[0]): ") && result.stderr.contains(message), "\(command): \(result.stderr)")
+                XCTAssertEqual(try? Data(contentsOf: URL(fileURLWithPath: store)), before, "\(command) left \(store) as it was")
+            }
+        }
+        XCTAssertFalse(FileManager.default.fileExists(atPath: dir.appendingPathComponent("absent.sqlite").path))
+        XCTAssertFalse(FileManager.default.fileExists(atPath: dir.appendingPathComponent("graph.svg").path))
+        let report = try run(["report", try write("t.jsonl", #"{"type":"header","format":"faultline-trace","version":1}"# + "\n"), "-o", "r.html",
+                              "--model", model, "--store", empty])
+        XCTAssertEqual(report.status, 1)
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: empty)), Data())
+    }
+
+    /// Devices, folders and missing folders are named as such, for input and output files alike.
+    func testFilesThatAreNotFilesAreNamed() throws {
+        let model = try companyModel()
+        let cases: [([String], String)] = [
+            (["schema", "/dev/null"], "faultline schema: model '/dev/null': is a device, not a file\n"),
+            (["load", "--model", model, "--store", "s.sqlite", "/dev/null"], "faultline load: data '/dev/null': is a device, not a file\n"),
+            (["load", "--model", model, "--store", "s.sqlite", dir.path], "faultline load: data '\(dir.path)': is a folder, not a file\n"),
+            (["query", "--model", model, "--store", "/dev/null", "Employee"], "faultline query: '/dev/null' is not a Faultline store: it is not a regular file\n"),
+            (["report", "/dev/null"], "faultline report: /dev/null: is a device, not a file\n"),
+            (["compare", "/dev/null", "/dev/null"], "faultline compare: /dev/null: is a device, not a file\n"),
+            (["diagram", model, "-o", "/nonexistent/model.svg"], "faultline diagram: cannot write '/nonexistent/model.svg': the folder '/nonexistent' does not exist\n"),
+            (["report", "/dev/null", "-o", "/nonexistent/r.html"], "faultline report: cannot write '/nonexistent/r.html': the folder '/nonexistent' does not exist\n"),
+        ]
+        for (arguments, message) in cases {
+            let result = try run(arguments)
+            XCTAssertEqual(result.status, 1, "\(arguments)")
+            XCTAssertEqual(result.stderr, message)
+        }
+        XCTAssertFalse(FileManager.default.fileExists(atPath: dir.appendingPathComponent("s.sqlite").path), "a bad data file creates no store")
+    }
+
+    /// An object's text with a right-to-left override is drawn with the control shown, not obeyed; control
+    /// characters that SVG does not allow are shown too, so the file stays valid XML.
+    func testControlCharactersInObjectsAreShownInDiagrams() throws {
+        let model = try companyModel()
+        let data = try write("evil.json", #"{"Project": [{"title": "invoice\u202Efdp.exe\u0001"}]}"#)
+        XCTAssertEqual(try run(["load", "--model", model, "--store", "co.sqlite", data]).status, 0)
+        let result = try run(["diagram", model, "--store", "co.sqlite", "-o", "graph.svg"])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        let svg = try Data(contentsOf: dir.appendingPathComponent("graph.svg"))
+        let text = String(decoding: svg, as: UTF8.self)
+        XCTAssertTrue(text.contains("invoice[U+202E]fdp.exe[U+1]"), text)
+        XCTAssertFalse(text.contains("\u{202E}") || text.contains("\u{1}"))
+        XCTAssertNotNil(try? XMLDocument(data: svg), "the SVG is well-formed XML")
+    }
+
+    /// A model from a shipping app that Xcode compiles loads, with warnings naming each attribute it reads leniently.
+    func testLenientModelsLoadWithWarnings() throws {
+        let contents = try write("contents", """
+        <?xml version="1.0" encoding="UTF-8" standalone="yes"?>
+        <model type="com.apple.IDECoreDataModeler.DataModel" documentVersion="1.0">
+            <entity name="Task" representedClassName="Task" syncable="YES">
+                <attribute name="done" optional="YES" attributeType="Boolean" defaultValueString="0.0" usesScalarValueType="YES"/>
+                <attribute name="uuid" optional="YES" attributeType="UUID" defaultValueString="empy" usesScalarValueType="NO"/>
+            </entity>
+        </model>
+        """)
+        let schema = try run(["schema", contents])
+        XCTAssertEqual(schema.status, 0, schema.stderr)
+        XCTAssertEqual(schema.stderr, """
+        faultline: warning: model '\(contents)', entity 'Task', property 'done': Boolean default value '0.0' read as a number, as Xcode does: NO
+        faultline: warning: model '\(contents)', entity 'Task', property 'uuid': default value 'empy' is not a UUID; the attribute has no default, as in Core Data
+
+        """)
+        XCTAssertTrue(schema.stdout.contains("CREATE TABLE ZTASK"), schema.stdout)
     }
 }

@@ -20,6 +20,9 @@ public final class ManagedObjectModel: @unchecked Sendable {
     public let configurations: [String: [String]]
     /// Where the model came from, for error messages.
     public let source: String?
+    /// What the loader accepted as Xcode does but a reader should know of (an unreadable default value dropped, a
+    /// number read as a Boolean), each naming the entity and attribute; set while the model is loaded.
+    public internal(set) var warnings: [ModelError] = []
     /// By entity number − 1: the entity with its descendants, and the entity alone (the entities a fetch covers,
     /// kept so that a fetch does not build the array).
     let hierarchies: [[EntityDescription]]

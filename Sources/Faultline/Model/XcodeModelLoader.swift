@@ -27,6 +27,7 @@ extension ManagedObjectModel {
         }
         try self.init(entities: reader.entities, fetchRequestTemplates: reader.templates,
                       configurations: reader.configurations, source: source)
+        warnings = reader.warnings
     }
 }
 
@@ -37,6 +38,7 @@ final class XcodeModelReader: NSObject, XMLParserDelegate {
     var templates: [String: (entity: String, predicate: String?)] = [:]
     var configurations: [String: [String]] = [:]
     var error: ModelError?
+    var warnings: [ModelError] = []
     var sawModel = false
 
     private struct PendingEntity {
@@ -211,12 +213,22 @@ final class XcodeModelReader: NSObject, XMLParserDelegate {
             switch text.uppercased() {
             case "YES", "TRUE", "1": return true
             case "NO", "FALSE", "0": return false
-            default: throw bad()
+            default:
+                // Xcode reads the default as a number: "0.0" is NO, any other number YES.
+                guard let d = Double(text), d.isFinite else { throw bad() }
+                warnings.append(ModelError(source: source, entity: entity, property: property,
+                                           problem: "Boolean default value '\(text)' read as a number, as Xcode does: \(d != 0 ? "YES" : "NO")"))
+                return d != 0
             }
         case .string: return text
         case .uri: return URL(string: text)
         case .uuid:
-            guard let u = UUID(uuidString: text) else { throw bad() }
+            guard let u = UUID(uuidString: text) else {
+                // Xcode compiles such a model; Core Data gives the attribute no default.
+                warnings.append(ModelError(source: source, entity: entity, property: property,
+                                           problem: "default value '\(text)' is not a UUID; the attribute has no default, as in Core Data"))
+                return nil
+            }
             return u
         case .date:
             guard let d = ISO8601.parse(text) else { throw bad() }

@@ -64,7 +64,12 @@ public final class BenchRunner {
     public func run() throws -> BenchResults {
         let selected = try scenarios()
         let fileManager = FileManager.default
-        try fileManager.createDirectory(at: options.outputFolder, withIntermediateDirectories: true)
+        do {
+            try fileManager.createDirectory(at: options.outputFolder, withIntermediateDirectories: true)
+        } catch {
+            let reason = ((error as NSError).userInfo[NSUnderlyingErrorKey] as? NSError).map { String(cString: strerror(Int32($0.code))) }
+            throw BenchError("cannot create the output folder '\(options.outputFolder.path)'\(reason.map { ": \($0)" } ?? "")")
+        }
         let dataFolder = options.outputFolder.appendingPathComponent("data")
         try? fileManager.removeItem(at: dataFolder)
         try fileManager.createDirectory(at: dataFolder, withIntermediateDirectories: true)

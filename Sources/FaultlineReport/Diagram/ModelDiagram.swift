@@ -144,11 +144,14 @@ public struct ModelDiagram {
     /// A DOT identifier for a name (quoted).
     static func id(_ name: String) -> String { "\"\(quoted(name))\"" }
 
-    static func quoted(_ text: String) -> String { text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") }
+    /// Text inside a DOT quoted string; control characters shown as `[U+202E]`.
+    static func quoted(_ text: String) -> String {
+        HTMLText.showingControls(text).replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
+    }
 
     /// Text inside an HTML-like label.
     static func html(_ text: String) -> String {
-        text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;").replacingOccurrences(of: ">", with: "&gt;")
+        HTMLText.showingControls(text).replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;").replacingOccurrences(of: ">", with: "&gt;")
             .replacingOccurrences(of: "\"", with: "&quot;")
     }
 }

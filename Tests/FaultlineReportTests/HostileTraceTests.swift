@@ -1,0 +1,98 @@
+import Faultline
+import Foundation
+import XCTest
+@testable import FaultlineReport
+
+/// Traces a hostile or broken program could leave: impossible numbers, wrong header types, bytes that are not
+/// UTF-8, text made to read backwards. Each is an exact error naming the line, or is shown as it really is.
+final class HostileTraceTests: XCTestCase {
+    var dir: URL!
+
+    override func setUpWithError() throws {
+        dir = FileManager.default.temporaryDirectory.appendingPathComponent("faultline-hostile-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+    }
+
+    override func tearDownWithError() throws {
+        try? FileManager.default.removeItem(at: dir)
+    }
+
+    let header = #"{"type":"header","format":"faultline-trace","version":1,"process":"test"}"#
+
+    func trace(_ lines: [String]) throws -> String {
+        let path = dir.appendingPathComponent("trace-\(UUID().uuidString).jsonl").path
+        try Data((lines.joined(separator: "\n") + "\n").utf8).write(to: URL(fileURLWithPath: path))
+        return path
+    }
+
+    func testImpossibleNumbersAreRejectedWithTheirLine() throws {
+        let fetch = #""type":"fetch","entity":"City","sql":"SELECT 1""#
+        let cases: [(String, String)] = [
+            (#"{\#(fetch),"t":-1}"#, #""t" must be a time in seconds from 0 to 315576000, got -1"#),
+            (#"{\#(fetch),"t":1e300}"#, #""t" must be a time in seconds from 0 to 315576000, got 1e+300"#),
+            (#"{\#(fetch),"t":1,"totalTime":-0.5}"#, #""totalTime" must be a time in seconds from 0 to 315576000, got -0.5"#),
+            (#"{\#(fetch),"t":1,"rows":9223372036854775807}"#, #""rows" must be a whole number from 0 to 4294967296, got 9223372036854775807"#),
+            (#"{\#(fetch),"t":1,"results":-3}"#, #""results" must be a whole number from 0 to 4294967296, got -3"#),
+            (#"{\#(fetch),"t":1,"statements":1.5}"#, #""statements" must be a whole number from 0 to 4294967296, got 1.5"#),
+            (#"{\#(fetch),"t":1,"statements":"many"}"#, #""statements" must be a whole number from 0 to 4294967296, got many"#),
+            (#"{"type":"save","t":1,"inserted":{"City":18446744073709551616}}"#, #""City" must be a whole number from 0 to 4294967296, got 18446744073709551616"#),
+            (#"{"type":"fault","t":true}"#, #""t" must be a time in seconds from 0 to 315576000, got 1"#),
+        ]
+        for (line, message) in cases {
+            let path = try trace([header, #"{"type":"signpost","t":0,"name":"s"}"#, line])
+            XCTAssertThrowsError(try TraceFile(path: path), line) { error in
+                XCTAssertEqual("\(error)", "\(path):3: \(message)")
+            }
+        }
+        // The largest allowed values read, summarize and draw.
+        let path = try trace([header, #"{\#(fetch),"t":315576000,"totalTime":315576000,"rows":4294967296,"results":4294967296}"#,
+                              #"{\#(fetch),"t":0,"rows":4294967296}"#])
+        let file = try TraceFile(path: path)
+        let page = ReportPage(inputs: [.init(trace: file, analyzers: Analyzers())]).html
+        XCTAssertTrue(page.contains("Timeline"), String(page.prefix(400)))
+    }
+
+    func testHeaderVersionAndEncodingErrorsSayWhatIsWrong() throws {
+        let cases: [(String, String)] = [
+            (#"{"type":"header","format":"faultline-trace","version":"1"}"#, #":1: the header's "version" must be a whole number (this faultline reads version 1), got the string 1"#),
+            (#"{"type":"header","format":"faultline-trace","version":true}"#, #":1: the header's "version" must be a whole number (this faultline reads version 1), got 1"#),
+            (#"{"type":"header","format":"faultline-trace","version":2}"#, ":1: trace version 2 is newer than this faultline reads (1)"),
+            (#"{"type":"header","format":"faultline-trace","version":0}"#, ":1: trace version 0 does not exist (this faultline reads version 1)"),
+            (#"{"type":"header","format":"faultline-trace"}"#, #":1: the header's "version" must be a whole number (this faultline reads version 1), got nothing"#),
+        ]
+        for (line, message) in cases {
+            let path = try trace([line])
+            XCTAssertThrowsError(try TraceFile(path: path), line) { error in XCTAssertEqual("\(error)", path + message) }
+        }
+        let linePrefix = #"{"type":"fetch","t":1,"entity":"ab"#
+        var bytes = Data((header + "\n" + linePrefix).utf8)
+        bytes.append(0xFF)
+        bytes.append(contentsOf: Array(#""}"#.utf8) + [0x0A])
+        let path = dir.appendingPathComponent("latin1.jsonl").path
+        try bytes.write(to: URL(fileURLWithPath: path))
+        XCTAssertThrowsError(try TraceFile(path: path)) { error in
+            XCTAssertEqual("\(error)", "\(path): not UTF-8: byte 0xFF at offset \(header.utf8.count + 1 + linePrefix.utf8.count) (line 2, column \(linePrefix.utf8.count + 1)) does not begin a valid UTF-8 sequence")
+        }
+        for (target, problem) in [("/dev/null", "is a device, not a file"), (dir.path, "is a folder, not a file"), (dir.appendingPathComponent("none").path, "no such file")] {
+            XCTAssertThrowsError(try TraceFile(path: target)) { error in XCTAssertEqual("\(error)", "\(target): \(problem)") }
+        }
+    }
+
+    /// A name with a right-to-left override would read backwards on the page ("exe.txt" as "txt.exe"): shown as
+    /// `[U+202E]` instead, in the HTML and in the SVG Graphviz draws.
+    func testBidirectionalControlsAreShownNotObeyed() throws {
+        let disguised = "invoice\u{202E}fdp.exe\u{2066}x\u{2069}"
+        let path = try trace([header, #"{"type":"fetch","t":1,"entity":"\#(disguised)","sql":"SELECT '\#(disguised)'","totalTime":0.001,"callSite":"\#(disguised).swift:1"}"#])
+        let page = ReportPage(inputs: [.init(trace: try TraceFile(path: path), analyzers: Analyzers())]).html
+        XCTAssertTrue(page.contains("invoice[U+202E]fdp.exe[U+2066]x[U+2069]"), page)
+        for control in ["\u{202A}", "\u{202B}", "\u{202C}", "\u{202D}", "\u{202E}", "\u{2066}", "\u{2067}", "\u{2068}", "\u{2069}"] {
+            XCTAssertFalse(page.contains(control), "U+\(String(control.unicodeScalars.first!.value, radix: 16)) reaches the page")
+            XCTAssertEqual(HTMLText.escape("a\(control)b"), "a[U+\(String(control.unicodeScalars.first!.value, radix: 16, uppercase: true))]b")
+        }
+        XCTAssertEqual(HTMLText.escape("עברית and العربية stay"), "עברית and العربية stay", "right-to-left text itself is left alone")
+        let dot = "digraph g { a [label=\"\(ModelDiagram.quoted(disguised + "\u{1}\u{7F}"))\"]; }"
+        let svg = String(decoding: try GraphvizRenderer.render(dot, as: .svg), as: UTF8.self)
+        XCTAssertTrue(svg.contains("invoice[U+202E]fdp.exe[U+2066]x[U+2069][U+1][U+7F]"), svg)
+        XCTAssertFalse(svg.contains("\u{202E}") || svg.contains("\u{1}"), svg)
+    }
+}
