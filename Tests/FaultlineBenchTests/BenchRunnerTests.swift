@@ -132,9 +132,13 @@ final class BenchRunnerTests: XCTestCase {
         // the median of the repetitions' own ratios.
         XCTAssertEqual(scenario.ratios.map(\.numerator), ["bulk fetch, trace on", "point lookups, trace on", "one-row fetches, trace on"])
         XCTAssertEqual(scenario.ratios.map { $0.met == nil }, [false, false, true])
-        let measurements = ScenarioMeasurements(results: scenario.variants)
         for ratio in scenario.ratios {
-            XCTAssertEqual(ratio.value, measurements.pairedRatio(ratio.numerator, ratio.denominator))
+            // Computed here from the samples: repetition i of one half against repetition i of the other, per
+            // operation, and the median of those 15 ratios.
+            let numerator = try variant(results, "probe-cost", ratio.numerator), denominator = try variant(results, "probe-cost", ratio.denominator)
+            let own = zip(numerator.samples, denominator.samples).map { ($0 / Double(numerator.operations)) / ($1 / Double(denominator.operations)) }.sorted()
+            XCTAssertEqual(own.count, 15)
+            XCTAssertEqual(ratio.value, own[7], accuracy: 1e-12, ratio.numerator)
         }
         XCTAssertTrue(scenario.verdict.detail.contains("ns a fetch"), scenario.verdict.detail)
         XCTAssertTrue(scenario.verdict.detail.contains("processor time on point lookups"), scenario.verdict.detail)

@@ -171,15 +171,59 @@ final class PredicateParserTests: XCTestCase {
         }
     }
 
-    func testRandomInputNeverCrashes() {
+    /// Random text, short and long (long enough to reach the nesting limit): each input either parses, and then its
+    /// canonical form parses back to the same predicate, or fails with a predicate error pointing inside the text.
+    func testRandomInputParsesAndRoundTripsOrFailsWithAPosition() {
         var generator = SplitMix(seed: 42)
-        let alphabet = Array("abc AND OR NOT ( ) { } [ ] == != < > %@ %K $x . @count , ' \" 1 2.5 SUBQUERY ANY ALL BETWEEN IN CONTAINS[cd] -+*/")
-        for _ in 0..<3_000 {
-            let length = Int(generator.next() % 40)
+        let alphabet = Array("abc AND OR NOT ( ) { } [ ] == != < > %@ %K $x . @count , ' \" 1 2.5 SUBQUERY ANY ALL BETWEEN IN CONTAINS[cd] -+*/!((((")
+        var parsed = 0, failed = 0
+        for round in 0..<4_000 {
+            let length = round % 4 == 0 ? 200 + Int(generator.next() % 400) : Int(generator.next() % 40)
             let text = String((0..<length).map { _ in alphabet[Int(generator.next() % UInt64(alphabet.count))] })
-            _ = try? ObjectPredicate(unboundFormat: text)
-            _ = try? ObjectPredicate(format: text, argumentArray: ["name", 1, nil])
+            do {
+                let predicate = try ObjectPredicate(unboundFormat: text)
+                parsed += 1
+                let canonical = predicate.predicateFormat
+                XCTAssertEqual(try? ObjectPredicate(unboundFormat: canonical), predicate, "\(text) → \(canonical)")
+            } catch let error as ObjectPredicateError {
+                failed += 1
+                XCTAssertEqual(error.format, text)
+                XCTAssertTrue((0...text.count).contains(error.position ?? -1), "\(text): \(error)")
+            } catch {
+                XCTFail("\(text): not a predicate error: \(error)")
+            }
+            do {
+                _ = try ObjectPredicate(format: text, argumentArray: ["name", 1, nil])
+            } catch {
+                XCTAssertTrue(error is ObjectPredicateError, "\(text): \(error)")
+            }
         }
+        XCTAssertGreaterThan(parsed, 50, "the generator reaches valid predicates")
+        XCTAssertGreaterThan(failed, 50)
+        // Wrappers mixed at random around a comparison: each is one level, the comparison two; past
+        // `Limits.predicateNestingDepth` the error is the limit's, never a stack overflow.
+        var overLimit = 0
+        for wrappers in 90...110 {
+            var text = "a == 1"
+            for _ in 0..<wrappers {
+                switch generator.next() % 3 {
+                case 0: text = "(" + text + ")"
+                case 1: text = "NOT " + text
+                default: text = "!" + text
+                }
+            }
+            do {
+                _ = try ObjectPredicate(unboundFormat: text)
+                XCTAssertLessThanOrEqual(wrappers + 2, Limits.predicateNestingDepth, text)
+            } catch let error as ObjectPredicateError {
+                XCTAssertEqual(error.kind, .limit, "\(wrappers) wrappers: \(error)")
+                XCTAssertGreaterThan(wrappers + 2, Limits.predicateNestingDepth)
+                overLimit += 1
+            } catch {
+                XCTFail("\(error)")
+            }
+        }
+        XCTAssertEqual(overLimit, 12)
     }
 }
 

@@ -578,6 +578,90 @@ final class ConcurrencyDebugTests: XCTestCase {
         XCTAssertTrue(message.contains("(private-queue)") && message.contains("outside its private queue"), message)
         XCTAssertFalse(ManagedObjectContext(.privateQueue, coordinator: PersistentStoreCoordinator(managedObjectModel: model, probes: .disabled)).checksQueue)
     }
+
+    /// The stop itself, in a real process: this test bundle runs `offQueueChild` in a child process with
+    /// `FAULTLINE_CONCURRENCYDEBUG=1` (the probes read it at start), which touches an object off its context's
+    /// queue; the child dies with the documented message.
+    func testAProcessThatTouchesAnObjectOffItsQueueStops() throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
+        process.arguments = ["FaultlineTests.ConcurrencyDebugTests/testOffQueueChild"]
+        var environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("FAULTLINE_") }
+        environment["FAULTLINE_CONCURRENCYDEBUG"] = "1"
+        environment["FAULTLINE_TEST_OFF_QUEUE_CHILD"] = "1"
+        process.environment = environment
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = output
+        try process.run()
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        XCTAssertEqual(process.terminationReason, .uncaughtSignal, text)
+        XCTAssertTrue(text.contains("child: touching the dog off its queue"), text)
+        XCTAssertFalse(text.contains("child: still running"), text)
+        let message = try XCTUnwrap(text.range(of: #"Faultline: concurrency violation: Dog x-coredata://[0-9A-F-]+/Dog/p1 of context 0x[0-9a-f]+ \(private-queue\) used on the main thread, outside its private queue; use perform or performAndWait"#, options: .regularExpression), text)
+        XCTAssertFalse(text[message].isEmpty)
+    }
+
+    /// The child of the test above; skipped in a normal run.
+    func testOffQueueChild() throws {
+        guard ProcessInfo.processInfo.environment["FAULTLINE_TEST_OFF_QUEUE_CHILD"] == "1" else {
+            throw XCTSkip("runs only as the child process of testAProcessThatTouchesAnObjectOffItsQueueStops")
+        }
+        let dir = TemporaryDirectory()
+        let coordinator = PersistentStoreCoordinator(managedObjectModel: try makeTestModel())
+        XCTAssertTrue(coordinator.probes.configuration.concurrencyDebug, "FAULTLINE_CONCURRENCYDEBUG=1 reached the probes")
+        try coordinator.addPersistentStore(at: dir.file("store.sqlite"))
+        let context = ManagedObjectContext(.privateQueue, coordinator: coordinator)
+        let dog = try context.performAndWait { () throws -> ManagedObject in
+            let dog = try context.insertNewObject(forEntityName: "Dog")
+            try dog.setValue("Rex", forKey: "name")
+            try context.save()
+            return dog
+        }
+        FileHandle.standardError.write(Data("child: touching the dog off its queue\n".utf8))
+        _ = dog.value(forKey: "name")
+        FileHandle.standardError.write(Data("child: still running\n".utf8))
+    }
+
+    /// A main-queue context runs its blocks on the main thread: in place from the main thread, on the main queue
+    /// from elsewhere; from another thread, a use is named as outside the main queue.
+    func testMainQueueContextRunsOnTheMainThread() throws {
+        let dir = TemporaryDirectory()
+        let coordinator = PersistentStoreCoordinator(managedObjectModel: try makeTestModel(), probes: Probes(configuration: ProbeConfiguration(concurrencyDebug: true)))
+        try coordinator.addPersistentStore(at: dir.file("store.sqlite"))
+        let context = ManagedObjectContext(.mainQueue, coordinator: coordinator)
+        XCTAssertTrue(Thread.isMainThread)
+        let dog = try context.performAndWait { () throws -> ManagedObject in
+            XCTAssertNil(context.concurrencyViolation())
+            let dog = try context.insertNewObject(forEntityName: "Dog")
+            try dog.setValue("Rex", forKey: "name")
+            try context.save()
+            return dog
+        }
+        let performed = expectation(description: "perform ran on the main thread")
+        context.perform {
+            XCTAssertTrue(Thread.isMainThread)
+            XCTAssertEqual(try? context.count(for: FetchRequest<ManagedObject>(entityName: "Dog")), 1)
+            performed.fulfill()
+        }
+        wait(for: [performed], timeout: 10)
+        let elsewhere = expectation(description: "a background thread")
+        let box = UncheckedBox((context, dog))
+        Thread.detachNewThread {
+            let (context, dog) = box.value
+            let message = context.concurrencyViolation(touching: dog)
+            XCTAssertTrue(message?.contains("(main-queue) used on thread 0x") == true && message?.hasSuffix("outside the main queue; use perform or performAndWait") == true, message ?? "nil")
+            elsewhere.fulfill()
+        }
+        wait(for: [elsewhere], timeout: 10)
+    }
+}
+
+/// Hands a value to another thread in a test that knows the access is safe.
+struct UncheckedBox<T>: @unchecked Sendable {
+    let value: T
+    init(_ value: T) { self.value = value }
 }
 
 final class TraceSchemaTests: XCTestCase {

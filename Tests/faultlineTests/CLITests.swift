@@ -143,6 +143,24 @@ final class CLITests: CLITestCase {
         XCTAssertTrue(lines.contains("Faultline: sql: SELECT COUNT(*) FROM ZDOG t0 WHERE t0.ZNAME = ?"), result.stderr)
         XCTAssertTrue(lines.contains("Faultline: details: SQLite bind[0] = \"Rex\""), result.stderr)
         XCTAssertTrue(lines.contains { $0.hasPrefix("Faultline: annotation: total count request execution time: ") && $0.hasSuffix("for count of 1.") }, result.stderr)
+
+        // The same through the environment, as a user sets it in a scheme or a shell.
+        let query = ["query", "--model", model, "--store", "dogs.sqlite", "Dog", "name == %@", "--arg", "Rex", "--result", "count"]
+        let environment = try run(query, environment: ["FAULTLINE_SQLDEBUG": "1"])
+        XCTAssertEqual(environment.status, 0, environment.stderr)
+        XCTAssertTrue(environment.stderr.contains("Faultline: sql: SELECT COUNT(*) FROM ZDOG t0 WHERE t0.ZNAME = ?\n"), environment.stderr)
+        XCTAssertFalse(environment.stderr.contains("bind[0]"), "level 1 shows no bindings: \(environment.stderr)")
+        let traced = try run(query, environment: ["FAULTLINE_TRACE": dir.appendingPathComponent("query.jsonl").path])
+        XCTAssertEqual(traced.status, 0, traced.stderr)
+        XCTAssertEqual(traced.stderr, "", "a trace alone prints nothing")
+        let trace = try String(contentsOf: dir.appendingPathComponent("query.jsonl"), encoding: .utf8).split(separator: "\n")
+        XCTAssertTrue(trace.first?.contains(#""format":"faultline-trace""#) == true, "\(trace.first ?? "")")
+        XCTAssertEqual(trace.filter { $0.contains(#""type":"fetch""#) && $0.contains(#""entity":"Dog""#) }.count, 1, trace.joined(separator: "\n"))
+        // A variable in the test runner's own environment does not reach the child.
+        setenv("FAULTLINE_SQLDEBUG", "3", 1)
+        defer { unsetenv("FAULTLINE_SQLDEBUG") }
+        let plain = try run(query)
+        XCTAssertEqual(plain.stderr, "", "inherited FAULTLINE_* variables are stripped")
     }
 
     func testSchemaOfEveryFixtureModel() throws {
@@ -150,10 +168,22 @@ final class CLITests: CLITestCase {
         for _ in 0..<4 { fixtures.deleteLastPathComponent() }
         fixtures = fixtures.appendingPathComponent("shared/fixtures/xcdatamodels")
         guard FileManager.default.fileExists(atPath: fixtures.path) else { throw XCTSkip("../shared/fixtures is absent") }
-        for file in try FileManager.default.contentsOfDirectory(atPath: fixtures.path).filter({ $0.hasSuffix(".xml") }) {
+        let files = try FileManager.default.contentsOfDirectory(atPath: fixtures.path).filter({ $0.hasSuffix(".xml") }).sorted()
+        XCTAssertGreaterThanOrEqual(files.count, 20, "the fixture folder holds its models")
+        for file in files {
             let result = try run(["schema", fixtures.appendingPathComponent(file).path])
             XCTAssertEqual(result.status, 0, "\(file): \(result.stderr)")
-            XCTAssertTrue(result.stdout.contains("CREATE TABLE Z_PRIMARYKEY"), file)
+            // One table per root entity: every root entity named in the XML has its CREATE TABLE.
+            let xml = try String(contentsOf: fixtures.appendingPathComponent(file), encoding: .utf8)
+            let roots = xml.components(separatedBy: "<entity ").dropFirst().compactMap { element -> String? in
+                let tag = String(element.prefix { $0 != ">" })
+                guard !tag.contains("parentEntity=") else { return nil }
+                return tag.range(of: #"name="([^"]+)""#, options: .regularExpression).map { String(tag[$0].dropFirst(6).dropLast()) }
+            }
+            XCTAssertTrue(result.stdout.contains("CREATE TABLE Z_PRIMARYKEY (Z_ENT INTEGER PRIMARY KEY, Z_NAME VARCHAR, Z_SUPER INTEGER, Z_MAX INTEGER);"), file)
+            for root in roots {
+                XCTAssertTrue(result.stdout.contains("CREATE TABLE Z\(root.uppercased()) ( Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER"), "\(file): \(root)")
+            }
         }
     }
 
