@@ -159,6 +159,65 @@ final class SaveTests: XCTestCase {
         }
     }
 
+    /// Every validation rule fires, each with its exact text, all failures of a save reported together.
+    func testEveryValidationRuleFires() throws {
+        let model = try ManagedObjectModel(entities: [
+            EntityDescription(name: "Form", properties: [
+                AttributeDescription(name: "required", type: .string, isOptional: false),
+                AttributeDescription(name: "small", type: .integer32, minValue: 10, maxValue: 20),
+                AttributeDescription(name: "ratio", type: .double, minValue: 0, maxValue: 1),
+                AttributeDescription(name: "code", type: .string, minValue: 2, maxValue: 4, regularExpression: "[A-Z]+"),
+                AttributeDescription(name: "broken", type: .string, regularExpression: "(unclosed"),
+                AttributeDescription(name: "when", type: .date, minValue: 0),
+                RelationshipDescription(name: "owner", destination: "Item", inverse: "ownedForm", isOptional: false),
+                RelationshipDescription(name: "items", destination: "Item", inverse: "form", isToMany: true, isOptional: false, minCount: 2, maxCount: 3),
+            ]),
+            EntityDescription(name: "Item", properties: [
+                RelationshipDescription(name: "form", destination: "Form", inverse: "items"),
+                RelationshipDescription(name: "ownedForm", destination: "Form", inverse: "owner"),
+            ]),
+        ])
+        let dir = TemporaryDirectory()
+        let (_, context) = try makeStack(model, in: dir)
+        func failures(_ configure: (ManagedObject) throws -> Void) throws -> [String] {
+            try context.performAndWait {
+                defer { context.rollback() }
+                let form = try context.insertNewObject(forEntityName: "Form")
+                try form.setValue("x", forKey: "required")
+                try form.setValue(try context.insertNewObject(forEntityName: "Item"), forKey: "owner")
+                try form.setValue(try (0..<2).map { _ in try context.insertNewObject(forEntityName: "Item") }, forKey: "items")
+                try configure(form)
+                do { try context.save() } catch SaveError.validation(let list) {
+                    return list.map { "\($0.key) = \($0.value): \($0.rule)" }
+                }
+                return []
+            }
+        }
+        XCTAssertEqual(try failures { _ in }, [], "a valid form saves")
+        let cases: [(String, (ManagedObject) throws -> Void, [String])] = [
+            ("required attribute", { try $0.setValue(nil, forKey: "required") }, ["required = nil: required (not optional)"]),
+            ("minimum", { try $0.setValue(9, forKey: "small") }, ["small = 9: less than the minimum 10.0"]),
+            ("maximum", { try $0.setValue(21, forKey: "small") }, ["small = 21: greater than the maximum 20.0"]),
+            ("double bounds", { try $0.setValue(1.5, forKey: "ratio") }, ["ratio = 1.5: greater than the maximum 1.0"]),
+            ("shorter", { try $0.setValue("A", forKey: "code") }, ["code = \"A\": shorter than 2 characters"]),
+            ("longer", { try $0.setValue("ABCDE", forKey: "code") }, ["code = \"ABCDE\": longer than 4 characters"]),
+            ("pattern", { try $0.setValue("ab", forKey: "code") }, ["code = \"ab\": does not match /[A-Z]+/"]),
+            ("broken pattern", { try $0.setValue("anything", forKey: "broken") },
+             ["broken = \"anything\": cannot be checked: the model's pattern /(unclosed/ is not a valid regular expression"]),
+            ("date minimum", { try $0.setValue(Date(timeIntervalSinceReferenceDate: -1), forKey: "when") }, ["when = -1: less than the minimum 0.0"]),
+            ("required to-one", { try $0.setValue(nil, forKey: "owner") }, ["owner = nil: required (not optional)"]),
+            ("required to-many", { try $0.setValue([ManagedObject](), forKey: "items") }, ["items = 0 objects: required (not optional)"]),
+            ("fewer", { form in try form.setValue([try context.insertNewObject(forEntityName: "Item")], forKey: "items") }, ["items = 1 objects: fewer than 2"]),
+            ("more", { form in try form.setValue(try (0..<4).map { _ in try context.insertNewObject(forEntityName: "Item") }, forKey: "items") },
+             ["items = 4 objects: more than 3"]),
+            ("together", { form in try form.setValue(nil, forKey: "required"); try form.setValue(30, forKey: "small") },
+             ["required = nil: required (not optional)", "small = 30: greater than the maximum 20.0"]),
+        ]
+        for (name, configure, expected) in cases {
+            XCTAssertEqual(try failures(configure), expected, name)
+        }
+    }
+
     func testTypeMismatchesAreErrorsNotCrashes() throws {
         let dir = TemporaryDirectory()
         let (_, context) = try makeStack(try makeTestModel(), in: dir)

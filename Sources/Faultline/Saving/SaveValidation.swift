@@ -68,8 +68,12 @@ extension ManagedObjectContext {
                     let length = Double(s.count)
                     if let min = attribute.minValue, length < min { fail(attribute.name, quoted(s), "shorter than \(Int(min)) characters") }
                     if let max = attribute.maxValue, length > max { fail(attribute.name, quoted(s), "longer than \(Int(max)) characters") }
-                    if let pattern = attribute.regularExpression, !matches(s, pattern) {
-                        fail(attribute.name, quoted(s), "does not match /\(pattern)/")
+                    if let pattern = attribute.regularExpression {
+                        switch matches(s, pattern) {
+                        case true?: break
+                        case false?: fail(attribute.name, quoted(s), "does not match /\(pattern)/")
+                        case nil: fail(attribute.name, quoted(s), "cannot be checked: the model's pattern /\(pattern)/ is not a valid regular expression")
+                        }
                     }
                 default:
                     break
@@ -101,8 +105,10 @@ extension ManagedObjectContext {
 
     private func quoted(_ s: String) -> String { "\"\(s.prefix(60))\"" }
 
-    private func matches(_ string: String, _ pattern: String) -> Bool {
-        guard let regex = try? NSRegularExpression(pattern: "^(?:\(pattern))$") else { return true }
+    /// Whether the whole of `string` matches `pattern`; nil when the pattern does not compile (a value is never
+    /// accepted unchecked).
+    private func matches(_ string: String, _ pattern: String) -> Bool? {
+        guard let regex = try? NSRegularExpression(pattern: "^(?:\(pattern))$") else { return nil }
         return regex.firstMatch(in: string, range: NSRange(string.startIndex..., in: string)) != nil
     }
 }
