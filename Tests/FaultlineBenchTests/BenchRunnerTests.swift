@@ -252,3 +252,132 @@ final class BenchRunnerTests: XCTestCase {
         XCTAssertFalse(results.scenarios.contains { $0.status == "failed" }, results.scenarios.compactMap(\.note).joined(separator: "; "))
     }
 }
+
+/// The scenarios no other test runs, each at a tiny scale: every one runs, and its counters are exactly what its
+/// workload must issue.
+final class ScenarioCoverageTests: XCTestCase {
+    func testEveryRemainingScenarioRunsWithExactCounters() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("faultline-coverage-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let ids = ["fetch-objects", "update", "traversal-vs-fetch", "batch-size", "index-small", "normalized-search", "aggregate",
+                   "point-lookup", "range-query", "blobs", "batch-delete", "merge-cost"]
+        let options = BenchRunner.Options(scale: BenchScale(name: "test", rows: 400), repetitions: 1, outputFolder: dir, scenarioIDs: ids)
+        let results = try BenchRunner(options: options).run()
+        XCTAssertEqual(results.scenarios.map(\.id), ids)
+        for scenario in results.scenarios { XCTAssertEqual(scenario.status, "ran", "\(scenario.id): \(scenario.note ?? "")") }
+        func counters(_ scenario: String, _ variant: String) throws -> (operations: Int, counters: ProbeCounters) {
+            let found = try XCTUnwrap(results.scenarios.first { $0.id == scenario }?.variants.first { $0.name == variant }, "\(scenario)/\(variant)")
+            return (found.operations, try XCTUnwrap(found.counters, "\(scenario)/\(variant) has counters"))
+        }
+        // Whole-table fetches of 400 rows: one statement, a full scan, every row an object.
+        for variant in ["engine, cold", "engine, warm"] {
+            let c = try counters("fetch-objects", variant).counters
+            XCTAssertEqual([c.statements, c.fetches, c.rows, c.fetchedObjects, c.fullScanStatements], [1, 1, 400, 400, 1], variant)
+        }
+        // 100 updates in one save: the save's statements, and nothing fetched row by row.
+        let update = try counters("update", "engine")
+        XCTAssertEqual([update.operations, update.counters.saves, update.counters.statements], [100, 1, 102])
+        // Traversing a to-one fires one fault per object; fetching issues one fetch per object; registered
+        // objects traverse without SQL.
+        let traverse = try counters("traversal-vs-fetch", "mayor: traverse, not registered").counters
+        XCTAssertEqual([traverse.statements, traverse.faults, traverse.cacheMisses], [200, 200, 200])
+        XCTAssertEqual(try counters("traversal-vs-fetch", "mayor: traverse, registered").counters.statements, 0)
+        XCTAssertEqual(try counters("traversal-vs-fetch", "mayor: fetch, registered").counters.fetches, 200)
+        // Batches: one ID fetch, then one statement per batch touched.
+        for (size, statements) in [(5, 41), (13, 17), (20, 11), (50, 5), (200, 2), (1_000, 2)] {
+            XCTAssertEqual(try counters("batch-size", "batch \(size)").counters.statements, statements, "batch \(size)")
+        }
+        XCTAssertEqual(try counters("batch-size", "no batch size").counters.statements, 1)
+        // Indexed lookups never scan; the same lookups without the index always do.
+        XCTAssertEqual(try counters("index-small", "indexed").counters.fullScanStatements, 0)
+        XCTAssertEqual(try counters("index-small", "no index").counters.fullScanStatements, 1_000)
+        XCTAssertEqual(try counters("normalized-search", "[cd] on name").counters.fullScanStatements, 20)
+        XCTAssertEqual(try counters("normalized-search", "[n] on name_normalized").counters.fullScanStatements, 0)
+        XCTAssertEqual(try counters("normalized-search", "[cd] on name").counters.fetchedObjects,
+                       try counters("normalized-search", "[n] on name_normalized").counters.fetchedObjects, "both searches find the same objects")
+        // The aggregate in SQL reads one row per group; in memory, every employee.
+        let inSQL = try counters("aggregate", "engine, in SQL").counters, inMemory = try counters("aggregate", "engine, in memory").counters
+        XCTAssertEqual([inSQL.statements, inSQL.rows], [1, 8])
+        XCTAssertEqual([inMemory.statements, inMemory.rows], [1, 1_000])
+        // Point lookups: one SELECT per distinct object, none for one already registered.
+        let lookups = try counters("point-lookup", "engine existingObject")
+        XCTAssertEqual(lookups.operations, 400)
+        XCTAssertEqual(lookups.counters.statements, lookups.counters.rows)
+        XCTAssertLessThanOrEqual(lookups.counters.statements, 400)
+        let range = try counters("range-query", "engine")
+        XCTAssertEqual([range.operations, range.counters.fetches, range.counters.statements, range.counters.fullScanStatements], [100, 100, 100, 0])
+        for size in ["1 kB", "100 kB", "1 MB"] {
+            for storage in ["inline", "separate"] {
+                let blobs = try counters("blobs", "\(storage) \(size)")
+                XCTAssertEqual([blobs.counters.statements, blobs.counters.fetchedObjects], [1, blobs.operations], "\(storage) \(size)")
+            }
+        }
+        // Deleting 100 objects: fetch, fault and save them, or one batch request of four statements.
+        let fetchDelete = try counters("batch-delete", "fetch-delete-save").counters
+        XCTAssertEqual([fetchDelete.fetches, fetchDelete.saves, fetchDelete.statements], [1, 1, 103])
+        XCTAssertEqual(try counters("batch-delete", "batch delete").counters.statements, 4)
+        XCTAssertEqual(try counters("merge-cost", "merge 100 updates").counters.statements, 0, "merging reads nothing")
+    }
+}
+
+/// The peers read the same rows as the engine, so that their times compare like with like.
+final class PeerAgreementTests: XCTestCase {
+    func testEngineRawSQLiteAndGRDBReadTheSameRows() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("faultline-peers-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let data = DataSets(folder: dir, scale: BenchScale(name: "test", rows: 500))
+        let probes = Probes(configuration: ProbeConfiguration())
+
+        // Whole-table reads of an engine-written store; row i holds a_j = 10i + j and Z_PK = i + 1.
+        let rows = try data.rows(500)
+        let context = try BenchStore.coldContext(try RowWorkload.model(), at: rows, probes: probes)
+        let engine = try RowWorkload.fetchMaterialized(context)
+        XCTAssertEqual(engine, (0..<500).reduce(Int64(0)) { $0 + Int64(20 * $1 + 9) }, "a0 + a9 of every row")
+        XCTAssertEqual(try GRDBPeer.selectRows(try GRDBPeer.open(rows.path)), engine + 500, "GRDB: a0 + a9 of every row, plus the row count")
+        func rowSum(_ i: Int64) -> Int64 {
+            var sum: Int64 = 2 + (i + 1)  // Z_ENT + Z_OPT, Z_PK
+            for j in Int64(0)..<10 { sum += 10 * i + j }
+            return sum
+        }
+        let everyColumn = (Int64(0)..<500).reduce(Int64(0)) { $0 + rowSum($1) }
+        XCTAssertEqual(try RawSQLite.selectRows(path: rows.path), everyColumn + 500)
+
+        // Point lookups of the same keys.
+        let keys: [Int64] = [1, 7, 250, 500, 42]
+        let raw = try RawSQLite.pointLookups(RawSQLite.Connection(path: rows.path), keys: keys)
+        XCTAssertEqual(raw, keys.reduce(Int64(0)) { $0 + rowSum($1 - 1) })
+        XCTAssertEqual(try GRDBPeer.pointLookups(try GRDBPeer.open(rows.path), keys: keys), keys.reduce(Int64(0)) { $0 + $1 + 20 * ($1 - 1) + 9 })
+
+        // Range queries on an indexed population: the same rows through all three.
+        let cities = try data.cities(1_000, indexedPopulation: true, residents: false)
+        let sql = "SELECT ZNAME, ZPOPULATION FROM ZCITY WHERE ZPOPULATION BETWEEN ? AND ?"
+        let ranges: [(Int64, Int64)] = [(10_000, 12_000), (50_000, 60_000), (150_000, 153_000), (0, Int64.max)]
+        let rawCount = try RawSQLite.rangeQueries(RawSQLite.Connection(path: cities.path), sql: sql, ranges: ranges)
+        XCTAssertEqual(try GRDBPeer.rangeQueries(try GRDBPeer.open(cities.path), sql: sql, ranges: ranges), rawCount)
+        let cityContext = try BenchStore.coldContext(try CityWorkload.model(), at: cities, probes: probes)
+        let engineCount = try cityContext.performAndWait {
+            try ranges.reduce(0) { $0 + (try cityContext.count(for: try Bench.request("City", "population BETWEEN {%@, %@}", $1.0, $1.1))) }
+        }
+        XCTAssertEqual(engineCount, rawCount)
+        XCTAssertGreaterThan(rawCount, 1_000, "the last range holds every city")
+
+        // The aggregate: one row per type, the same averages.
+        let employees = try data.employees(1_000)
+        let aggregate = "SELECT ZTYPE, AVG(ZSALARY) FROM ZEMPLOYEE GROUP BY ZTYPE"
+        let rawGroups = try RawSQLite.aggregate(RawSQLite.Connection(path: employees.path), sql: aggregate)
+        let grdbGroups = try GRDBPeer.aggregate(try GRDBPeer.open(employees.path), sql: aggregate)
+        XCTAssertEqual(rawGroups.map(\.0), grdbGroups.map(\.0))
+        XCTAssertEqual(rawGroups.map(\.1), grdbGroups.map(\.1))
+        let employeeContext = try BenchStore.coldContext(try EmployeeWorkload.model(), at: employees, probes: probes)
+        let engineGroups = try employeeContext.performAndWait { () -> [(Int64, Double)] in
+            var request = FetchRequest<ManagedObject>(entityName: "Employee", sortDescriptors: [FetchSortDescriptor(keyPath: "type")])
+            request.propertiesToFetch = [PropertyToFetch("type"), PropertyToFetch(.avg, "salary", as: "average")]
+            request.propertiesToGroupBy = ["type"]
+            return try employeeContext.fetchDictionaries(request).map { (Int64("\($0["type"]!)")!, $0["average"] as! Double) }
+        }
+        XCTAssertEqual(engineGroups.map(\.0), rawGroups.map(\.0))
+        XCTAssertEqual(engineGroups.map(\.1), rawGroups.map(\.1))
+        XCTAssertEqual(rawGroups.count, 8)
+    }
+}
