@@ -55,6 +55,14 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+        // Fuzz targets (Fuzz/): `make fuzz` builds them with libFuzzer (-sanitize=fuzzer,address, FUZZING defined);
+        // a plain build makes each a replayer of input files (`swift run fuzz-predicate CRASH-FILE`).
+        .target(name: "FuzzSupport", path: "Fuzz/FuzzSupport"),
+        .executableTarget(name: "fuzz-predicate", dependencies: ["Faultline", "FuzzSupport"], path: "Fuzz/PredicateFuzzer"),
+        .executableTarget(name: "fuzz-xcode-model", dependencies: ["Faultline", "FuzzSupport"], path: "Fuzz/XcodeModelFuzzer"),
+        .executableTarget(name: "fuzz-json-model", dependencies: ["Faultline", "FuzzSupport"], path: "Fuzz/JSONModelFuzzer"),
+        .executableTarget(name: "fuzz-data", dependencies: ["Faultline", "FaultlineData", "FuzzSupport"], path: "Fuzz/DataFuzzer"),
+        .executableTarget(name: "fuzz-trace", dependencies: ["Faultline", "FaultlineReport", "FuzzSupport"], path: "Fuzz/TraceFuzzer"),
         .testTarget(name: "FaultlineTests", dependencies: ["Faultline", "CSQLite"]),
         .testTarget(name: "FaultlineDataTests", dependencies: ["Faultline", "FaultlineData"]),
         .testTarget(name: "FaultlineReportTests", dependencies: ["Faultline", "FaultlineReport"]),

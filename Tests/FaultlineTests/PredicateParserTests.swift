@@ -125,6 +125,24 @@ final class PredicateParserTests: XCTestCase {
         XCTAssertEqual(ids[2].uriString, "x-coredata://\(store)/Caf%C3%A9/p3")
     }
 
+    /// Found by fuzz-predicate: the canonical form parenthesized every NOT and every operator of a chain, so a
+    /// predicate well within the nesting limit printed as one beyond it.
+    func testCanonicalFormsNestNoDeeperThanTheirSource() throws {
+        let nots = try ObjectPredicate(unboundFormat: String(repeating: "!", count: 51) + "Y")
+        XCTAssertEqual(nots.predicateFormat, String(repeating: "NOT ", count: 51) + "Y == YES")
+        XCTAssertEqual(try ObjectPredicate(unboundFormat: nots.predicateFormat), nots)
+        let sum = try ObjectPredicate(unboundFormat: "a == " + Array(repeating: "1", count: 60).joined(separator: " + ") + " - 2 * 3 * 4")
+        XCTAssertEqual(sum.predicateFormat, "a == (" + Array(repeating: "1", count: 60).joined(separator: " + ") + " - (2 * 3 * 4))")
+        XCTAssertEqual(try ObjectPredicate(unboundFormat: sum.predicateFormat), sum)
+        for (format, canonical) in [("a == (1 - 2) - 3", "a == (1 - 2 - 3)"), ("a == 1 - (2 - 3)", "a == (1 - (2 - 3))"),
+                                    ("a == 2 ** 3 ** 2", "a == (2 ** 3 ** 2)"), ("a == (2 ** 3) ** 2", "a == ((2 ** 3) ** 2)"),
+                                    ("NOT (NOT a == 1)", "NOT NOT a == 1")] {
+            let predicate = try ObjectPredicate(unboundFormat: format)
+            XCTAssertEqual(predicate.predicateFormat, canonical, format)
+            XCTAssertEqual(try ObjectPredicate(unboundFormat: canonical), predicate, format)
+        }
+    }
+
     func testMalformedPredicatesGiveErrorsWithPositions() {
         let cases: [(String, Int, String)] = [
             ("age >", 5, "expected an expression, found the end"),
@@ -139,6 +157,11 @@ final class PredicateParserTests: XCTestCase {
             ("SUBQUERY(kids, x, x.age > 1).@count > 0", 15, "expected a $variable"),
             ("a == 1 b == 2", 7, "expected AND, OR or the end of the predicate"),
             ("", 0, "expected an expression, found the end"),
+            // Found by fuzz-predicate: `#2` was a key named "2", printed as `2 == YES`, which reads back as a number.
+            ("#2", 0, "expected a name after '#'"),
+            ("a == #", 5, "expected a name after '#'"),
+            // Found by fuzz-predicate: a combining mark read as a name printed as "NOT ֵ == YES", where it joins the space.
+            ("!\n\u{05B5}\n", 2, "unexpected character"),
         ]
         for (format, position, message) in cases {
             XCTAssertThrowsError(try ObjectPredicate(unboundFormat: format), format) { error in

@@ -73,7 +73,7 @@ enum PredicateFormatter {
             }
         case .not(let inner):
             out.emit("NOT ")
-            nested(inner, into: &out)
+            if case .not = inner { format(inner, into: &out) } else { nested(inner, into: &out) }
         }
     }
 
@@ -174,14 +174,7 @@ enum PredicateFormatter {
             switch name {
             case "+", "-", "*", "/", "**", "&", "|", "UNION", "INTERSECT", "MINUS":
                 out.emit("(")
-                for (i, arg) in args.enumerated() {
-                    if i > 0 {
-                        out.emit(" ")
-                        out.emit(text: name)
-                        out.emit(" ")
-                    }
-                    expression(arg, into: &out)
-                }
+                chain(name, args, into: &out)
                 out.emit(")")
             case "INDEX":
                 operand(args[0], into: &out)
@@ -219,6 +212,34 @@ enum PredicateFormatter {
             out.emit("(")
             expression(e, into: &out)
             out.emit(")")
+        }
+    }
+
+    /// The operands of a binary operator. An operand that is itself an operation of the same precedence on the side
+    /// the parser groups (the left, or the right for `**`) is written without parentheses, `1 + 2 + 3` rather than
+    /// `((1 + 2) + 3)`, so that a long chain prints no deeper than it was written.
+    private static func chain<S: PredicateTextSink & ~Copyable>(_ name: String, _ args: [ObjectExpression], into out: inout S) {
+        func group(_ op: String) -> Int {
+            switch op {
+            case "+", "-": return 1
+            case "*", "/", "&", "|": return 2
+            case "**": return 3
+            default: return 0
+            }
+        }
+        for (i, arg) in args.enumerated() {
+            if i > 0 {
+                out.emit(" ")
+                out.emit(text: name)
+                out.emit(" ")
+            }
+            let groupedSide = name == "**" ? 1 : 0
+            if args.count == 2, i == groupedSide, case .function(let inner, let innerArgs) = arg, innerArgs.count == 2,
+               group(inner) != 0, group(inner) == group(name) {
+                chain(inner, innerArgs, into: &out)
+            } else {
+                expression(arg, into: &out)
+            }
         }
     }
 

@@ -135,9 +135,14 @@ struct PredicateParser {
             let c = characters[i]
             if c.isWhitespace { i += 1; continue }
             let start = i
-            if c.isLetter || c == "_" || c == "#" {
+            if c.startsIdentifier || c == "#" {
                 var text = ""
-                if c == "#" { i += 1 } // `#name` escapes a reserved word
+                if c == "#" { // `#name` escapes a reserved word; a name starts with a letter or `_`
+                    i += 1
+                    guard let first = peek(), first.startsIdentifier else {
+                        throw ObjectPredicateError(.syntax, "expected a name after '#'", format: format, position: start)
+                    }
+                }
                 while let ch = peek(), ch.isLetter || ch.isNumber || ch == "_" { text.append(ch); i += 1 }
                 // UTI-CONFORMS-TO and UTI-EQUALS are hyphenated keywords.
                 if text.uppercased() == "UTI", peek() == "-" {
@@ -770,4 +775,14 @@ struct PredicateParser {
 
 private extension Character {
     var isASCIIDigit: Bool { ("0"..."9").contains(self) }
+
+    /// A letter or `_` that can begin a name: not a combining mark, which would join the space printed before it
+    /// into one character and so not read back.
+    var startsIdentifier: Bool {
+        guard isLetter || self == "_", let first = unicodeScalars.first else { return false }
+        switch first.properties.generalCategory {
+        case .nonspacingMark, .spacingMark, .enclosingMark: return false
+        default: return true
+        }
+    }
 }
