@@ -5,7 +5,7 @@ SWIFT ?= swift
 SUDO := $(shell [ "$$(id -u)" = "0" ] || echo sudo)
 APT_PACKAGES := libsqlite3-dev libgraphviz-dev pkg-config
 
-.PHONY: deps build release test bench baseline clean
+.PHONY: deps build release test test-asan test-tsan fuzz bench baseline clean
 
 deps:
 	@if ! command -v pkg-config >/dev/null 2>&1 || ! pkg-config --exists sqlite3 libgvc; then \
@@ -23,9 +23,21 @@ release: deps
 test: deps
 	$(SWIFT) test --disable-swift-testing
 
+# The test suite under AddressSanitizer and ThreadSanitizer, each in a build folder of its own.
+test-asan: deps
+	ASAN_OPTIONS=detect_leaks=0 $(SWIFT) test --disable-swift-testing --sanitize=address --scratch-path .build-asan
+
+test-tsan: deps
+	$(SWIFT) test --disable-swift-testing --sanitize=thread --scratch-path .build-tsan
+
+# libFuzzer on each fuzz target (Fuzz/) for FUZZ_SECONDS (default 600) each; FUZZ_TARGETS picks some.
+fuzz: deps
+	FUZZ_SECONDS=$(FUZZ_SECONDS) Fuzz/run.sh
+
 # The main job: every benchmark scenario at the medium scale (about two minutes on 2 cores), written to
 # Reports/latest (results.json, trace.jsonl, index.html) with a summary on standard output; then the trace's
 # report (report.html, with findings) and its Chrome/Perfetto export.
+FUZZ_SECONDS ?= 600
 BENCH_SCALE ?= medium
 bench: release
 	$$($(SWIFT) build -c release --show-bin-path)/faultline bench --scale $(BENCH_SCALE) --out Reports/latest
@@ -37,4 +49,4 @@ baseline: release
 	mkdir -p Reports/baseline && cp Reports/baseline-run/results.json Reports/baseline/results.json
 
 clean:
-	rm -rf .build Reports/latest Reports/baseline-run
+	rm -rf .build .build-asan .build-tsan .build-fuzz Reports/latest Reports/baseline-run

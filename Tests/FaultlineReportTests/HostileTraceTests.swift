@@ -37,6 +37,8 @@ final class HostileTraceTests: XCTestCase {
             (#"{\#(fetch),"t":1,"statements":"many"}"#, #""statements" must be a whole number from 0 to 4294967296, got many"#),
             (#"{"type":"save","t":1,"inserted":{"City":18446744073709551616}}"#, #""City" must be a whole number from 0 to 4294967296, got 18446744073709551616"#),
             (#"{"type":"fault","t":true}"#, #""t" must be a time in seconds from 0 to 315576000, got 1"#),
+            (#"{"type":"merge","t":1,"inserted":-1}"#, #""inserted" must be a whole number from 0 to 4294967296, got -1"#),
+            (#"{"type":"save","t":1,"inserted":"City"}"#, #""inserted" must be an object of entity names to counts, or a count, got City"#),
         ]
         for (line, message) in cases {
             let path = try trace([header, #"{"type":"signpost","t":0,"name":"s"}"#, line])
@@ -46,7 +48,8 @@ final class HostileTraceTests: XCTestCase {
         }
         // The largest allowed values read, summarize and draw.
         let path = try trace([header, #"{\#(fetch),"t":315576000,"totalTime":315576000,"rows":4294967296,"results":4294967296}"#,
-                              #"{\#(fetch),"t":0,"rows":4294967296}"#])
+                              #"{\#(fetch),"t":0,"rows":4294967296}"#,
+                              #"{"type":"merge","t":2,"inserted":1,"updated":2,"deleted":0,"refreshed":1,"duration":0.001,"context":1}"#])
         let file = try TraceFile(path: path)
         let page = ReportPage(inputs: [.init(trace: file, analyzers: Analyzers())]).html
         XCTAssertTrue(page.contains("Timeline"), String(page.prefix(400)))

@@ -167,6 +167,26 @@ final class ModelTests: XCTestCase {
         }
     }
 
+    /// Found by fuzz-xcode-model: Foundation's XMLParser crashes (strlen of a null pointer) on a processing
+    /// instruction without data; a DOCTYPE's entities could expand to one. Xcode writes neither: both are refused.
+    func testProcessingInstructionsAndDoctypesAreRefusedBeforeParsing() throws {
+        let cases: [(String, String)] = [
+            ("<?x.0?>\n<model/>", "a processing instruction (<?…?>) at line 1: an Xcode model has none"),
+            ("<?xml version=\"1.0\"?>\n<model>\n<?target?></model>", "a processing instruction (<?…?>) at line 3: an Xcode model has none"),
+            ("<model/>\n<?xml version=\"1.0\"?>", "a processing instruction (<?…?>) at line 2: an Xcode model has none"),
+            ("<!DOCTYPE m [<!ENTITY e \"&#60;?x?>\">]>\n<model>&e;</model>", "a document type declaration (<!DOCTYPE) at line 1: an Xcode model has none"),
+            ("<?xml vut Etytinna<?xml mtifier=\"one\"?>\n<model/>", "a malformed XML declaration (<?xml …?>) at line 1"),
+        ]
+        for (xml, problem) in cases {
+            XCTAssertThrowsError(try ManagedObjectModel(xcodeContents: Data(xml.utf8), source: "m")) { error in
+                XCTAssertEqual("\(error)", "model 'm': \(problem)")
+            }
+        }
+        // The declaration, comments and CDATA that mention `<?` are fine.
+        let fine = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<!-- <?x?> --><model><entity name=\"A\"><userInfo><entry key=\"k\" value=\"v\"/></userInfo></entity></model>"
+        XCTAssertEqual(try ManagedObjectModel(xcodeContents: Data(fine.utf8), source: "m").entities.map(\.name), ["A"])
+    }
+
     /// Models that Xcode compiles load, with a warning naming the attribute: a Boolean default written as a number,
     /// a UUID default that is not a UUID (no default, as in Core Data).
     func testLenientWhereXcodeIsLenient() throws {

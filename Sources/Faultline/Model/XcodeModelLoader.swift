@@ -6,9 +6,7 @@ import FoundationXML
 extension ManagedObjectModel {
     /// Builds a model from the `contents` XML of an Xcode `.xcdatamodel`.
     public convenience init(xcodeContents data: Data, source: String? = nil) throws {
-        if let offset = UTF8Validation.firstInvalidByte(in: data) {
-            throw ModelError(source: source, problem: UTF8Validation.describe(data, invalidAt: offset))
-        }
+        do { try XcodeModelPreflight.check(data) } catch { throw ModelError(source: source, problem: error.problem) }
         let reader = XcodeModelReader(source: source)
         let parser = XMLParser(data: data)
         parser.delegate = reader

@@ -105,9 +105,14 @@ public struct TraceFile: Sendable {
             return Int(n)
         }
 
+        /// A save's counts by entity; a merge's single count is checked and kept out of them.
         func counts(_ key: String) throws -> [String: Int] {
             guard let value = object[key], !(value is NSNull) else { return [:] }
-            guard let map = value as? [String: Any] else { throw fail(key, "an object of entity names to counts") }
+            if value is NSNumber {
+                _ = try count(key)
+                return [:]
+            }
+            guard let map = value as? [String: Any] else { throw fail(key, "an object of entity names to counts, or a count") }
             var result: [String: Int] = [:]
             for (name, _) in map {
                 result[name] = try Fields(object: map, path: path, line: line).count(name)

@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# Builds the fuzz targets with libFuzzer and AddressSanitizer and runs each for FUZZ_SECONDS (default 600).
+# Seeds: Fuzz/Seeds/TARGET, plus ../shared/fixtures where it exists (read only: new inputs go to
+# .build-fuzz/corpus/TARGET). A finding is written to .build-fuzz/artifacts/ and fails the run; replay it with
+# `swift run fuzz-TARGET FILE`, and make it a test.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+SWIFT="${SWIFT:-swift}"
+SECONDS_EACH="${FUZZ_SECONDS:-600}"
+TARGETS="${FUZZ_TARGETS:-predicate xcode-model json-model data trace}"
+SCRATCH=.build-fuzz
+FIXTURES=../shared/fixtures
+
+for target in $TARGETS; do
+    "$SWIFT" build --sanitize=fuzzer --sanitize=address -Xswiftc -DFUZZING --product "fuzz-$target" --scratch-path "$SCRATCH"
+done
+BIN="$("$SWIFT" build --sanitize=fuzzer --sanitize=address -Xswiftc -DFUZZING --scratch-path "$SCRATCH" --show-bin-path)"
+
+# Fixture seeds: the predicate strings one per file; the models, stores' models and SQL debug shapes as they are.
+seeds_from_fixtures() {
+    local target="$1" out="$SCRATCH/seeds/$target"
+    rm -rf "$out"; mkdir -p "$out"
+    [ -d "$FIXTURES" ] || { echo "fuzz: $FIXTURES is absent; $target runs on its own seeds only" >&2; return; }
+    case "$target" in
+        predicate)
+            [ -f "$FIXTURES/predicates.jsonl" ] && python3 - "$FIXTURES/predicates.jsonl" "$out" <<'PY'
+import hashlib, json, os, sys
+for line in open(sys.argv[1], encoding="utf-8"):
+    text = json.loads(line)["format"]
+    open(os.path.join(sys.argv[2], hashlib.sha1(text.encode()).hexdigest()), "w", encoding="utf-8").write(text)
+PY
+            ;;
+        xcode-model)
+            find "$FIXTURES" \( -name '*.xml' -o -name contents \) -type f -size -1M -exec cp {} "$out"/ \; 2>/dev/null || true
+            ;;
+    esac
+}
+
+status=0
+for target in $TARGETS; do
+    seeds_from_fixtures "$target"
+    mkdir -p "$SCRATCH/corpus/$target" "$SCRATCH/artifacts"
+    echo "fuzz-$target: ${SECONDS_EACH}s"
+    log="$SCRATCH/fuzz-$target.log"
+    if ASAN_OPTIONS=detect_leaks=0 "$BIN/fuzz-$target" "$SCRATCH/corpus/$target" "Fuzz/Seeds/$target" "$SCRATCH/seeds/$target" \
+        -max_total_time="$SECONDS_EACH" -timeout=20 -rss_limit_mb=4096 -max_len=65536 \
+        -artifact_prefix="$SCRATCH/artifacts/$target-" -print_final_stats=1 >"$log" 2>&1; then
+        grep -E '^(Done|stat::number_of_executed_units|stat::peak_rss_mb)' "$log" | tr '\n' ' '; echo
+    else
+        status=1
+        echo "fuzz-$target found a problem (log: $log):"
+        grep -E 'Fatal error|ERROR: |SUMMARY|Test unit written' "$log" | head -8
+    fi
+done
+exit $status
