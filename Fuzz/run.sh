@@ -7,6 +7,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 SWIFT="${SWIFT:-swift}"
 SECONDS_EACH="${FUZZ_SECONDS:-600}"
+# A fixed seed (FUZZ_SEED, as CI sets) makes a short run repeat the same mutations.
+SEED_OPTION=()
+[ -n "${FUZZ_SEED:-}" ] && SEED_OPTION=(-seed="$FUZZ_SEED")
 TARGETS="${FUZZ_TARGETS:-predicate xcode-model json-model data trace}"
 SCRATCH=.build-fuzz
 FIXTURES=../shared/fixtures
@@ -44,7 +47,7 @@ for target in $TARGETS; do
     log="$SCRATCH/fuzz-$target.log"
     if ASAN_OPTIONS=detect_leaks=0 "$BIN/fuzz-$target" "$SCRATCH/corpus/$target" "Fuzz/Seeds/$target" "$SCRATCH/seeds/$target" \
         -max_total_time="$SECONDS_EACH" -timeout=20 -rss_limit_mb=4096 -max_len=65536 \
-        -artifact_prefix="$SCRATCH/artifacts/$target-" -print_final_stats=1 >"$log" 2>&1; then
+        -artifact_prefix="$SCRATCH/artifacts/$target-" -print_final_stats=1 "${SEED_OPTION[@]}" >"$log" 2>&1; then
         grep -E '^(Done|stat::number_of_executed_units|stat::peak_rss_mb)' "$log" | tr '\n' ' '; echo
     else
         status=1

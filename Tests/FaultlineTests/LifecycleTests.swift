@@ -404,3 +404,33 @@ final class LifecycleTests: XCTestCase {
         XCTAssertEqual(try reader.performAndWait { try reader.fetch(FetchRequest<Walker>()).map(\.name).sorted() }, ["ann", "keep"])
     }
 }
+
+// MARK: A willSave that never settles
+
+final class Breeder: ManagedObject {
+    override class var entityName: String { "Breeder" }
+    /// Every save of a breeder inserts another breeder: the context never settles.
+    override func willSave() {
+        guard isInserted, let context = managedObjectContext else { return }
+        _ = try? context.insertNewObject(forEntityName: "Breeder")
+    }
+}
+
+final class WillSaveLimitTests: XCTestCase {
+    /// Core Data gives up after 100 attempts ("the context is still dirty"); so does a save here, writing nothing.
+    func testAWillSaveThatKeepsDirtyingTheContextFailsTheSave() throws {
+        let model = try ManagedObjectModel(entities: [EntityDescription(name: "Breeder", properties: [AttributeDescription(name: "name", type: .string)])])
+        model.entity(named: "Breeder")!.register(Breeder.self)
+        let dir = TemporaryDirectory()
+        let (coordinator, context) = try makeStack(model, in: dir)
+        try context.performAndWait {
+            _ = try context.insertNewObject(forEntityName: "Breeder")
+            XCTAssertThrowsError(try context.save()) { error in
+                XCTAssertEqual("\(error)", "the context is still dirty after 100 rounds of willSave(): a hook keeps changing objects (Limits.willSaveRounds)")
+            }
+            XCTAssertEqual(context.insertedObjects.count, 101, "the first breeder and one more per round")
+        }
+        let reader = ManagedObjectContext(.privateQueue, coordinator: coordinator)
+        XCTAssertEqual(try reader.performAndWait { try reader.count(for: FetchRequest<ManagedObject>(entityName: "Breeder")) }, 0, "nothing written")
+    }
+}

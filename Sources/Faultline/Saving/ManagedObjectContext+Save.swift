@@ -10,7 +10,7 @@ extension ManagedObjectContext {
         do {
             try checkDenyRules()
             try validateForSave()
-            if callWillSaveHooks() {
+            if try callWillSaveHooks() {
                 // What the hooks changed is validated too.
                 try checkDenyRules()
                 try validateForSave()

@@ -11,6 +11,9 @@ public enum SaveError: Error, CustomStringConvertible, Sendable {
     case constraintConflicts([ConstraintConflict])
     /// The store failed.
     case store(StoreError)
+    /// `willSave()` hooks kept changing objects for `Limits.willSaveRounds` rounds (Core Data's "still dirty after
+    /// 100 attempts").
+    case stillDirty(rounds: Int)
 
     public var description: String {
         switch self {
@@ -24,6 +27,8 @@ public enum SaveError: Error, CustomStringConvertible, Sendable {
             return "uniqueness constraint violated: " + conflicts.map(\.description).joined(separator: "; ")
         case .store(let error):
             return error.description
+        case .stillDirty(let rounds):
+            return "the context is still dirty after \(rounds) rounds of willSave(): a hook keeps changing objects (Limits.willSaveRounds)"
         }
     }
 }

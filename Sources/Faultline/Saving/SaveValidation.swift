@@ -28,21 +28,24 @@ extension ManagedObjectContext {
     }
 
     /// Calls `willSave()` on each changed object of a subclass, once per save, including objects the hooks
-    /// themselves dirty (up to 100 rounds of them). True when any hook ran.
-    func callWillSaveHooks() -> Bool {
+    /// themselves dirty, for at most `Limits.willSaveRounds` rounds. True when any hook ran.
+    func callWillSaveHooks() throws -> Bool {
         guard model.hasCustomClasses else { return false }
         var called: Set<ObjectIdentifier> = []
-        for _ in 0..<100 {
+        for _ in 0..<Limits.willSaveRounds {
             let dirty = (pendingInsertions + Array(updatedSet.values) + Array(deletedSet.values))
                 .filter { $0.entity.hasCustomClass && !called.contains(ObjectIdentifier($0)) }
                 .sorted { $0.key < $1.key }
-            if dirty.isEmpty { break }
+            if dirty.isEmpty { return !called.isEmpty }
             for object in dirty {
                 called.insert(ObjectIdentifier(object))
                 object.willSave()
             }
         }
-        return !called.isEmpty
+        let stillDirty = (pendingInsertions + Array(updatedSet.values) + Array(deletedSet.values))
+            .contains { $0.entity.hasCustomClass && !called.contains(ObjectIdentifier($0)) }
+        if stillDirty { throw SaveError.stillDirty(rounds: Limits.willSaveRounds) }
+        return true
     }
 
     func validate(_ object: ManagedObject) -> [ValidationFailure] {

@@ -27,6 +27,17 @@ public enum Limits {
     /// The most entities a model diagram draws at all; the diagram's title says how many were left out.
     public static let diagramEntities = 1_000
 
+    /// Rounds of `willSave()` a save runs while hooks keep changing (inserting) objects; then it fails, as Core
+    /// Data's does after 100 attempts.
+    public static let willSaveRounds = 100
+
+    /// The longest time a trace may give, in seconds (ten years): no trace runs longer.
+    public static let traceSeconds = 315_576_000.0
+
+    /// The largest count a trace may give (rows, objects, statements): 2^32, more than one statement returns, small
+    /// enough that no sum over a trace overflows.
+    public static let traceCount: Int64 = 1 << 32
+
     /// The dates a Date attribute holds: Foundation's `distantPast` to `distantFuture` (years 1 to 4001), as
     /// seconds since 2001-01-01, the form Core Data stores.
     public static let dateSecondsSinceReferenceDate: ClosedRange<Double> =

@@ -66,13 +66,11 @@ public struct TraceFile: Sendable {
         self.warnings = warnings
     }
 
-    /// An event's fields, read strictly: times are seconds from 0 to `maximumSeconds`, counts whole numbers from
-    /// 0 to `maximumCount`, read exactly; anything else is an error naming the line and the field.
+    /// An event's fields, read strictly: times are seconds from 0 to `Limits.traceSeconds`, counts whole numbers
+    /// from 0 to `Limits.traceCount`, read exactly; anything else is an error naming the line and the field.
     struct Fields {
-        /// Ten years: no trace runs longer, and sums of many such times stay exact enough to print.
-        static let maximumSeconds = 315_576_000.0
-        /// 2^32: more rows than one statement returns, small enough that a trace's sums cannot overflow.
-        static let maximumCount: Int64 = 1 << 32
+        static let maximumSeconds = Limits.traceSeconds
+        static let maximumCount = Limits.traceCount
 
         let object: [String: Any]
         let path: String
