@@ -38,7 +38,7 @@ public struct ObjectPredicateError: Error, CustomStringConvertible, Sendable, Eq
     /// The message, then the format string indented with a caret under the position: for terminals.
     public var caretDescription: String {
         guard let format, let position else { return description }
-        let characters = Array(format.replacingOccurrences(of: "\n", with: " ").replacingOccurrences(of: "\t", with: " "))
+        let characters = PredicateParser.lexicalCharacters(format).map { $0 == "\n" || $0 == "\t" || $0 == "\r" ? " " : $0 }
         let at = min(position, characters.count)
         // A long format shows the 60 characters either side of the position.
         let start = max(0, at - 60), end = min(characters.count, at + 60)

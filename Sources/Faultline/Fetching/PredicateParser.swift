@@ -109,8 +109,24 @@ struct PredicateParser {
 
     init(format: String, arguments: Arguments) {
         self.format = format
-        self.characters = Array(format)
+        self.characters = Self.lexicalCharacters(format)
         self.arguments = arguments
+    }
+
+    /// The format's characters as the lexer reads them: Swift's characters, except that one beginning with an ASCII
+    /// character (a quote, a backslash, a digit, an operator) followed by combining marks is split into its scalars,
+    /// so that `"` followed by U+0347 still closes a string and `\u0006` followed by one still has four digits.
+    static func lexicalCharacters(_ format: String) -> [Character] {
+        var characters: [Character] = []
+        characters.reserveCapacity(format.utf8.count)
+        for character in format {
+            if character.unicodeScalars.count > 1, let first = character.unicodeScalars.first, first.isASCII {
+                for scalar in character.unicodeScalars { characters.append(Character(scalar)) }
+            } else {
+                characters.append(character)
+            }
+        }
+        return characters
     }
 
     mutating func parseWhole() throws -> ObjectPredicate {
