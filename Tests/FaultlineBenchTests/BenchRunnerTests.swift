@@ -381,3 +381,33 @@ final class PeerAgreementTests: XCTestCase {
         XCTAssertEqual(rawGroups.count, 8)
     }
 }
+
+/// The results reader's errors, each exact: what is wrong and where.
+final class ResultsReaderErrorTests: XCTestCase {
+    func testBadResultsFilesAreNamedWithWhatIsWrong() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("faultline-results-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let run = #"{"scale":"small","rows":1,"repetitions":1,"build":"debug","sqlite":"3","started":"a","finished":"b","machine":{"host":"h","processors":2}}"#
+        let cases: [(String, String)] = [
+            ("not json", " is not a Faultline results file: The given data was not valid JSON."),
+            (#"{"format": "faultline-bench-results", "version": 1, "scenarios": []}"#, #" is not a Faultline results file: missing "run""#),
+            (#"{"format": "something else", "version": 1, "run": \#(run), "scenarios": []}"#, #": format is "something else", expected "faultline-bench-results""#),
+            (#"{"format": "faultline-bench-results", "version": 99, "run": \#(run), "scenarios": []}"#, ": results version 99 is newer than this faultline reads (\(BenchResults.currentVersion))"),
+            (#"{"format": "faultline-bench-results", "version": "1", "run": \#(run), "scenarios": []}"#, " is not a Faultline results file: Expected to decode Int but found a string instead. at version"),
+        ]
+        for (i, (text, message)) in cases.enumerated() {
+            let url = dir.appendingPathComponent("r\(i).json")
+            try Data(text.utf8).write(to: url)
+            XCTAssertThrowsError(try BenchResults.load(from: url), text) { error in
+                XCTAssertEqual("\(error)", url.path + message)
+            }
+        }
+        for (path, problem) in [("/dev/null", "is a device, not a file"), (dir.path, "is a folder, not a file"), (dir.appendingPathComponent("none.json").path, "no such file")] {
+            XCTAssertThrowsError(try BenchResults.load(from: URL(fileURLWithPath: path))) { error in XCTAssertEqual("\(error)", "\(path): \(problem)") }
+        }
+        XCTAssertNil(ResultsComparison.parseSlowdown("1e400%"))
+        XCTAssertNil(ResultsComparison.parseSlowdown("nan"))
+        XCTAssertEqual(ResultsComparison.parseSlowdown("10%"), 0.1)
+    }
+}

@@ -17,14 +17,23 @@ public struct BenchResults: Codable, Sendable {
         do { data = try InputFile.read(url.path) } catch {
             throw BenchError("\(url.path): \(error)")
         }
+        // The format and version first: a file of another kind, or a newer one, is named as such rather than by the
+        // first field it lacks.
+        struct Header: Decodable {
+            let format: String?
+            let version: Int?
+        }
+        if let header = try? JSONDecoder().decode(Header.self, from: data) {
+            if let found = header.format, found != format { throw BenchError("\(url.path): format is \"\(found)\", expected \"\(format)\"") }
+            if let version = header.version, version > currentVersion {
+                throw BenchError("\(url.path): results version \(version) is newer than this faultline reads (\(currentVersion))")
+            }
+        }
         let results: BenchResults
         do { results = try JSONDecoder().decode(BenchResults.self, from: data) } catch let error as DecodingError {
             throw BenchError("\(url.path) is not a Faultline results file: \(BenchError.describe(error))")
         }
         guard results.format == format else { throw BenchError("\(url.path): format is \"\(results.format)\", expected \"\(format)\"") }
-        guard results.version <= currentVersion else {
-            throw BenchError("\(url.path): results version \(results.version) is newer than this faultline reads (\(currentVersion))")
-        }
         return results
     }
 

@@ -84,8 +84,8 @@ public struct ResultsComparison {
     /// Parses `10%`, `10` (percent) or `0.1`.
     public static func parseSlowdown(_ text: String) -> Double? {
         let trimmed = text.trimmingCharacters(in: .whitespaces)
-        if trimmed.hasSuffix("%") { return Double(trimmed.dropLast()).map { $0 / 100 }.flatMap { $0 >= 0 ? $0 : nil } }
-        guard let value = Double(trimmed), value >= 0 else { return nil }
+        if trimmed.hasSuffix("%") { return Double(trimmed.dropLast()).map { $0 / 100 }.flatMap { $0 >= 0 && $0.isFinite ? $0 : nil } }
+        guard let value = Double(trimmed), value >= 0, value.isFinite else { return nil }
         return value >= 1 ? value / 100 : value
     }
 
