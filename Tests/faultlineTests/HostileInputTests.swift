@@ -210,6 +210,19 @@ final class HostileInputTests: CLITestCase {
                               "--model", model, "--store", empty])
         XCTAssertEqual(report.status, 1)
         XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: empty)), Data())
+        // Traces and results files are read, never written, whatever they hold.
+        let emptyTrace = try write("empty.jsonl", ""), emptyResults = try write("empty.json", ""), textResults = try write("notes.json", "hello\n")
+        for (arguments, message) in [(["report", emptyTrace, "-o", "r.html"], "faultline report: \(emptyTrace): empty — not a Faultline trace\n"),
+                                     (["compare", emptyTrace, emptyTrace], "faultline compare: \(emptyTrace): empty — not a Faultline trace\n"),
+                                     (["compare", emptyResults, textResults], "faultline compare: \(emptyResults) is not a Faultline results file: The given data was not valid JSON.\n")] {
+            let result = try run(arguments)
+            XCTAssertEqual(result.status, 1, "\(arguments)")
+            XCTAssertEqual(result.stderr, message)
+        }
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: emptyTrace)), Data())
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: emptyResults)), Data())
+        XCTAssertEqual(try String(contentsOfFile: textResults, encoding: .utf8), "hello\n")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: dir.appendingPathComponent("r.html").path))
     }
 
     /// Devices, folders and missing folders are named as such, for input and output files alike.
