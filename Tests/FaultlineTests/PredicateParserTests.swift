@@ -276,3 +276,30 @@ struct SplitMix: RandomNumberGenerator {
         return z ^ (z >> 31)
     }
 }
+
+/// LIKE in memory: NSPredicate's wildcards and escape, on values and patterns of any length.
+final class LikeMatchingTests: XCTestCase {
+    func like(_ s: String, _ p: String) -> Bool { PredicateEvaluator.like(Array(s.unicodeScalars)[...], Array(p.unicodeScalars)[...]) }
+
+    func testWildcardsAndEscapes() {
+        let cases: [(String, String, Bool)] = [
+            ("", "", true), ("", "*", true), ("", "?", false), ("a", "", false),
+            ("abc", "abc", true), ("abc", "a*", true), ("abc", "*c", true), ("abc", "a?c", true), ("abc", "a?", false),
+            ("abc", "*b*", true), ("abc", "*d*", false), ("aaab", "*a*b", true), ("ab", "a**b", true),
+            ("a*c", "a\\*c", true), ("abc", "a\\*c", false), ("a?c", "a\\?c", true), ("a\\", "a\\", true),
+            ("mississippi", "m*iss*ppi", true), ("mississippi", "m*iss*x", false), ("ñandú", "?and?", true),
+        ]
+        for (subject, pattern, expected) in cases {
+            XCTAssertEqual(like(subject, pattern), expected, "\(subject.debugDescription) LIKE \(pattern.debugDescription)")
+        }
+    }
+
+    /// A recursive matcher went one frame deeper per character (a 200,000-character value overflowed the stack)
+    /// and took exponential time on many stars.
+    func testLongValuesAndManyStars() {
+        let long = String(repeating: "a", count: 200_000)
+        XCTAssertTrue(like(long, long))
+        XCTAssertTrue(like(long + "b", "*b"))
+        XCTAssertFalse(like(long, String(repeating: "a*", count: 30) + "b"))
+    }
+}

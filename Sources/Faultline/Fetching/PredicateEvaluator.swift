@@ -262,24 +262,45 @@ struct PredicateEvaluator {
         }
     }
 
-    /// NSPredicate LIKE: `*` any run, `?` one character, `\` escapes.
+    /// NSPredicate LIKE: `*` any run, `?` one character, `\` escapes. Iterative (a long value or pattern cannot
+    /// overflow the stack) and backtracking only to the last `*` (no exponential time on patterns of many stars).
     static func like(_ s: ArraySlice<Unicode.Scalar>, _ p: ArraySlice<Unicode.Scalar>) -> Bool {
-        guard let first = p.first else { return s.isEmpty }
-        switch first {
-        case "*":
-            var rest = s
-            while true {
-                if like(rest, p.dropFirst()) { return true }
-                guard !rest.isEmpty else { return false }
-                rest = rest.dropFirst()
+        let s = Array(s), p = Array(p)
+        var si = 0, pi = 0
+        var star: (pattern: Int, subject: Int)?
+        while si < s.count {
+            if pi < p.count {
+                switch p[pi] {
+                case "*":
+                    star = (pi, si)
+                    pi += 1
+                    continue
+                case "?":
+                    si += 1
+                    pi += 1
+                    continue
+                case "\\" where pi + 1 < p.count:
+                    if s[si] == p[pi + 1] {
+                        si += 1
+                        pi += 2
+                        continue
+                    }
+                default:
+                    if s[si] == p[pi] {
+                        si += 1
+                        pi += 1
+                        continue
+                    }
+                }
             }
-        case "?":
-            return !s.isEmpty && like(s.dropFirst(), p.dropFirst())
-        case "\\" where p.count > 1:
-            return s.first == p.dropFirst().first && like(s.dropFirst(), p.dropFirst(2))
-        default:
-            return s.first == first && like(s.dropFirst(), p.dropFirst())
+            // A mismatch: let the last `*` take one more character, or fail when there is none.
+            guard let last = star else { return false }
+            star = (last.pattern, last.subject + 1)
+            pi = last.pattern + 1
+            si = last.subject + 1
         }
+        while pi < p.count && p[pi] == "*" { pi += 1 }
+        return pi == p.count
     }
 }
 
