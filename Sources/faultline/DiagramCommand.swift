@@ -34,6 +34,8 @@ struct DiagramCommand: ParsableCommand {
     func validate() throws {
         guard GraphvizRenderer.Format(path: output) != nil else { throw ValidationError("-o must end in .svg, .png or .dot (got '\(output)')") }
         guard depth >= 0, limit > 0 else { throw ValidationError("--depth must be 0 or more and --limit more than 0") }
+        guard limit <= Limits.diagramObjects else { throw ValidationError("--limit is at most \(Limits.diagramObjects) objects (Limits.diagramObjects)") }
+        guard depth <= Limits.keyPathComponents else { throw ValidationError("--depth is at most \(Limits.keyPathComponents)") }
         guard store != nil || root == nil else { throw ValidationError("--root needs --store") }
     }
 

@@ -169,6 +169,9 @@ final class HostileInputTests: CLITestCase {
         let svg = try String(contentsOf: dir.appendingPathComponent("wide.svg"), encoding: .utf8)
         XCTAssertTrue(svg.contains(">next → E1<"), String(svg.prefix(500)))
         XCTAssertEqual(svg.components(separatedBy: "font-weight=\"bold\"").count - 1, 1_000, "one title per entity drawn")
+        let objects = try run(["diagram", model, "--store", "co.sqlite", "--limit", "9000", "-o", "objects.svg"])
+        XCTAssertNotEqual(objects.status, 0)
+        XCTAssertTrue(objects.stderr.hasPrefix("Error: --limit is at most 5000 objects (Limits.diagramObjects)"), objects.stderr)
     }
 
     /// The commands that only read never create, convert or change a file: a missing store stays missing, and a

@@ -27,6 +27,9 @@ public enum Limits {
     /// The most entities a model diagram draws at all; the diagram's title says how many were left out.
     public static let diagramEntities = 1_000
 
+    /// The most objects an object-graph diagram (`faultline diagram --store`) may be asked to draw.
+    public static let diagramObjects = 5_000
+
     /// Rounds of `willSave()` a save runs while hooks keep changing (inserting) objects; then it fails, as Core
     /// Data's does after 100 attempts.
     public static let willSaveRounds = 100
