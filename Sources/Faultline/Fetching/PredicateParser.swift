@@ -274,10 +274,10 @@ struct PredicateParser {
 
     /// One level deeper; an error past `Limits.predicateNestingDepth`. Every caller undoes it (`depth -= 1`).
     private mutating func enter() throws {
-        depth += 1
-        guard depth <= Limits.predicateNestingDepth else {
+        guard depth < Limits.predicateNestingDepth else {
             throw ObjectPredicateError(.limit, "the predicate nests more than \(Limits.predicateNestingDepth) levels deep (Limits.predicateNestingDepth)", format: format, position: current.position)
         }
+        depth += 1
     }
 
     /// A key path's components, at most `Limits.keyPathComponents`.
@@ -356,7 +356,7 @@ struct PredicateParser {
                 let inner = try parsePredicate()
                 try expect(symbol: ")", "')'")
                 if !isComparisonOperatorAhead() { return inner }
-            } catch let error as ObjectPredicateError {
+            } catch let error as ObjectPredicateError where error.kind != .limit {
                 predicateError = error
             }
             (index, argumentIndex) = saved
