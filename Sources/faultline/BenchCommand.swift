@@ -48,6 +48,7 @@ struct BenchCommand: ParsableCommand {
                 FileHandle.standardError.write(Data("… \(step)\n".utf8))
             }
             let runner = BenchRunner(options: options)
+            if !list { try OutputFile.checkFolder(out) }
             if list {
                 for scenario in try runner.scenarios() {
                     print("\(scenario.id)\(scenario.skipReason == nil ? "" : " (skipped: \(scenario.skipReason!))")\n  \(scenario.title)\n  claim: \(scenario.claim)\n  source: \(scenario.source)")

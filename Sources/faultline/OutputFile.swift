@@ -24,6 +24,20 @@ enum OutputFile {
         }
     }
 
+    /// Fails unless the folder `path` exists as a folder or can be made: the nearest part of it that exists must be
+    /// a writable folder.
+    static func checkFolder(_ path: String) throws {
+        var url = URL(fileURLWithPath: path).standardizedFileURL
+        var isDirectory: ObjCBool = false
+        while !FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) && url.path != "/" {
+            url.deleteLastPathComponent()
+        }
+        guard isDirectory.boolValue else { throw Failure(description: "cannot make the folder '\(path)': '\(url.path)' is a file") }
+        guard FileManager.default.isWritableFile(atPath: url.path) else {
+            throw Failure(description: "cannot make the folder '\(path)': '\(url.path)' is not writable")
+        }
+    }
+
     /// Writes `data` to `path` in one step (a reader never sees half a file).
     static func write(_ data: Data, to path: String) throws {
         try check(path)

@@ -240,6 +240,7 @@ final class HostileInputTests: CLITestCase {
             (["compare", "/dev/null", "/dev/null"], "faultline compare: /dev/null: is a device, not a file\n"),
             (["diagram", model, "-o", "/nonexistent/model.svg"], "faultline diagram: cannot write '/nonexistent/model.svg': the folder '/nonexistent' does not exist\n"),
             (["report", "/dev/null", "-o", "/nonexistent/r.html"], "faultline report: cannot write '/nonexistent/r.html': the folder '/nonexistent' does not exist\n"),
+            (["bench", "tiers", "--scale", "500", "--out", "\(model)/out"], "faultline bench: cannot make the folder '\(model)/out': '\(model)' is a file\n"),
         ]
         for (arguments, message) in cases {
             let result = try run(arguments)
