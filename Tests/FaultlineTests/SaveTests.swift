@@ -229,6 +229,10 @@ final class SaveTests: XCTestCase {
             XCTAssertThrowsError(try person.setValue(40_000, forKey: "age")) { error in
                 XCTAssertEqual("\(error)", "Person.age: 40000 does not fit in Integer 16 (-32768 to 32767)")
             }
+            let walk = try context.insertNewObject(forEntityName: "Walk")
+            XCTAssertThrowsError(try walk.setValue(Date(timeIntervalSinceReferenceDate: 1e300), forKey: "date")) { error in
+                XCTAssertEqual("\(error)", "Walk.date: 1e+300 seconds since 2001 is outside the dates a Date attribute holds (years 1 to 4001)")
+            }
             XCTAssertThrowsError(try person.setValue(1, forKey: "height")) { error in
                 XCTAssertEqual("\(error)", "entity 'Person' has no property 'height'")
             }

@@ -37,7 +37,12 @@ enum ValueCoding {
             if let n = integer(value), n == 0 || n == 1 { return .integer(n) }
             throw mismatch(value, type)
         case .double, .float:
-            if let d = value as? Double { return .real(type == .float ? Double(Float(d)) : d) }
+            if let d = value as? Double {
+                guard type == .double || !d.isFinite || abs(d) <= Double(Float.greatestFiniteMagnitude) else {
+                    throw ValueError(problem: "\(d) does not fit in Float (its largest magnitude is \(Float.greatestFiniteMagnitude))")
+                }
+                return .real(type == .float ? Double(Float(d)) : d)
+            }
             if let f = value as? Float { return .real(Double(f)) }
             if let n = integer(value) { return .real(Double(n)) }
             if let d = value as? Decimal { return .real(NSDecimalNumber(decimal: d).doubleValue) }
