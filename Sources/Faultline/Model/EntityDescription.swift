@@ -20,6 +20,9 @@ public final class EntityDescription: @unchecked Sendable, CustomStringConvertib
     public var versionHashModifier: String?
     /// The class name given in the model file (informational).
     public var representedClassName: String?
+    /// The entity's name in an earlier model version when it was renamed (Xcode's "Renaming ID", `elementID`); a
+    /// store Core Data migrated keeps that name in `Z_PRIMARYKEY`.
+    public var renamingIdentifier: String?
     /// Free-form metadata from the model file.
     public var userInfo: [String: String]
 

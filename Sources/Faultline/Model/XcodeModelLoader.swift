@@ -143,6 +143,7 @@ final class XcodeModelReader: NSObject, XMLParserDelegate {
                 properties: pending.properties, compoundIndexes: pending.compoundIndexes,
                 uniquenessConstraints: pending.uniqueness, versionHashModifier: a["versionHashModifier"],
                 representedClassName: a["representedClassName"], userInfo: pending.userInfo)
+            description.renamingIdentifier = a["elementID"]
             entities.append(description)
             entity = nil
         default:

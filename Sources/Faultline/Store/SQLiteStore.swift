@@ -83,7 +83,7 @@ final class SQLiteStore {
                 identifier = UUID().uuidString
                 let metadata = try connection.prepare("INSERT INTO Z_METADATA(Z_VERSION, Z_UUID, Z_PLIST) VALUES(1, ?, ?)")
                 metadata.bind(identifier, at: 1)
-                metadata.bind(try StoreMetadata(identifier: identifier, versionHashes: model.versionHashes).encoded(), at: 2)
+                metadata.bind(try StoreMetadata(identifier: identifier, model: model).encoded(), at: 2)
                 try metadata.execute()
                 try connection.execute("COMMIT")
             } catch {
@@ -111,7 +111,11 @@ final class SQLiteStore {
             throw StoreError.notAStore(path: path, detail: "its Z_METADATA row is missing or unreadable")
         }
         identifier = uuid
-        let differences = metadata.differences(from: model.versionHashes)
+        // Faultline's stores carry Faultline's version hashes; Core Data's carry its own, so theirs are checked by
+        // comparing the schema the model needs with the store's.
+        let differences = metadata.hasFaultlineHashes
+            ? metadata.differences(from: model.versionHashes)
+            : try wrap { try StoreSchemaCheck.differences(between: model, and: connection) }
         if !differences.isEmpty { throw StoreError.modelMismatch(path: path, differences: differences) }
     }
 
@@ -160,41 +164,5 @@ final class SQLiteStore {
             try wrap { try update.execute() }
             return (current + 1)...(current + Int64(count))
         }
-    }
-}
-
-/// The JSON kept in `Z_METADATA.Z_PLIST`.
-struct StoreMetadata: Codable {
-    var NSStoreType = "SQLite"
-    var NSStoreUUID: String
-    var NSStoreModelVersionHashes: [String: String]
-    var FaultlineStoreFormat = 1
-
-    init(identifier: String, versionHashes: [String: String]) {
-        NSStoreUUID = identifier
-        NSStoreModelVersionHashes = versionHashes
-    }
-
-    init?(data: Data) {
-        guard let decoded = try? JSONDecoder().decode(StoreMetadata.self, from: data) else { return nil }
-        self = decoded
-    }
-
-    func encoded() throws -> Data {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        return try encoder.encode(self)
-    }
-
-    func differences(from current: [String: String]) -> [String] {
-        var result: [String] = []
-        for (name, hash) in current.sorted(by: { $0.key < $1.key }) {
-            guard let stored = NSStoreModelVersionHashes[name] else { result.append("entity '\(name)' is not in the store"); continue }
-            if stored != hash { result.append("entity '\(name)' changed") }
-        }
-        for name in NSStoreModelVersionHashes.keys.sorted() where current[name] == nil {
-            result.append("entity '\(name)' is in the store but not in the model")
-        }
-        return result
     }
 }

@@ -1,0 +1,73 @@
+import Foundation
+
+/// A store's metadata, as kept in `Z_METADATA.Z_PLIST`: a binary property list, as Core Data writes it
+/// (`NSStoreType`, `NSStoreUUID`, `NSStoreModelVersionHashes` of entity name to hash bytes,
+/// `NSStoreModelVersionHashesVersion`, `NSStoreModelVersionIdentifiers`, …). Stores written by earlier Faultline
+/// builds hold JSON with the same keys and base64 hashes; both read.
+///
+/// Faultline's version hashes are its own (docs/store-format.md), not Core Data's, so a store says which it holds:
+/// Faultline writes `FaultlineStoreFormat`. A store without it was written by Core Data, and is checked against a
+/// model by its schema instead (`StoreSchemaCheck`).
+struct StoreMetadata {
+    /// Every key as read, custom keys included.
+    var values: [String: Any]
+
+    /// `NSStoreUUID` (Core Data keeps the UUID in `Z_METADATA.Z_UUID`; Faultline writes it in both).
+    var identifier: String? { values["NSStoreUUID"] as? String }
+
+    /// True when Faultline wrote the version hashes (its own hashes, comparable with `ManagedObjectModel.versionHashes`).
+    var hasFaultlineHashes: Bool { values["FaultlineStoreFormat"] != nil }
+
+    /// `NSStoreModelVersionHashes`, each hash base64-encoded (as `ManagedObjectModel.versionHashes`).
+    var versionHashes: [String: String] {
+        guard let hashes = values["NSStoreModelVersionHashes"] as? [String: Any] else { return [:] }
+        var result: [String: String] = [:]
+        for (name, hash) in hashes {
+            if let data = hash as? Data { result[name] = data.base64EncodedString() }
+            else if let text = hash as? String { result[name] = text }
+        }
+        return result
+    }
+
+    /// The metadata of a new store Faultline creates for `model`.
+    init(identifier: String, model: ManagedObjectModel) {
+        values = [
+            "NSStoreType": "SQLite",
+            "NSStoreUUID": identifier,
+            "NSStoreModelVersionHashes": Dictionary(uniqueKeysWithValues: model.entities.map { ($0.name, $0.versionHash) }),
+            "NSStoreModelVersionHashesVersion": 3,
+            "NSStoreModelVersionIdentifiers": [""],
+            "FaultlineStoreFormat": 2,
+        ]
+    }
+
+    /// Reads a binary (or XML) property list, or the JSON of stores written by earlier Faultline builds.
+    init?(data: Data) {
+        if let plist = try? PropertyListSerialization.propertyList(from: data, options: [], format: nil) as? [String: Any] {
+            values = plist
+        } else if let json = try? JSONSerialization.jsonObject(with: data) as? [String: Any] {
+            values = json
+        } else {
+            return nil
+        }
+    }
+
+    /// The binary property list.
+    func encoded() throws -> Data {
+        try PropertyListSerialization.data(fromPropertyList: values, format: .binary, options: 0)
+    }
+
+    /// What differs between the hashes the store was made with and `current` (Faultline's hashes of a model).
+    func differences(from current: [String: String]) -> [String] {
+        let stored = versionHashes
+        var result: [String] = []
+        for (name, hash) in current.sorted(by: { $0.key < $1.key }) {
+            guard let storedHash = stored[name] else { result.append("entity '\(name)' is not in the store"); continue }
+            if storedHash != hash { result.append("entity '\(name)' changed") }
+        }
+        for name in stored.keys.sorted() where current[name] == nil {
+            result.append("entity '\(name)' is in the store but not in the model")
+        }
+        return result
+    }
+}

@@ -1,0 +1,143 @@
+import Foundation
+import XCTest
+@testable import Faultline
+
+/// Stores that Apple's Core Data wrote (../shared/fixtures/coredata-stores), each opened from a temporary copy with
+/// the model version that wrote it.
+final class CoreDataStoreTests: XCTestCase {
+    struct Case {
+        let store: String
+        let model: String
+        let counts: [String: Int]
+    }
+
+    /// Row counts as the fixtures' SUMMARY.txt gives them (sqlite3 on the store, its `-wal` included).
+    static let cases: [Case] = [
+        Case(store: "bnr-coredatastack/TestModel.sqlite", model: "bnr-coredatastack/Sample.xcdatamodeld/TestModel.xcdatamodel",
+             counts: ["Author": 0, "Book": 0]),
+        Case(store: "coredataplus-samplemodel/SampleModel_V1.sqlite", model: "coredataplus-samplemodel/SampleModel.xcdatamodeld/SampleModel.xcdatamodel",
+             counts: ["Car": 125, "Person": 20]),
+        Case(store: "coredataplus-samplemodel/SampleModel_V2.sqlite", model: "coredataplus-samplemodel/SampleModel.xcdatamodeld/SampleModel2.xcdatamodel",
+             counts: ["Car": 125, "Person": 20]),
+        Case(store: "flickrsearcher/starter_database.sqlite", model: "flickrsearcher/FlickrSearcher.xcdatamodeld/FlickrSearcher.xcdatamodel",
+             counts: ["Photo": 109, "User": 22]),
+        Case(store: "wibosco-migration/CoreDataMigration_Example_1.sqlite",
+             model: "wibosco-migration/CoreDataMigration_Example.xcdatamodeld/CoreDataMigration_Example.xcdatamodel", counts: ["Post": 1_001]),
+        Case(store: "wibosco-migration/CoreDataMigration_Example_2.sqlite",
+             model: "wibosco-migration/CoreDataMigration_Example.xcdatamodeld/CoreDataMigration_Example 2.xcdatamodel", counts: ["Post": 5_979]),
+        Case(store: "wibosco-migration/CoreDataMigration_Example_3.sqlite",
+             model: "wibosco-migration/CoreDataMigration_Example.xcdatamodeld/CoreDataMigration_Example 3.xcdatamodel", counts: ["Post": 7_995, "Color": 7_995]),
+        Case(store: "wibosco-migration/CoreDataMigration_Example_WAL.sqlite",
+             model: "wibosco-migration/CoreDataMigration_Example.xcdatamodeld/CoreDataMigration_Example 4.xcdatamodel", counts: ["Post": 84, "Color": 84]),
+    ]
+
+    func storesFolder() throws -> URL {
+        guard let fixtures = fixturesDirectory() else { throw XCTSkip("../shared/fixtures is absent: Core Data's stores are not checked") }
+        return fixtures.appendingPathComponent("coredata-stores")
+    }
+
+    /// A copy of `store` (with its `-wal` and `-shm`) in `dir`: the originals are never opened.
+    func copy(_ store: URL, into dir: TemporaryDirectory) throws -> URL {
+        let target = dir.file(store.lastPathComponent)
+        for suffix in ["", "-wal", "-shm"] where FileManager.default.fileExists(atPath: store.path + suffix) {
+            try FileManager.default.copyItem(atPath: store.path + suffix, toPath: target.path + suffix)
+        }
+        return target
+    }
+
+    func testEveryFixtureStoreOpensWithItsModelVersionAndCountsItsRows() throws {
+        let folder = try storesFolder()
+        for testCase in Self.cases {
+            let dir = TemporaryDirectory()
+            let store = try copy(folder.appendingPathComponent(testCase.store), into: dir)
+            let model = try ManagedObjectModel(contentsOf: folder.appendingPathComponent(testCase.model))
+            let coordinator = PersistentStoreCoordinator(managedObjectModel: model, probes: .disabled)
+            XCTAssertNoThrow(try coordinator.addPersistentStore(at: store, options: .readOnly), testCase.store)
+            guard coordinator.storeIdentifier != nil else { continue }
+            let context = ManagedObjectContext(.privateQueue, coordinator: coordinator)
+            for (entity, count) in testCase.counts {
+                XCTAssertEqual(try context.performAndWait { try context.count(for: FetchRequest<ManagedObject>(entityName: entity)) }, count,
+                               "\(testCase.store): \(entity)")
+                // Every object reads: its values decode and its relationships resolve.
+                let objects = try context.performAndWait { () -> Int in
+                    var request = FetchRequest<ManagedObject>(entityName: entity)
+                    request.returnsObjectsAsFaults = false
+                    let objects = try context.fetch(request)
+                    for object in objects {
+                        for property in object.entity.properties { _ = object.value(forKey: property.name) }
+                    }
+                    return objects.count
+                }
+                XCTAssertEqual(objects, count, "\(testCase.store): \(entity)")
+            }
+        }
+    }
+
+    /// The store's UUID is the one Core Data kept in `Z_METADATA.Z_UUID`; its object URIs use it.
+    func testObjectIDsUseTheStoresUUID() throws {
+        let folder = try storesFolder()
+        let dir = TemporaryDirectory()
+        let store = try copy(folder.appendingPathComponent("coredataplus-samplemodel/SampleModel_V2.sqlite"), into: dir)
+        let model = try ManagedObjectModel(contentsOf: folder.appendingPathComponent("coredataplus-samplemodel/SampleModel.xcdatamodeld/SampleModel2.xcdatamodel"))
+        let coordinator = PersistentStoreCoordinator(managedObjectModel: model, probes: .disabled)
+        try coordinator.addPersistentStore(at: store, options: .readOnly)
+        XCTAssertEqual(coordinator.storeIdentifier, "753753D3-A961-4901-AB05-8CC48B1D3853")
+        // LuxuryCar was ExpensiveSportCar before a rename: the store keeps that name, the model says so (elementID).
+        XCTAssertEqual(model.entity(named: "LuxuryCar")?.renamingIdentifier, "ExpensiveSportCar")
+        let context = ManagedObjectContext(.privateQueue, coordinator: coordinator)
+        XCTAssertEqual(try context.performAndWait { try context.count(for: FetchRequest<ManagedObject>(entityName: "LuxuryCar")) }, 5)
+    }
+
+    /// A store opened with another version of its model is refused with what differs, entity by entity.
+    func testAStoreOpenedWithAnotherVersionNamesTheDifferences() throws {
+        let folder = try storesFolder()
+        let dir = TemporaryDirectory()
+        let store = try copy(folder.appendingPathComponent("coredataplus-samplemodel/SampleModel_V2.sqlite"), into: dir)
+        let before = try Data(contentsOf: store)
+        let model = try ManagedObjectModel(contentsOf: folder.appendingPathComponent("coredataplus-samplemodel/SampleModel.xcdatamodeld/SampleModel.xcdatamodel"))
+        XCTAssertThrowsError(try PersistentStoreCoordinator(managedObjectModel: model, probes: .disabled).addPersistentStore(at: store, options: .readOnly)) { error in
+            XCTAssertEqual("\(error)", "the store '\(store.path)' was made with a different model (migration needed): table ZCAR (entity Car) lacks ZCOLOR; table ZPERSON (entity Person) lacks ZID")
+        }
+        let wibosco = try copy(folder.appendingPathComponent("wibosco-migration/CoreDataMigration_Example_1.sqlite"), into: dir)
+        let v3 = try ManagedObjectModel(contentsOf: folder.appendingPathComponent("wibosco-migration/CoreDataMigration_Example.xcdatamodeld/CoreDataMigration_Example 3.xcdatamodel"))
+        XCTAssertThrowsError(try PersistentStoreCoordinator(managedObjectModel: v3, probes: .disabled).addPersistentStore(at: wibosco, options: .readOnly)) { error in
+            let text = "\(error)"
+            XCTAssertTrue(text.contains("entity 'Color' (Z_ENT 1) is not in the store's Z_PRIMARYKEY") || text.contains("table ZCOLOR (entity Color) is not in the store"), text)
+        }
+        XCTAssertEqual(try Data(contentsOf: store), before, "a refused store is left as it was")
+    }
+
+    /// New stores keep their metadata as Core Data does, a binary property list, with Faultline's own hashes marked
+    /// as such; a store with the JSON metadata of earlier builds still opens.
+    func testMetadataIsABinaryPropertyListAndOldJSONStillOpens() throws {
+        let dir = TemporaryDirectory()
+        let model = try makeTestModel()
+        let url = dir.file("new.sqlite")
+        let coordinator = PersistentStoreCoordinator(managedObjectModel: model, probes: .disabled)
+        try coordinator.addPersistentStore(at: url)
+        let identifier = try XCTUnwrap(coordinator.storeIdentifier)
+        let connection = try SQLiteConnection(path: url.path, create: false)
+        let row = try connection.prepare("SELECT Z_UUID, Z_PLIST FROM Z_METADATA")
+        XCTAssertTrue(try row.step())
+        let plistData = row.data(at: 1)
+        XCTAssertEqual(Array(plistData.prefix(8)), Array("bplist00".utf8))
+        let plist = try XCTUnwrap(try PropertyListSerialization.propertyList(from: plistData, options: [], format: nil) as? [String: Any])
+        XCTAssertEqual(plist["NSStoreType"] as? String, "SQLite")
+        XCTAssertEqual(plist["NSStoreUUID"] as? String, identifier)
+        XCTAssertEqual(plist["NSStoreModelVersionHashesVersion"] as? Int, 3)
+        let hashes = try XCTUnwrap(plist["NSStoreModelVersionHashes"] as? [String: Data])
+        XCTAssertEqual(Set(hashes.keys), Set(model.entities.map(\.name)))
+        XCTAssertEqual(hashes["Dog"], model.entity(named: "Dog")?.versionHash)
+        XCTAssertNotNil(plist["FaultlineStoreFormat"])
+
+        // The JSON an earlier build wrote.
+        let json = try JSONSerialization.data(withJSONObject: ["NSStoreType": "SQLite", "NSStoreUUID": identifier, "FaultlineStoreFormat": 1,
+                                                               "NSStoreModelVersionHashes": model.versionHashes])
+        let update = try connection.prepare("UPDATE Z_METADATA SET Z_PLIST = ?")
+        update.bind(json, at: 1)
+        try update.execute()
+        let reopened = PersistentStoreCoordinator(managedObjectModel: model, probes: .disabled)
+        XCTAssertNoThrow(try reopened.addPersistentStore(at: url))
+        XCTAssertEqual(reopened.storeIdentifier, identifier)
+    }
+}
