@@ -51,8 +51,7 @@ struct DiagramCommand: ParsableCommand {
                 return
             }
             guard FileManager.default.fileExists(atPath: store) else { throw ValidationError("no store at '\(store)'") }
-            let coordinator = PersistentStoreCoordinator(managedObjectModel: managedObjectModel)
-            try coordinator.addPersistentStore(at: URL(fileURLWithPath: store), options: .readOnly)
+            let coordinator = try openStore(store, model: model, readOnly: true)
             let context = ManagedObjectContext(.privateQueue, coordinator: coordinator)
             let snapshot = try context.performAndWait {
                 try ObjectGraphLoader(context: context, limit: limit).load(root: root, depth: depth)

@@ -45,6 +45,26 @@ func reportingErrors(_ command: String, _ body: () throws -> Void) throws {
     }
 }
 
+/// Opens `store` with `modelPath`. For an `.xcdatamodeld` bundle and an existing store, the version the store was
+/// made with is found among the bundle's versions (said on stderr when it is not the current one).
+func openStore(_ store: String, model modelPath: String, readOnly: Bool) throws -> PersistentStoreCoordinator {
+    let storeURL = URL(fileURLWithPath: store), modelURL = URL(fileURLWithPath: modelPath)
+    let size = (try? FileManager.default.attributesOfItem(atPath: store)[.size] as? NSNumber)?.intValue ?? 0
+    var isDirectory: ObjCBool = false
+    if modelURL.pathExtension == "xcdatamodeld", size > 0,
+       FileManager.default.fileExists(atPath: modelPath, isDirectory: &isDirectory), isDirectory.boolValue {
+        let current = try ManagedObjectModel.currentVersion(ofBundle: modelURL).deletingPathExtension().lastPathComponent
+        let (coordinator, version) = try PersistentStoreCoordinator.open(storeURL, withVersionOf: modelURL, options: readOnly ? .readOnly : [])
+        if version != current {
+            FileHandle.standardError.write(Data("faultline: the store was made with model version '\(version)' (the bundle's current version is '\(current)'); using '\(version)'\n".utf8))
+        }
+        return coordinator
+    }
+    let coordinator = PersistentStoreCoordinator(managedObjectModel: try loadModel(modelPath))
+    try coordinator.addPersistentStore(at: storeURL, options: readOnly ? .readOnly : [])
+    return coordinator
+}
+
 /// Opens a model file (JSON or Xcode); what the loader accepted only as Xcode does is printed as warnings.
 func loadModel(_ path: String) throws -> ManagedObjectModel {
     let model = try ManagedObjectModel(contentsOf: URL(fileURLWithPath: path))

@@ -47,8 +47,6 @@ struct StoreOptions: ParsableArguments {
     /// A private-queue context on a coordinator with the store opened: created when absent, or, for the commands
     /// that only read, read only (a missing, empty or foreign file is an error and stays as it was).
     func openContext(readOnly: Bool) throws -> ManagedObjectContext {
-        let coordinator = PersistentStoreCoordinator(managedObjectModel: try loadModel(model))
-        try coordinator.addPersistentStore(at: URL(fileURLWithPath: store), options: readOnly ? .readOnly : [])
-        return ManagedObjectContext(.privateQueue, coordinator: coordinator)
+        ManagedObjectContext(.privateQueue, coordinator: try openStore(store, model: model, readOnly: readOnly))
     }
 }

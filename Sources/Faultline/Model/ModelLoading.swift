@@ -42,7 +42,7 @@ extension ManagedObjectModel {
 
     /// The current `.xcdatamodel` of an `.xcdatamodeld` bundle: the one `.xccurrentversion` names, else the only
     /// (or, by name, last) version in the bundle.
-    static func currentVersion(ofBundle url: URL) throws -> URL {
+    public static func currentVersion(ofBundle url: URL) throws -> URL {
         let versions = ((try? FileManager.default.contentsOfDirectory(atPath: url.path)) ?? [])
             .filter { $0.hasSuffix(".xcdatamodel") }.sorted()
         let marker = url.appendingPathComponent(".xccurrentversion")

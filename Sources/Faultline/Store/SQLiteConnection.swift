@@ -17,10 +17,15 @@ final class SQLiteConnection {
     /// Statements run on this connection (each use of a prepared statement, and each `execute`).
     @exclusivity(unchecked) private(set) var statementCount = 0
 
-    /// Opens (or creates, when `create` is true) the database file at `path`; read only when `readOnly` is true.
-    init(path: String, create: Bool, readOnly: Bool = false, busyTimeout: Int32 = 5_000) throws {
+    /// A folder removed once the connection is closed (a scratch copy the connection reads).
+    private let scratchFolder: URL?
+
+    /// Opens (or creates, when `create` is true) the database file at `path`; read only (and `path` may be a
+    /// `file:` URI) when `readOnly` is true. `scratchFolder` is removed when the connection closes.
+    init(path: String, create: Bool, readOnly: Bool = false, scratchFolder: URL? = nil, busyTimeout: Int32 = 5_000) throws {
+        self.scratchFolder = scratchFolder
         var db: OpaquePointer?
-        var flags = (readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE) | SQLITE_OPEN_NOMUTEX
+        var flags = (readOnly ? SQLITE_OPEN_READONLY | SQLITE_OPEN_URI : SQLITE_OPEN_READWRITE) | SQLITE_OPEN_NOMUTEX
         if create && !readOnly { flags |= SQLITE_OPEN_CREATE }
         let rc = sqlite3_open_v2(path, &db, flags, nil)
         guard rc == SQLITE_OK, let db else {
@@ -39,6 +44,7 @@ final class SQLiteConnection {
         recent.removeAll()
         statements.removeAll()
         sqlite3_close_v2(handle)
+        if let scratchFolder { try? FileManager.default.removeItem(at: scratchFolder) }
     }
 
     /// A cached prepared statement for `sql`, reset (to run from its start; its bound values stay until bound again).

@@ -25,9 +25,12 @@ final class SQLiteStore {
         if readOnly && isNew {
             throw attributes == nil ? StoreError.noSuchStore(path: path) : StoreError.notAStore(path: path, detail: "the file is empty")
         }
+        let opening = readOnly ? try ReadOnlyOpening(path: path) : nil
         do {
-            connection = try SQLiteConnection(path: path, create: isNew, readOnly: readOnly)
+            connection = try SQLiteConnection(path: opening?.connectionPath ?? path, create: isNew, readOnly: readOnly,
+                                              scratchFolder: opening?.scratchFolder)
         } catch let error as SQLiteError {
+            if let folder = opening?.scratchFolder { try? FileManager.default.removeItem(at: folder) }
             throw StoreError.sqlite(path: path, error: error)
         }
         tablePlans = model.tables.map(TablePlan.init)

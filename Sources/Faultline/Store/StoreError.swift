@@ -16,6 +16,8 @@ public enum StoreError: Error, CustomStringConvertible, Sendable {
     case noStore
     /// A store opened read only does not exist.
     case noSuchStore(path: String)
+    /// No version of a model bundle fits the store: what differs, version by version.
+    case noMatchingModelVersion(path: String, bundle: String, mismatches: [String])
 
     public var description: String {
         switch self {
@@ -35,6 +37,8 @@ public enum StoreError: Error, CustomStringConvertible, Sendable {
             return "the coordinator has no persistent store"
         case .noSuchStore(let path):
             return "no store at '\(path)'"
+        case .noMatchingModelVersion(let path, let bundle, let mismatches):
+            return "no version of '\(bundle)' fits the store '\(path)': " + mismatches.joined(separator: " | ")
         }
     }
 }
