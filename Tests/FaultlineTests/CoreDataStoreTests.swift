@@ -140,4 +140,40 @@ final class CoreDataStoreTests: XCTestCase {
         XCTAssertNoThrow(try reopened.addPersistentStore(at: url))
         XCTAssertEqual(reopened.storeIdentifier, identifier)
     }
+
+    /// Metadata read without opening the store, as Core Data's `metadataForPersistentStore` does, from a Core Data
+    /// store (its own keys and hash bytes) and a Faultline store (custom keys set and read back).
+    func testMetadataIsReadAndSetWithoutOpeningTheStore() throws {
+        let folder = try storesFolder()
+        let dir = TemporaryDirectory()
+        let store = try copy(folder.appendingPathComponent("bnr-coredatastack/TestModel.sqlite"), into: dir)
+        let before = try Data(contentsOf: store)
+        let metadata = try PersistentStoreCoordinator.metadataForPersistentStore(at: store)
+        XCTAssertEqual(metadata["NSStoreUUID"] as? String, "E7350B5D-5058-46F7-90B9-DCA517BBAF92")
+        XCTAssertEqual(metadata["NSStoreType"] as? String, "SQLite")
+        XCTAssertEqual(metadata["NSPersistenceFrameworkVersion"] as? Int, 637)
+        XCTAssertEqual(metadata["NSStoreModelVersionHashesVersion"] as? Int, 3)
+        let hashes = try XCTUnwrap(metadata["NSStoreModelVersionHashes"] as? [String: Data])
+        XCTAssertEqual(hashes["Author"].map { $0.map { String(format: "%02x", $0) }.joined() }, "cbc1f5c274ebf414474c4e350f73b14b1dd356c22782ae7488810d597188c46d")
+        XCTAssertEqual(try Data(contentsOf: store), before, "reading metadata changes nothing")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: store.path + "-shm"))
+
+        let url = dir.file("own.sqlite")
+        let model = try makeTestModel()
+        try PersistentStoreCoordinator(managedObjectModel: model, probes: .disabled).addPersistentStore(at: url)
+        var own = try PersistentStoreCoordinator.metadataForPersistentStore(at: url)
+        own["com.example.importedAt"] = Date(timeIntervalSinceReferenceDate: 700_000_000)
+        own["com.example.batches"] = [1, 2, 3]
+        own.removeValue(forKey: "NSStoreModelVersionHashes")
+        try PersistentStoreCoordinator.setMetadata(own, forPersistentStoreAt: url)
+        let read = try PersistentStoreCoordinator.metadataForPersistentStore(at: url)
+        XCTAssertEqual(read["com.example.importedAt"] as? Date, Date(timeIntervalSinceReferenceDate: 700_000_000))
+        XCTAssertEqual(read["com.example.batches"] as? [Int], [1, 2, 3])
+        XCTAssertNotNil(read["NSStoreModelVersionHashes"], "the store's own keys are kept")
+        XCTAssertNoThrow(try PersistentStoreCoordinator(managedObjectModel: model, probes: .disabled).addPersistentStore(at: url), "the store still opens")
+        XCTAssertThrowsError(try PersistentStoreCoordinator.setMetadata(["bad": NSObject()], forPersistentStoreAt: url)) { error in
+            XCTAssertEqual("\(error)", "'\(url.path)' is not a Faultline store: the metadata holds a value that is not a property-list value")
+        }
+        XCTAssertThrowsError(try PersistentStoreCoordinator.metadataForPersistentStore(at: dir.file("none.sqlite")))
+    }
 }
