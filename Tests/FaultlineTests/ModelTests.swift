@@ -237,7 +237,7 @@ final class ModelTests: XCTestCase {
         XCTAssertEqual(model.entity(named: "Walk")?.relationship(named: "dog")?.orderColumnName, "Z_FOK_DOG")
         XCTAssertEqual(model.entity(named: "Dog")?.relationship(named: "tags")?.joinTable?.name, "Z_\(model.entity(named: "Dog")!.entityNumber)TAGS")
         let ddl = SchemaGenerator.script(for: model)
-        XCTAssertTrue(ddl.contains("CREATE TABLE ZDOG ( Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZNAME VARCHAR, ZCOLLAR INTEGER, ZOWNER INTEGER )"), ddl)
+        XCTAssertTrue(ddl.contains("CREATE TABLE ZDOG ( Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZCOLLAR INTEGER, ZOWNER INTEGER, ZNAME VARCHAR )"), ddl)
         XCTAssertTrue(ddl.contains("CREATE INDEX ZDOG_ZNAME_INDEX ON ZDOG (ZNAME)"))
         XCTAssertTrue(ddl.contains("CREATE INDEX ZWALK_ZDOG_INDEX ON ZWALK (ZDOG)"))
         XCTAssertTrue(ddl.contains("CREATE INDEX ZREGION_Z_ENT_INDEX ON ZREGION (Z_ENT)"))

@@ -39,14 +39,14 @@ final class QueryPlanTests: XCTestCase {
                                                   predicate: try ObjectPredicate(format: "numericISO3166Code == %d AND updatedAt > %@", 276, Date(timeIntervalSinceReferenceDate: 10)),
                                                   sortDescriptors: [FetchSortDescriptor(keyPath: "updatedAt", ascending: false)])
         let statement = try context.performAndWait { try context.selectStatement(for: request) }
-        XCTAssertEqual(statement.sql, "SELECT 0, t0.Z_PK, t0.Z_OPT, t0.ZMARKEDFORDELETIONDATE, t0.ZNUMERICISO3166CODE, t0.ZUPDATEDAT FROM ZGEOGRAPHICREGION t0 WHERE (t0.ZNUMERICISO3166CODE = ? AND t0.ZUPDATEDAT > ?) ORDER BY t0.ZUPDATEDAT DESC")
+        XCTAssertEqual(statement.sql, "SELECT 0, t0.Z_PK, t0.Z_OPT, t0.ZNUMERICISO3166CODE, t0.ZMARKEDFORDELETIONDATE, t0.ZUPDATEDAT FROM ZGEOGRAPHICREGION t0 WHERE (t0.ZNUMERICISO3166CODE = ? AND t0.ZUPDATEDAT > ?) ORDER BY t0.ZUPDATEDAT DESC")
         XCTAssertEqual(statement.bindings, ["276", "10.0"])
         XCTAssertThrowsError(try context.selectStatement(for: FetchRequest<ManagedObject>(entityName: "Nope")))
     }
 
     func testSingleIndexSortsInTempBTreeAndTheCompoundIndexDoesNot() throws {
         let single = try explanation(compound: false)
-        XCTAssertEqual(single.sql, "SELECT 0, t0.Z_PK, t0.Z_OPT, t0.ZMARKEDFORDELETIONDATE, t0.ZNUMERICISO3166CODE, t0.ZUPDATEDAT FROM ZGEOGRAPHICREGION t0 WHERE t0.ZMARKEDFORDELETIONDATE = ? ORDER BY t0.ZUPDATEDAT DESC")
+        XCTAssertEqual(single.sql, "SELECT 0, t0.Z_PK, t0.Z_OPT, t0.ZNUMERICISO3166CODE, t0.ZMARKEDFORDELETIONDATE, t0.ZUPDATEDAT FROM ZGEOGRAPHICREGION t0 WHERE t0.ZMARKEDFORDELETIONDATE = ? ORDER BY t0.ZUPDATEDAT DESC")
         XCTAssertEqual(single.plan.steps.map(\.detail), [
             "SEARCH t0 USING INDEX ZGEOGRAPHICREGION_ZMARKEDFORDELETIONDATE_INDEX (ZMARKEDFORDELETIONDATE=?)",
             "USE TEMP B-TREE FOR ORDER BY",

@@ -35,7 +35,7 @@ final class CLITests: CLITestCase {
         // The store is in Core Data's layout.
         let schema = try run(["schema", model])
         XCTAssertEqual(schema.status, 0)
-        XCTAssertTrue(schema.stdout.contains("CREATE TABLE ZWALK ( Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZDATE TIMESTAMP, ZDOG INTEGER, Z_FOK_DOG INTEGER )"), schema.stdout)
+        XCTAssertTrue(schema.stdout.contains("CREATE TABLE ZWALK ( Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZDOG INTEGER, Z_FOK_DOG INTEGER, ZDATE TIMESTAMP )"), schema.stdout)
     }
 
     func testBadInputExitsNonZeroWithAClearMessageAndWritesNothing() throws {
@@ -124,7 +124,7 @@ final class CLITests: CLITestCase {
         let before = try Data(contentsOf: dir.appendingPathComponent("dogs.sqlite"))
         let result = try run(["explain", "--model", model, "--store", "dogs.sqlite", "Walk", "date > %@", "--arg", "2017-01-01T00:00:00Z", "--sort", "date:desc"])
         XCTAssertEqual(result.status, 0, result.stderr)
-        XCTAssertTrue(result.stdout.hasPrefix("SQL: SELECT 0, t0.Z_PK, t0.Z_OPT, t0.ZDATE, t0.ZDOG, t0.Z_FOK_DOG FROM ZWALK t0 WHERE t0.ZDATE > ? ORDER BY t0.ZDATE DESC\n"), result.stdout)
+        XCTAssertTrue(result.stdout.hasPrefix("SQL: SELECT 0, t0.Z_PK, t0.Z_OPT, t0.ZDOG, t0.Z_FOK_DOG, t0.ZDATE FROM ZWALK t0 WHERE t0.ZDATE > ? ORDER BY t0.ZDATE DESC\n"), result.stdout)
         XCTAssertTrue(result.stdout.contains("`--SCAN t0   [full scan]"), result.stdout)
         XCTAssertTrue(result.stdout.contains("suggestion: CREATE INDEX ZWALK_ZDATE ON ZWALK (ZDATE)"), result.stdout)
         XCTAssertTrue(result.stdout.contains("`--SEARCH t0 USING INDEX ZWALK_ZDATE (ZDATE>?)"), result.stdout)

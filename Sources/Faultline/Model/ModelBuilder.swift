@@ -165,21 +165,32 @@ struct ModelBuilder {
                 table.columns.append(ColumnDescription(name: name, type: type))
                 return name
             }
-            for entity in root.selfAndDescendants {
+            // Core Data's column order: grouped by type (integers and to-one keys, then reals, dates, strings, data);
+            // within a group the root's columns, then each sub-entity's; within an entity attributes, then
+            // relationships, each by name.
+            let hierarchy = root.selfAndDescendants
+            var stored: [(group: Int, entity: Int, kind: Int, property: PropertyDescription)] = []
+            for (position, entity) in hierarchy.enumerated() {
                 entity.table = table
                 for property in entity.properties where property.entity === entity {
                     property.columnName = nil
-                    if property.isTransient { continue }
-                    if let attribute = property as? AttributeDescription {
-                        attribute.columnName = addColumn("Z" + attribute.name.uppercased(), type: attribute.type.columnType)
-                    } else if let relationship = property as? RelationshipDescription, !relationship.isToMany {
-                        relationship.columnName = addColumn("Z" + relationship.name.uppercased(), type: "INTEGER")
-                        if !relationship.destination.subentities.isEmpty {
-                            relationship.entityColumnName = addColumn("Z\(relationship.destination.entityNumber)" + relationship.name.uppercased(), type: "INTEGER")
-                        }
-                        if let inverse = relationship.inverse, inverse.isOrdered {
-                            relationship.orderColumnName = addColumn("Z_FOK_" + relationship.name.uppercased(), type: "INTEGER")
-                        }
+                    if property.isTransient || ((property as? RelationshipDescription)?.isToMany ?? false) { continue }
+                    stored.append((Self.columnGroup(property), position, property is AttributeDescription ? 0 : 1, property))
+                }
+            }
+            stored.sort { ($0.group, $0.entity, $0.kind) != ($1.group, $1.entity, $1.kind)
+                ? ($0.group, $0.entity, $0.kind) < ($1.group, $1.entity, $1.kind)
+                : $0.property.name < $1.property.name }
+            for (_, _, _, property) in stored {
+                if let attribute = property as? AttributeDescription {
+                    attribute.columnName = addColumn("Z" + attribute.name.uppercased(), type: attribute.type.columnType)
+                } else if let relationship = property as? RelationshipDescription {
+                    relationship.columnName = addColumn("Z" + relationship.name.uppercased(), type: "INTEGER")
+                    if !relationship.destination.subentities.isEmpty {
+                        relationship.entityColumnName = addColumn("Z\(relationship.destination.entityNumber)" + relationship.name.uppercased(), type: "INTEGER")
+                    }
+                    if let inverse = relationship.inverse, inverse.isOrdered {
+                        relationship.orderColumnName = addColumn("Z_FOK_" + relationship.name.uppercased(), type: "INTEGER")
                     }
                 }
             }
@@ -299,6 +310,21 @@ struct ModelBuilder {
             entity.versionHash = Data(SHA256.hash(Array(text.utf8)))
         }
         return Result(entities: ordered, tables: tables, joinTables: joinTables)
+    }
+
+    /// The group of Core Data's column order a stored property's column falls in: integers and to-one keys first.
+    /// The fixture stores show integers, keys, dates, strings and data in that order; reals and decimals are placed
+    /// among the fixed-size columns before the dates.
+    static func columnGroup(_ property: PropertyDescription) -> Int {
+        guard let attribute = property as? AttributeDescription else { return 0 }
+        switch attribute.type.columnType {
+        case "INTEGER": return 0
+        case "FLOAT": return 1
+        case "DECIMAL": return 2
+        case "TIMESTAMP": return 3
+        case "VARCHAR": return 4
+        default: return 5
+        }
     }
 
     private func isIdentifier(_ name: String) -> Bool {
