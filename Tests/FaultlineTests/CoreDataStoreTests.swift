@@ -176,4 +176,27 @@ final class CoreDataStoreTests: XCTestCase {
         }
         XCTAssertThrowsError(try PersistentStoreCoordinator.metadataForPersistentStore(at: dir.file("none.sqlite")))
     }
+
+    /// Faultline's DDL for a store's model version is the store's own, table by table: the same tables with the same
+    /// columns, types and order (Core Data's grouping by type). Indexes are not compared yet (unique constraints' and
+    /// named fetch indexes are not created).
+    func testEachFixtureStoresTablesAreFaultlinesDDLForItsModel() throws {
+        let folder = try storesFolder()
+        for testCase in Self.cases {
+            let dir = TemporaryDirectory()
+            let store = try copy(folder.appendingPathComponent(testCase.store), into: dir)
+            let model = try ManagedObjectModel(contentsOf: folder.appendingPathComponent(testCase.model))
+            let connection = try SQLiteConnection(path: store.path, create: false)
+            let rows = try connection.prepare("SELECT name, sql FROM sqlite_master WHERE type = 'table'")
+            var storeTables: [String: String] = [:]
+            while try rows.step() { storeTables[rows.text(at: 0)] = rows.text(at: 1) }
+            let ours = SchemaGenerator.statements(for: model).filter { $0.hasPrefix("CREATE TABLE") }
+            let modelTables = model.tables.map(\.name) + model.joinTables.map(\.name)
+            XCTAssertFalse(modelTables.isEmpty, testCase.store)
+            for table in modelTables {
+                let statement = try XCTUnwrap(ours.first { $0.hasPrefix("CREATE TABLE \(table) ") }, table)
+                XCTAssertEqual(storeTables[table], statement.hasSuffix(";") ? String(statement.dropLast()) : statement, "\(testCase.store): \(table)")
+            }
+        }
+    }
 }
