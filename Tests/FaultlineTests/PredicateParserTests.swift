@@ -146,6 +146,14 @@ final class PredicateParserTests: XCTestCase {
     /// Found by fuzz-predicate: Swift joins a combining mark to the character before it, so `\u0006` followed by
     /// U+0347 lost its last digit, and a quote followed by one did not close its string. The lexer splits such
     /// characters: strings holding combining marks anywhere print and read back.
+    /// Found by fuzz-predicate (CI): `--9223372036854775808` negated Int64.min, a trap.
+    func testNegatingInt64MinStaysASubtraction() throws {
+        let predicate = try ObjectPredicate(unboundFormat: "a >= --9223372036854775808")
+        XCTAssertEqual(predicate.predicateFormat, "a >= (0 - -9223372036854775808)")
+        XCTAssertEqual(try ObjectPredicate(unboundFormat: predicate.predicateFormat), predicate)
+        XCTAssertEqual(try ObjectPredicate(unboundFormat: "a == --5").predicateFormat, "a == 5")
+    }
+
     func testCombiningMarksAfterSyntaxCharactersRoundTrip() throws {
         for text in ["\u{06}\u{0347}S", "\"\u{0347}", "\\\u{0347}", "\u{0347}start", "end\u{0347}", "a\u{301}", "e\u{301}\u{0327}"] {
             let predicate = ObjectPredicate.comparison(Comparison(.key("name"), .equal, .constant(.string(text))))

@@ -522,7 +522,8 @@ struct PredicateParser {
             try enter()
             defer { depth -= 1 }
             let operand = try parseUnary()
-            if case .constant(.integer(let n)) = operand { return .constant(.integer(-n)) }
+            // -Int64.min does not exist: it stays a subtraction (SQLite and the evaluator make it a real number).
+            if case .constant(.integer(let n)) = operand, n != .min { return .constant(.integer(-n)) }
             if case .constant(.double(let d)) = operand { return .constant(.double(-d)) }
             return .function("-", [.constant(.integer(0)), operand])
         }
