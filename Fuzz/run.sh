@@ -14,10 +14,19 @@ TARGETS="${FUZZ_TARGETS:-predicate xcode-model json-model data trace}"
 SCRATCH=.build-fuzz
 FIXTURES=../shared/fixtures
 
+# The coverage flags are given explicitly: with --sanitize=fuzzer alone, a fresh build here linked binaries without
+# coverage counters (libFuzzer then says "no interesting inputs") until a module was recompiled.
+FLAGS=(--sanitize=fuzzer --sanitize=address -Xswiftc -DFUZZING -Xswiftc -sanitize-coverage=edge,trace-cmp,inline-8bit-counters,pc-table)
 for target in $TARGETS; do
-    "$SWIFT" build --sanitize=fuzzer --sanitize=address -Xswiftc -DFUZZING --product "fuzz-$target" --scratch-path "$SCRATCH"
+    "$SWIFT" build "${FLAGS[@]}" --product "fuzz-$target" --scratch-path "$SCRATCH"
 done
-BIN="$("$SWIFT" build --sanitize=fuzzer --sanitize=address -Xswiftc -DFUZZING --scratch-path "$SCRATCH" --show-bin-path)"
+BIN="$("$SWIFT" build "${FLAGS[@]}" --scratch-path "$SCRATCH" --show-bin-path)"
+for target in $TARGETS; do
+    if ! readelf -S "$BIN/fuzz-$target" | grep -q __sancov_cntrs; then
+        echo "fuzz-$target was linked without coverage counters: libFuzzer would fuzz blind" >&2
+        exit 1
+    fi
+done
 
 # Fixture seeds: the predicate strings one per file; the models, stores' models and SQL debug shapes as they are.
 seeds_from_fixtures() {
