@@ -182,6 +182,8 @@ final class PredicateParserTests: XCTestCase {
             // Found by fuzz-predicate: `#2` was a key named "2", printed as `2 == YES`, which reads back as a number.
             ("#2", 0, "expected a name after '#'"),
             ("a == #", 5, "expected a name after '#'"),
+            // Found by fuzz-predicate: `#CAST(950, "NSDate")` called a function named like the keyword, printed as CAST.
+            ("hired < #CAST(950, \"NSDate\")", 8, "'CAST' is a reserved word: it cannot name a function"),
             // Found by fuzz-predicate: a combining mark read as a name printed as "NOT ֵ == YES", where it joins the space.
             ("!\n\u{05B5}\n", 2, "unexpected character"),
         ]

@@ -690,7 +690,13 @@ struct PredicateParser {
                     return .function(selector, try parseArguments())
                 }
             }
-            if case .symbol("(") = current.token { return .function(name, try parseArguments()) }
+            if case .symbol("(") = current.token {
+                // `#CAST(…)` would print as `CAST(…)`, the keyword: a name escaped with `#` is a key, never a function.
+                guard !Self.keywords.contains(name.uppercased()) else {
+                    throw ObjectPredicateError(.syntax, "'\(name)' is a reserved word: it cannot name a function", format: format, position: located.position)
+                }
+                return .function(name, try parseArguments())
+            }
             return .keyPath(base: nil, components: [name])
         default:
             throw expected("an expression")
