@@ -1,3 +1,4 @@
+import Faultline
 import Foundation
 
 /// Turns `--arg` texts into format-argument values: integers, decimals, true/false, nil, ISO 8601 dates, JSON
@@ -22,13 +23,12 @@ enum ArgumentValues {
         }
         if text.hasPrefix("["), let data = text.data(using: .utf8), let array = try? JSONSerialization.jsonObject(with: data) as? [Any] {
             return try array.map { item -> Any in
-                guard let n = item as? NSNumber, String(cString: n.objCType) != "c" else { return item }
-                let written = n.stringValue
-                if isInteger(written) {
-                    guard let exact = Int64(written) else { throw outOfRange(written) }
-                    return exact
+                guard let n = item as? NSNumber, !isJSONBoolean(n) else { return item }
+                switch JSONInteger(n) {
+                case .exact(let value): return value
+                case .outOfRange(let written): throw outOfRange(written)
+                case .inexact, .fraction: return n.doubleValue
                 }
-                return n.doubleValue
             }
         }
         if text.count >= 10, text.first?.isNumber == true, text.contains("-") {
