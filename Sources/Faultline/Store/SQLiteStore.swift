@@ -105,12 +105,8 @@ final class SQLiteStore {
         guard hasMetadata else {
             throw StoreError.notAStore(path: path, detail: "it has no Z_METADATA and Z_PRIMARYKEY tables")
         }
-        let (uuid, plist) = try wrap { () -> (String, Data) in
-            let statement = try connection.prepare("SELECT Z_UUID, Z_PLIST FROM Z_METADATA ORDER BY Z_VERSION LIMIT 1")
-            guard try statement.step() else { return ("", Data()) }
-            return (statement.text(at: 0), statement.data(at: 1))
-        }
-        guard !uuid.isEmpty, let metadata = StoreMetadata(data: plist) else {
+        let row = try wrap { try StoreMetadata.row(of: connection) }
+        guard let (uuid, plist) = row, !uuid.isEmpty, let metadata = StoreMetadata(data: plist) else {
             throw StoreError.notAStore(path: path, detail: "its Z_METADATA row is missing or unreadable")
         }
         identifier = uuid

@@ -52,6 +52,13 @@ struct StoreMetadata {
         }
     }
 
+    /// The store's `Z_METADATA` row (its UUID and `Z_PLIST`), or nil when the table has no row.
+    static func row(of connection: SQLiteConnection) throws -> (uuid: String, plist: Data)? {
+        let statement = try connection.prepare("SELECT Z_UUID, Z_PLIST FROM Z_METADATA ORDER BY Z_VERSION LIMIT 1")
+        guard try statement.step() else { return nil }
+        return (statement.text(at: 0), statement.data(at: 1))
+    }
+
     /// The binary property list.
     func encoded() throws -> Data {
         try PropertyListSerialization.data(fromPropertyList: values, format: .binary, options: 0)

@@ -53,9 +53,10 @@ extension PersistentStoreCoordinator {
 
     private static func readMetadataRow(_ connection: SQLiteConnection, path: String) throws -> (String, Data) {
         do {
-            let statement = try connection.prepare("SELECT Z_UUID, Z_PLIST FROM Z_METADATA ORDER BY Z_VERSION LIMIT 1")
-            guard try statement.step() else { throw StoreError.notAStore(path: path, detail: "its Z_METADATA row is missing or unreadable") }
-            return (statement.text(at: 0), statement.data(at: 1))
+            guard let row = try StoreMetadata.row(of: connection) else {
+                throw StoreError.notAStore(path: path, detail: "its Z_METADATA row is missing or unreadable")
+            }
+            return row
         } catch let error as SQLiteError where error.primaryCode == SQLITE_NOTADB {
             throw StoreError.notADatabase(path: path, detail: error.message)
         } catch let error as SQLiteError {
