@@ -177,25 +177,30 @@ final class CoreDataStoreTests: XCTestCase {
         XCTAssertThrowsError(try PersistentStoreCoordinator.metadataForPersistentStore(at: dir.file("none.sqlite")))
     }
 
-    /// Faultline's DDL for a store's model version is the store's own, table by table: the same tables with the same
-    /// columns, types and order (Core Data's grouping by type). Indexes are not compared yet (unique constraints' and
-    /// named fetch indexes are not created).
-    func testEachFixtureStoresTablesAreFaultlinesDDLForItsModel() throws {
+    /// Faultline's DDL for a store's model version is the store's own: the same tables with the same columns, types
+    /// and order (Core Data's grouping by type), and the same indexes (relationship keys, `Z_ENT`, unique constraints'
+    /// `Z_<Entity>_UNIQUE_<attrs>` and named fetch indexes `Z_<Entity>_<name>`), statement for statement.
+    func testEachFixtureStoresTablesAndIndexesAreFaultlinesDDLForItsModel() throws {
         let folder = try storesFolder()
         for testCase in Self.cases {
             let dir = TemporaryDirectory()
             let store = try copy(folder.appendingPathComponent(testCase.store), into: dir)
             let model = try ManagedObjectModel(contentsOf: folder.appendingPathComponent(testCase.model))
             let connection = try SQLiteConnection(path: store.path, create: false)
-            let rows = try connection.prepare("SELECT name, sql FROM sqlite_master WHERE type = 'table'")
-            var storeTables: [String: String] = [:]
-            while try rows.step() { storeTables[rows.text(at: 0)] = rows.text(at: 1) }
-            let ours = SchemaGenerator.statements(for: model).filter { $0.hasPrefix("CREATE TABLE") }
-            let modelTables = model.tables.map(\.name) + model.joinTables.map(\.name)
-            XCTAssertFalse(modelTables.isEmpty, testCase.store)
-            for table in modelTables {
-                let statement = try XCTUnwrap(ours.first { $0.hasPrefix("CREATE TABLE \(table) ") }, table)
-                XCTAssertEqual(storeTables[table], statement.hasSuffix(";") ? String(statement.dropLast()) : statement, "\(testCase.store): \(table)")
+            let rows = try connection.prepare("SELECT type, name, sql FROM sqlite_master WHERE sql IS NOT NULL")
+            var storeStatements: [String: String] = [:]
+            while try rows.step() { storeStatements["\(rows.text(at: 0)) \(rows.text(at: 1))"] = rows.text(at: 2) }
+            var ours: [String: String] = [:]
+            for statement in SchemaGenerator.statements(for: model) {
+                let words = statement.split(separator: " ")
+                let isIndex = words[1] == "INDEX" || words[2] == "INDEX"
+                ours["\(isIndex ? "index" : "table") \(isIndex ? words[words[1] == "INDEX" ? 2 : 3] : words[2])"] = statement
+            }
+            // Core Data before macOS 10.12 (framework 519 and older) wrote no Z_MODELCACHE.
+            if storeStatements["table Z_MODELCACHE"] == nil { ours["table Z_MODELCACHE"] = nil }
+            XCTAssertEqual(storeStatements.keys.sorted(), ours.keys.sorted(), testCase.store)
+            for (name, statement) in storeStatements where !name.hasPrefix("table Z_METADATA") && !name.hasPrefix("table Z_MODELCACHE") {
+                XCTAssertEqual(ours[name], statement, "\(testCase.store): \(name)")
             }
         }
     }

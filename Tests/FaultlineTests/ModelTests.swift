@@ -247,6 +247,46 @@ final class ModelTests: XCTestCase {
         XCTAssertEqual(region.versionHash.count, 32)
     }
 
+    /// Named fetch indexes and a root entity's uniqueness constraints are Core Data's `Z_<Entity>_…` indexes, each
+    /// column `COLLATE BINARY` with its order; a sub-entity's constraint gets no index (the save checks it), nor does
+    /// an R-tree fetch index.
+    func testFetchIndexesAndUniquenessConstraintsAreCoreDataIndexes() throws {
+        let xml = """
+        <?xml version="1.0" encoding="UTF-8" standalone="yes"?>
+        <model type="com.apple.IDECoreDataModeler.DataModel" documentVersion="1.0">
+            <entity name="Post" representedClassName="Post">
+                <attribute name="author" optional="YES" attributeType="String"/>
+                <attribute name="when" optional="YES" attributeType="Date"/>
+                <attribute name="latitude" optional="YES" attributeType="Double"/>
+                <fetchIndex name="byAuthorNewestFirst">
+                    <fetchIndexElement property="author" type="Binary" order="ascending"/>
+                    <fetchIndexElement property="when" type="Binary" order="descending"/>
+                </fetchIndex>
+                <fetchIndex name="byPlace">
+                    <fetchIndexElement property="latitude" type="RTree" order="ascending"/>
+                </fetchIndex>
+                <uniquenessConstraints>
+                    <uniquenessConstraint><constraint value="author"/><constraint value="when"/></uniquenessConstraint>
+                </uniquenessConstraints>
+            </entity>
+            <entity name="Story" representedClassName="Story" parentEntity="Post">
+                <attribute name="slug" optional="YES" attributeType="String"/>
+                <uniquenessConstraints>
+                    <uniquenessConstraint><constraint value="slug"/></uniquenessConstraint>
+                </uniquenessConstraints>
+            </entity>
+        </model>
+        """
+        let model = try ManagedObjectModel(xcodeContents: Data(xml.utf8), source: "contents")
+        let indexes = SchemaGenerator.statements(for: model).filter { $0.contains(" INDEX ") }
+        XCTAssertEqual(indexes.sorted(), [
+            "CREATE INDEX ZPOST_Z_ENT_INDEX ON ZPOST (Z_ENT)",
+            "CREATE INDEX Z_Post_byAuthorNewestFirst ON ZPOST (ZAUTHOR COLLATE BINARY ASC, ZWHEN COLLATE BINARY DESC)",
+            "CREATE UNIQUE INDEX Z_Post_UNIQUE_author_when ON ZPOST (ZAUTHOR COLLATE BINARY ASC, ZWHEN COLLATE BINARY ASC)",
+        ])
+        XCTAssertEqual(model.entity(named: "Post")?.fetchIndexes.map(\.name), ["byAuthorNewestFirst", "byPlace"])
+    }
+
     private func sqliteTables(_ url: URL) throws -> Set<String> {
         let connection = try SQLiteConnection(path: url.path, create: false)
         let statement = try connection.prepare("SELECT name FROM sqlite_master WHERE type = 'table'")

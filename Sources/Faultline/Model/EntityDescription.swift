@@ -16,6 +16,8 @@ public final class EntityDescription: @unchecked Sendable, CustomStringConvertib
     public var compoundIndexes: [[String]]
     /// Uniqueness constraints: each a list of property names whose values together must be unique.
     public var uniquenessConstraints: [[String]]
+    /// Named fetch indexes (Xcode's "Indexes" with a name).
+    public var fetchIndexes: [FetchIndexDescription]
     /// Mixed into the version hash so that a model change without a structural change still counts.
     public var versionHashModifier: String?
     /// The class name given in the model file (informational).
@@ -67,7 +69,8 @@ public final class EntityDescription: @unchecked Sendable, CustomStringConvertib
     /// Creates an entity description.
     public init(name: String, parent: String? = nil, isAbstract: Bool = false,
                 properties: [PropertyDescription] = [], compoundIndexes: [[String]] = [],
-                uniquenessConstraints: [[String]] = [], versionHashModifier: String? = nil,
+                uniquenessConstraints: [[String]] = [], fetchIndexes: [FetchIndexDescription] = [],
+                versionHashModifier: String? = nil,
                 representedClassName: String? = nil, userInfo: [String: String] = [:]) {
         self.name = name
         self.parentName = parent
@@ -75,6 +78,7 @@ public final class EntityDescription: @unchecked Sendable, CustomStringConvertib
         self.declaredProperties = properties
         self.compoundIndexes = compoundIndexes
         self.uniquenessConstraints = uniquenessConstraints
+        self.fetchIndexes = fetchIndexes
         self.versionHashModifier = versionHashModifier
         self.representedClassName = representedClassName
         self.userInfo = userInfo
@@ -154,7 +158,7 @@ public final class TableDescription: @unchecked Sendable {
     public internal(set) var columns: [ColumnDescription] = []
     /// The root entity.
     public internal(set) unowned(unsafe) var root: EntityDescription!
-    /// Index definitions: (name, columns, unique).
+    /// Index definitions: name, columns (with their collation and order where Core Data writes them), uniqueness.
     public internal(set) var indexes: [IndexDescription] = []
 
     init(name: String) { self.name = name }
@@ -179,6 +183,16 @@ public struct IndexDescription: Sendable {
     public let columns: [String]
     /// Partial-index condition, if any.
     public let condition: String?
+    /// A `UNIQUE` index (a uniqueness constraint's).
+    public var isUnique = false
+    /// For Core Data's named indexes, each column's order (`COLLATE BINARY ASC` or `DESC`); nil for plain columns.
+    public var ascending: [Bool]? = nil
+
+    /// The column list as written in `CREATE INDEX`.
+    public var columnList: String {
+        guard let ascending else { return columns.joined(separator: ", ") }
+        return zip(columns, ascending).map { "\($0) COLLATE BINARY \($1 ? "ASC" : "DESC")" }.joined(separator: ", ")
+    }
 }
 
 final class SerialCounter: @unchecked Sendable {

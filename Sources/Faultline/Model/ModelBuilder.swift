@@ -285,14 +285,35 @@ struct ModelBuilder {
                 guard !columns.isEmpty else { continue }
                 table.indexes.append(IndexDescription(name: ([table.name] + columns).joined(separator: "_"), columns: columns, condition: nil))
             }
+            for index in entity.fetchIndexes where !index.elements.contains(where: { $0.kind == .rTree }) {
+                var columns: [String] = []
+                for element in index.elements {
+                    guard let property = entity.property(named: element.property) else {
+                        throw ModelError(entity: entity.name, property: element.property, problem: "fetch index '\(index.name)' names an unknown property")
+                    }
+                    guard let column = property.columnName else {
+                        throw ModelError(entity: entity.name, property: element.property, problem: "fetch index '\(index.name)' names a property with no column (transient or to-many)")
+                    }
+                    columns.append(column)
+                }
+                table.indexes.append(IndexDescription(name: "Z_\(entity.name)_\(index.name)", columns: columns, condition: nil,
+                                                      ascending: index.elements.map(\.isAscending)))
+            }
             for constraint in entity.uniquenessConstraints {
+                var columns: [String] = []
                 for name in constraint {
                     guard let property = entity.property(named: name) else {
                         throw ModelError(entity: entity.name, property: name, problem: "uniqueness constraint names an unknown property")
                     }
-                    guard property.columnName != nil else {
+                    guard let column = property.columnName else {
                         throw ModelError(entity: entity.name, property: name, problem: "uniqueness constraint names a property with no column (transient or to-many)")
                     }
+                    columns.append(column)
+                }
+                // A sub-entity's constraint covers only its own rows of the shared table; the save checks it.
+                if entity.superentity == nil, !columns.isEmpty {
+                    table.indexes.append(IndexDescription(name: "Z_\(entity.name)_UNIQUE_" + constraint.joined(separator: "_"), columns: columns,
+                                                          condition: nil, isUnique: true, ascending: columns.map { _ in true }))
                 }
             }
         }

@@ -44,11 +44,13 @@ final class XcodeModelReader: NSObject, XMLParserDelegate {
         var properties: [PropertyDescription] = []
         var compoundIndexes: [[String]] = []
         var uniqueness: [[String]] = []
+        var fetchIndexes: [FetchIndexDescription] = []
         var userInfo: [String: String] = [:]
     }
     private var entity: PendingEntity?
     private var currentProperty: PropertyDescription?
     private var currentList: [String]?
+    private var currentFetchIndex: FetchIndexDescription?
     private var currentConfiguration: String?
     private var depthInFetchedProperty = 0
     /// Elements opened and not yet closed, outermost first.
@@ -95,12 +97,17 @@ final class XcodeModelReader: NSObject, XMLParserDelegate {
             } catch {}
         case "fetchedProperty":
             depthInFetchedProperty = 1 // fetched properties are recorded nowhere yet; skip their contents
-        case "compoundIndex", "uniquenessConstraint", "fetchIndex":
+        case "compoundIndex", "uniquenessConstraint":
             currentList = []
+        case "fetchIndex":
+            currentFetchIndex = FetchIndexDescription(name: attributes["name"] ?? "", elements: [])
         case "index", "constraint":
             if let value = attributes["value"] { currentList?.append(value) }
         case "fetchIndexElement":
-            if let property = attributes["property"] { currentList?.append(property) }
+            if let property = attributes["property"] {
+                currentFetchIndex?.elements.append(.init(property: property, isAscending: attributes["order"] != "descending",
+                                                         kind: attributes["type"] == "RTree" ? .rTree : .binary))
+            }
         case "entry":
             if let key = attributes["key"] {
                 let value = attributes["value"] ?? ""
@@ -127,9 +134,12 @@ final class XcodeModelReader: NSObject, XMLParserDelegate {
         switch element {
         case "attribute", "relationship":
             currentProperty = nil
-        case "compoundIndex", "fetchIndex":
+        case "compoundIndex":
             if let list = currentList, !list.isEmpty { entity?.compoundIndexes.append(list) }
             currentList = nil
+        case "fetchIndex":
+            if let index = currentFetchIndex, !index.elements.isEmpty { entity?.fetchIndexes.append(index) }
+            currentFetchIndex = nil
         case "uniquenessConstraint":
             if let list = currentList, !list.isEmpty { entity?.uniqueness.append(list) }
             currentList = nil
@@ -141,7 +151,7 @@ final class XcodeModelReader: NSObject, XMLParserDelegate {
             let description = EntityDescription(
                 name: a["name"]!, parent: a["parentEntity"], isAbstract: a["isAbstract"] == "YES",
                 properties: pending.properties, compoundIndexes: pending.compoundIndexes,
-                uniquenessConstraints: pending.uniqueness, versionHashModifier: a["versionHashModifier"],
+                uniquenessConstraints: pending.uniqueness, fetchIndexes: pending.fetchIndexes, versionHashModifier: a["versionHashModifier"],
                 representedClassName: a["representedClassName"], userInfo: pending.userInfo)
             description.renamingIdentifier = a["elementID"]
             entities.append(description)

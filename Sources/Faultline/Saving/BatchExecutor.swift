@@ -114,7 +114,13 @@ extension PersistentStoreCoordinator {
                     statement.bind(Int64(entity.entityNumber), at: 2)
                     statement.bind(Int64(1), at: 3)
                     for (i, value) in row.enumerated() { statement.bind(value, at: Int32(i + 4)) }
-                    try run(statement, store)
+                    do {
+                        try run(statement, store)
+                    } catch StoreError.sqlite(_, let error) where error.isUniqueConstraint {
+                        let failed = error.failedUniqueColumns
+                        let columns = uniquenessColumns.first { Set($0) == Set(failed) } ?? failed
+                        throw BatchRequestError.uniquenessViolation(entity: entity.name, columns: columns)
+                    }
                 }
                 for constraint in uniquenessColumns {
                     let list = constraint.joined(separator: ", ")

@@ -8,14 +8,25 @@ extension SQLiteStore {
         try allocateKeys(for: changes.inserted)
         do {
             try inTransaction {
+                // Checked before anything is written: a constraint's UNIQUE index would refuse the row first.
+                let violations = try constraintConflicts(changes)
+                if !violations.isEmpty { throw SaveError.constraintConflicts(violations) }
                 var conflicts: [(ManagedObject, Int64)] = []
                 let positions = orderPositions(changes)
-                for object in changes.inserted { try insert(object, positions: positions) }
-                for object in changes.updated {
-                    if !(try update(object)) { conflicts.append((object, object.version)) }
+                // Core Data's order is inserts, updates, deletes. With uniqueness constraints, deletes go first and
+                // inserts last: a row that takes over a deleted or changed row's values comes after it let them go.
+                let constrained = changes.inserted.contains { $0.entity.hasUniquenessConstraints }
+                    || changes.updated.contains { $0.entity.hasUniquenessConstraints }
+                if constrained {
+                    for object in changes.deleted where !(try delete(object)) { conflicts.append((object, object.version)) }
+                } else {
+                    for object in changes.inserted { try insert(object, positions: positions) }
                 }
-                for object in changes.deleted {
-                    if !(try delete(object)) { conflicts.append((object, object.version)) }
+                for object in changes.updated where !(try update(object)) { conflicts.append((object, object.version)) }
+                if constrained {
+                    for object in changes.inserted { try insert(object, positions: positions) }
+                } else {
+                    for object in changes.deleted where !(try delete(object)) { conflicts.append((object, object.version)) }
                 }
                 try writeOrderKeys(positions)
                 for object in changes.inserted + changes.updated where !object.entity.joinTableOwners.isEmpty { try writeJoinRows(of: object) }
@@ -24,8 +35,6 @@ extension SQLiteStore {
                         MergeConflict(object: object.objectID, oldVersionNumber: expected, newVersionNumber: try currentVersion(of: object) ?? 0)
                     })
                 }
-                let violations = try constraintConflicts(changes)
-                if !violations.isEmpty { throw SaveError.constraintConflicts(violations) }
             }
         } catch {
             for object in changes.inserted { object.pendingKey = 0 }
@@ -207,55 +216,9 @@ extension SQLiteStore {
         }
     }
 
-    // MARK: Uniqueness
-
-    /// Rows that collide with another row on a uniqueness constraint, checked after this save's writes: with a row
-    /// of the same save (named by its object's temporary ID) or with a stored one.
-    private func constraintConflicts(_ changes: SaveChanges) throws -> [ConstraintConflict] {
-        var conflicts: [ConstraintConflict] = []
-        var inserted: [ObjectKey: ManagedObject]?
-        for object in changes.inserted + changes.updated where object.entity.hasUniquenessConstraints {
-            var entity: EntityDescription? = object.entity
-            while let current = entity {
-                for constraint in current.uniquenessConstraints {
-                    let properties = constraint.compactMap { current.property(named: $0) }
-                    if object.isUpdated && !properties.contains(where: { object.changes.contains($0.index) }) { continue }
-                    let values = properties.map { object.values[$0.index] }
-                    if values.contains(where: \.isNull) { continue }
-                    var sql = "SELECT Z_PK, Z_ENT FROM \(current.table.name) WHERE " + properties.map { "\($0.columnName!) = ?" }.joined(separator: " AND ")
-                    sql += " AND Z_ENT >= ? AND Z_ENT <= ? AND Z_PK != ? LIMIT 1"
-                    let statement = try statement(sql)
-                    defer { statement.reset() }
-                    var index: Int32 = 1
-                    for (property, value) in zip(properties, values) {
-                        bindStored(value, property: property, to: statement, at: index)
-                        index += 1
-                    }
-                    statement.bind(Int64(current.entityNumber), at: index)
-                    statement.bind(Int64(current.lastDescendantNumber), at: index + 1)
-                    statement.bind(object.primaryKeyForStorage ?? 0, at: index + 2)
-                    guard try statement.step() else { continue }
-                    let key = statement.int64(at: 0)
-                    let rowEntity = current.model.entity(number: Int(statement.int64(at: 1))) ?? current
-                    if inserted == nil {
-                        inserted = Dictionary(changes.inserted.map { (ObjectKey(table: Int32($0.entity.root.entityNumber), key: $0.pendingKey), $0) },
-                                              uniquingKeysWith: { first, _ in first })
-                    }
-                    let sameSave = inserted?[ObjectKey(table: Int32(current.root.entityNumber), key: key)]
-                    conflicts.append(ConstraintConflict(
-                        constraint: constraint, object: object.objectID,
-                        databaseObject: sameSave == nil ? ManagedObjectID(entity: rowEntity, key: key, storeIdentifier: identifier) : nil,
-                        conflictingObject: sameSave?.objectID))
-                }
-                entity = current.superentity
-            }
-        }
-        return conflicts
-    }
-
     // MARK: Binding
 
-    @inline(__always) private func bindStored(_ slot: Slot, property: PropertyDescription, to statement: Statement, at index: Int32) {
+    @inline(__always) func bindStored(_ slot: Slot, property: PropertyDescription, to statement: Statement, at index: Int32) {
         if let relationship = property as? RelationshipDescription {
             bindToOne(slot, polymorphic: relationship.entityColumnName != nil, to: statement, at: index)
         } else {

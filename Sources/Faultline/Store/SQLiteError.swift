@@ -1,3 +1,4 @@
+import Foundation
 import CSQLite
 
 /// An error reported by SQLite, with its result code and message, and the SQL that caused it when known.
@@ -24,6 +25,15 @@ public struct SQLiteError: Error, CustomStringConvertible, Sendable {
 
     /// The primary result code (the low byte of the extended code).
     public var primaryCode: Int32 { code & 0xff }
+
+    /// A `UNIQUE` index refused a row (`SQLITE_CONSTRAINT_UNIQUE`).
+    public var isUniqueConstraint: Bool { code == SQLITE_CONSTRAINT | (8 << 8) }
+
+    /// For a unique-constraint failure, the columns SQLite names ("UNIQUE constraint failed: T.A, T.B").
+    var failedUniqueColumns: [String] {
+        guard isUniqueConstraint, let list = message.split(separator: ":", maxSplits: 1).last else { return [] }
+        return list.split(separator: ",").map { String($0.split(separator: ".").last ?? $0).trimmingCharacters(in: .whitespaces) }
+    }
 
     public var description: String {
         var text = "SQLite error \(code): \(message)"

@@ -61,7 +61,7 @@ final class SQLiteStore {
         connection.probe?.purpose = purpose
     }
 
-    private func wrap<T>(_ body: () throws -> T) throws -> T {
+    func wrap<T>(_ body: () throws -> T) throws -> T {
         do { return try body() } catch let error as SQLiteError {
             if error.primaryCode == SQLITE_NOTADB || error.primaryCode == SQLITE_CORRUPT {
                 throw StoreError.notADatabase(path: path, detail: error.message)

@@ -17,7 +17,7 @@ public enum SchemaGenerator {
         }
         for table in model.tables {
             for index in table.indexes {
-                var statement = "CREATE INDEX \(index.name) ON \(table.name) (\(index.columns.joined(separator: ", ")))"
+                var statement = "CREATE \(index.isUnique ? "UNIQUE " : "")INDEX \(index.name) ON \(table.name) (\(index.columnList))"
                 if let condition = index.condition { statement += " WHERE \(condition)" }
                 sql.append(statement)
             }
