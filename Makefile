@@ -3,12 +3,12 @@
 #   make test    — system libraries, then the test suite
 SWIFT ?= swift
 SUDO := $(shell [ "$$(id -u)" = "0" ] || echo sudo)
-APT_PACKAGES := libsqlite3-dev libgraphviz-dev pkg-config
+APT_PACKAGES := libsqlite3-dev libgraphviz-dev zlib1g-dev pkg-config
 
 .PHONY: deps build release test test-asan test-tsan fuzz bench baseline clean
 
 deps:
-	@if ! command -v pkg-config >/dev/null 2>&1 || ! pkg-config --exists sqlite3 libgvc; then \
+	@if ! command -v pkg-config >/dev/null 2>&1 || ! pkg-config --exists sqlite3 libgvc zlib; then \
 		echo "Installing system libraries: $(APT_PACKAGES)"; \
 		$(SUDO) apt-get update -qq && \
 		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $(APT_PACKAGES); \

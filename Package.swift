@@ -21,6 +21,12 @@ let package = Package(
             pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"])]
         ),
+        // zlib: Core Data keeps the store's model (Z_MODELCACHE) as raw deflate.
+        .systemLibrary(
+            name: "CZlib",
+            pkgConfig: "zlib",
+            providers: [.apt(["zlib1g-dev"])]
+        ),
         .systemLibrary(
             name: "CGraphviz",
             pkgConfig: "libgvc",
@@ -31,7 +37,7 @@ let package = Package(
         .systemLibrary(name: "CProcessor"),
         .target(
             name: "Faultline",
-            dependencies: ["CSQLite", "CProcessor"]
+            dependencies: ["CSQLite", "CZlib", "CProcessor"]
         ),
         .target(
             name: "FaultlineData",

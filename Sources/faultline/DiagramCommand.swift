@@ -13,8 +13,8 @@ struct DiagramCommand: ParsableCommand {
         (dashed to a fault), from --root out to --depth, or the first objects of each entity; at most --limit.
         """)
 
-    @Argument(help: "A JSON model, an .xcdatamodeld bundle, an .xcdatamodel folder or its contents file.")
-    var model: String
+    @Argument(help: "A JSON model, an .xcdatamodeld bundle, an .xcdatamodel folder or its contents file, a .momd or .mom, or a Core Data store (its cached model); optional with --store.")
+    var model: String?
 
     @Option(name: [.short, .long], help: "The file to write: .svg, .png or .dot.")
     var output: String = "model.svg"
@@ -37,15 +37,15 @@ struct DiagramCommand: ParsableCommand {
         guard limit <= Limits.diagramObjects else { throw ValidationError("--limit is at most \(Limits.diagramObjects) objects (Limits.diagramObjects)") }
         guard depth <= Limits.keyPathComponents else { throw ValidationError("--depth is at most \(Limits.keyPathComponents)") }
         guard store != nil || root == nil else { throw ValidationError("--root needs --store") }
+        guard model != nil || store != nil else { throw ValidationError("give a model, or a store with --store") }
     }
 
     func run() throws {
         try reportingErrors("diagram") {
             try OutputFile.check(output)
-            let managedObjectModel = try loadModel(model)
             let format = GraphvizRenderer.Format(path: output)!
             guard let store else {
-                let diagram = ModelDiagram(model: managedObjectModel)
+                let diagram = ModelDiagram(model: try loadModel(model!))
                 try OutputFile.write(GraphvizRenderer.render(diagram.dot, as: format), to: output)
                 print("wrote \(output) (\(diagram.entities.count) entities\(diagram.note.map { "; \($0)" } ?? ""))")
                 return

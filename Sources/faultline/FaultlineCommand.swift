@@ -47,12 +47,13 @@ func reportingErrors(_ command: String, _ body: () throws -> Void) throws {
 
 /// Opens `store` with `modelPath`. For an `.xcdatamodeld` bundle and an existing store, the version the store was
 /// made with is found among the bundle's versions (said on stderr when it is not the current one).
-func openStore(_ store: String, model modelPath: String, readOnly: Bool) throws -> PersistentStoreCoordinator {
-    let storeURL = URL(fileURLWithPath: store), modelURL = URL(fileURLWithPath: modelPath)
+func openStore(_ store: String, model modelPath: String?, readOnly: Bool) throws -> PersistentStoreCoordinator {
+    let storeURL = URL(fileURLWithPath: store)
     let size = (try? FileManager.default.attributesOfItem(atPath: store)[.size] as? NSNumber)?.intValue ?? 0
     var isDirectory: ObjCBool = false
-    if modelURL.pathExtension == "xcdatamodeld", size > 0,
+    if let modelPath, ["xcdatamodeld", "momd"].contains(URL(fileURLWithPath: modelPath).pathExtension), size > 0,
        FileManager.default.fileExists(atPath: modelPath, isDirectory: &isDirectory), isDirectory.boolValue {
+        let modelURL = URL(fileURLWithPath: modelPath)
         let current = try ManagedObjectModel.currentVersion(ofBundle: modelURL).deletingPathExtension().lastPathComponent
         let (coordinator, version) = try PersistentStoreCoordinator.open(storeURL, withVersionOf: modelURL, options: readOnly ? .readOnly : [])
         if version != current {
@@ -60,16 +61,31 @@ func openStore(_ store: String, model modelPath: String, readOnly: Bool) throws 
         }
         return coordinator
     }
-    let coordinator = PersistentStoreCoordinator(managedObjectModel: try loadModel(modelPath))
+    let coordinator = PersistentStoreCoordinator(managedObjectModel: try loadModel(modelPath ?? store))
     try coordinator.addPersistentStore(at: storeURL, options: readOnly ? .readOnly : [])
     return coordinator
 }
 
-/// Opens a model file (JSON or Xcode); what the loader accepted only as Xcode does is printed as warnings.
+/// Opens a model file (JSON, Xcode, compiled `.mom`/`.momd`), or the model a Core Data store caches
+/// (`Z_MODELCACHE`) when `path` is a SQLite file; what the loader accepted only as Xcode does is printed as warnings.
 func loadModel(_ path: String) throws -> ManagedObjectModel {
+    if isSQLiteFile(path) {
+        guard let model = try ManagedObjectModel.cachedInStore(at: URL(fileURLWithPath: path)) else {
+            throw ValidationError("'\(path)' carries no model (it has no Z_MODELCACHE table: Core Data before iOS 10 and macOS 10.12 wrote none); give --model")
+        }
+        return model
+    }
     let model = try ManagedObjectModel(contentsOf: URL(fileURLWithPath: path))
     for warning in model.warnings {
         FileHandle.standardError.write(Data("faultline: warning: \(warning)\n".utf8))
     }
     return model
+}
+
+/// True when `path` is a file that starts with SQLite's header.
+func isSQLiteFile(_ path: String) -> Bool {
+    guard let handle = FileHandle(forReadingAtPath: path) else { return false }
+    defer { try? handle.close() }
+    let header = (try? handle.read(upToCount: 16)) ?? Data()
+    return header == Data("SQLite format 3\u{0}".utf8)
 }

@@ -38,8 +38,8 @@ struct LoadCommand: ParsableCommand {
 
 /// The `--model` and `--store` options of the commands that work on a store.
 struct StoreOptions: ParsableArguments {
-    @Option(help: "The model: JSON, .xcdatamodeld, .xcdatamodel or contents file.")
-    var model: String
+    @Option(help: "The model: JSON, .xcdatamodeld, .xcdatamodel, contents, .momd or .mom file; without it, the model the store caches (Z_MODELCACHE).")
+    var model: String?
 
     @Option(help: "The SQLite store file.")
     var store: String

@@ -21,10 +21,10 @@ struct ReportCommand: ParsableCommand {
     @Option(help: "Also write the first trace in Chrome's trace-event format (open it in Perfetto).")
     var chrome: String?
 
-    @Option(help: "The model of the traced store: with --store, suggested indexes are proven on a scratch copy.")
+    @Option(help: "The model of the traced store (default: the model the store caches, Z_MODELCACHE).")
     var model: String?
 
-    @Option(help: "The traced store (with --model).")
+    @Option(help: "The traced store: suggested indexes are proven on a scratch copy of it.")
     var store: String?
 
     @Option(help: "A call site (Module/File.swift:42) or file whose findings are not reported; repeatable.")
@@ -50,7 +50,7 @@ struct ReportCommand: ParsableCommand {
 
     func validate() throws {
         guard !traces.isEmpty else { throw ValidationError("give at least one trace file") }
-        guard (model == nil) == (store == nil) else { throw ValidationError("--model and --store go together") }
+        guard model == nil || store != nil else { throw ValidationError("--model goes with --store") }
         guard [nPlusOne, repeatedFetch, avoidableFetch, largeFetch, smallSaves, fullScanSteps].allSatisfy({ $0 > 0 }) else {
             throw ValidationError("thresholds must be positive")
         }
@@ -69,8 +69,8 @@ struct ReportCommand: ParsableCommand {
             thresholds.fullScanSteps = fullScanSteps
             let analyzers = Analyzers(thresholds: thresholds, allowedCallSites: Set(allow))
             var inputs = try traces.map { ReportPage.Input(trace: try TraceFile(path: $0), analyzers: analyzers) }
-            if let model, let store {
-                let prover = try IndexProver(model: try loadModel(model), store: URL(fileURLWithPath: store))
+            if let store {
+                let prover = try IndexProver(model: try loadModel(model ?? store), store: URL(fileURLWithPath: store))
                 for i in inputs.indices { inputs[i].findings = prover.prove(inputs[i].findings) }
             }
             try OutputFile.write(Data(ReportPage(inputs: inputs).html.utf8), to: output)

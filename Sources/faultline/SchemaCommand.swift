@@ -7,7 +7,7 @@ struct SchemaCommand: ParsableCommand {
         commandName: "schema",
         abstract: "Print the SQL schema (Core Data's layout) a store for MODEL uses.")
 
-    @Argument(help: "A JSON model, an .xcdatamodeld bundle, an .xcdatamodel folder or its contents file.")
+    @Argument(help: "A JSON model, an .xcdatamodeld bundle, an .xcdatamodel folder or its contents file, a .momd or .mom, or a Core Data store (its cached model).")
     var model: String
 
     func run() throws {

@@ -265,7 +265,7 @@ final class SaveTests: XCTestCase {
             let values: [String: Any] = ["i16": Int16(-7), "i32": Int32(70_000), "i64": Int64.max, "d": 2.5, "f": Float(1.25),
                                          "dec": Decimal(string: "1234567890.12345")!, "s": "héllo", "b": true, "date": date,
                                          "bin": Data([0, 1, 2]), "u": uuid, "uri": URL(string: "https://example.com/a?b=c")!,
-                                         "t": ["a": 1, "b": [true, "x"]], "temp": "changed"]
+                                         "t": ["a": 7, "b": [true, "x"]], "temp": "changed"]
             for (key, value) in values { try object.setValue(value, forKey: key) }
             try context.save()
             context.reset()
@@ -283,7 +283,8 @@ final class SaveTests: XCTestCase {
             XCTAssertEqual(read.value(forKey: "u") as? UUID, uuid)
             XCTAssertEqual(read.value(forKey: "uri") as? URL, URL(string: "https://example.com/a?b=c"))
             let t = try XCTUnwrap(read.value(forKey: "t") as? [String: Any])
-            XCTAssertEqual(t["a"] as? Int, 1)
+            XCTAssertEqual(t["a"] as? Int, 7)
+            XCTAssertEqual(t["b"] as? [AnyHashable], [true, "x"])
             XCTAssertEqual(read.value(forKey: "temp") as? String, "scratch", "transient values are never stored")
         }
         // Dates are stored as seconds since 2001-01-01, as Core Data stores them.

@@ -16,20 +16,30 @@ extension ManagedObjectModel {
                 try self.init(xcodeContentsOf: version.appendingPathComponent("contents"), source: path)
             case "xcdatamodel":
                 try self.init(xcodeContentsOf: url.appendingPathComponent("contents"), source: path)
+            case "momd":
+                let version = try Self.currentVersion(ofBundle: url)
+                try self.init(compiledModel: try Self.read(version, source: path), source: version.path)
             default:
-                throw ModelError(source: path, problem: "a folder must be an .xcdatamodeld bundle or an .xcdatamodel")
+                throw ModelError(source: path, problem: "a folder must be an .xcdatamodeld or .momd bundle, or an .xcdatamodel")
             }
             return
         }
-        let data: Data
-        do { data = try InputFile.read(path) } catch {
-            throw ModelError(source: path, problem: "\(error)")
+        let data = try Self.read(url, source: path)
+        if url.pathExtension == "mom" || BinaryPropertyList.isBinaryPropertyList(data) {
+            try self.init(compiledModel: data, source: path)
+            return
         }
         let firstByte = data.first { !($0 == 0x20 || $0 == 0x0a || $0 == 0x0d || $0 == 0x09 || $0 == 0xef || $0 == 0xbb || $0 == 0xbf) }
         if url.pathExtension == "json" || firstByte == UInt8(ascii: "{") {
             try self.init(jsonData: data, source: path)
         } else {
             try self.init(xcodeContents: data, source: path)
+        }
+    }
+
+    private static func read(_ url: URL, source: String) throws -> Data {
+        do { return try InputFile.read(url.path) } catch {
+            throw ModelError(source: source, problem: "\(error)")
         }
     }
 
@@ -41,8 +51,9 @@ extension ManagedObjectModel {
     }
 
     /// The current `.xcdatamodel` of an `.xcdatamodeld` bundle: the one `.xccurrentversion` names, else the only
-    /// (or, by name, last) version in the bundle.
+    /// (or, by name, last) version in the bundle. For a compiled `.momd`, the `.mom` its `VersionInfo.plist` names.
     public static func currentVersion(ofBundle url: URL) throws -> URL {
+        if url.pathExtension == "momd" { return try CompiledBundle(url).current }
         let versions = ((try? FileManager.default.contentsOfDirectory(atPath: url.path)) ?? [])
             .filter { $0.hasSuffix(".xcdatamodel") }.sorted()
         let marker = url.appendingPathComponent(".xccurrentversion")

@@ -133,7 +133,9 @@ enum ValueCoding {
                 guard data.count == 16 else { return nil }
                 return data.withUnsafeBytes { UUID(uuid: $0.loadUnaligned(as: uuid_t.self)) }
             case .transformable:
-                return try? ValueTransformerRegistry.transformer(named: transformer).decode(data)
+                // Bytes a transformer cannot read stay readable as bytes.
+                guard let value = try? ValueTransformerRegistry.transformer(named: transformer).decode(data) else { return data }
+                return value is NSNull ? nil : value
             default: return data
             }
         case .object(let o): return o

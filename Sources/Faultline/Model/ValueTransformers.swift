@@ -8,27 +8,50 @@ public protocol AttributeValueTransformer: Sendable {
     func decode(_ data: Data) throws -> Any
 }
 
-/// The default transformer: JSON for JSON-representable values (strings, numbers, booleans, arrays,
-/// dictionaries); `Data` passes through unchanged.
-public struct JSONValueTransformer: AttributeValueTransformer {
+/// The default transformer, as Core Data's (`NSSecureUnarchiveFromData`): values are stored as `NSKeyedArchiver`
+/// archives. It writes strings, numbers, booleans, dates, data, URLs, UUIDs and arrays, dictionaries and sets of
+/// them; it reads those from any keyed archive, keeps an archive of another class as an `ArchivedObject` (written back
+/// unchanged), reads the tagged JSON that Faultline stored before, and returns any other bytes as `Data`.
+public struct KeyedArchiveValueTransformer: AttributeValueTransformer {
     public init() {}
 
     public func encode(_ value: Any) throws -> Data {
-        if let data = value as? Data { return Data([0]) + data }
-        guard JSONSerialization.isValidJSONObject([value]) else {
-            throw ValueError(problem: "\(type(of: value)) is not JSON-representable; register a transformer for it")
-        }
-        return Data([1]) + (try JSONSerialization.data(withJSONObject: [value], options: [.sortedKeys]))
+        if let archived = value as? ArchivedObject { return archived.data }
+        try Self.checkArchivable(value, depth: 0)
+        return try NSKeyedArchiver.archivedData(withRootObject: value, requiringSecureCoding: false)
     }
 
     public func decode(_ data: Data) throws -> Any {
-        guard let tag = data.first else { return Data() }
-        let body = data.dropFirst()
-        if tag == 0 { return Data(body) }
-        guard let array = try JSONSerialization.jsonObject(with: Data(body)) as? [Any], let value = array.first else {
-            throw ValueError(problem: "stored transformable value is not valid JSON")
+        if KeyedArchive.isKeyedArchive(data) {
+            return try KeyedArchive(data).foundationValue(archive: data) ?? NSNull()
         }
-        return value
+        if let tag = data.first, tag <= 1 {
+            let body = Data(data.dropFirst())
+            if tag == 0 { return body }
+            if let array = try? JSONSerialization.jsonObject(with: body) as? [Any], let value = array.first { return value }
+        }
+        return data
+    }
+
+    /// Foundation's archiver traps on a value it cannot archive: only the classes Core Data's default transformer
+    /// handles are let through.
+    private static func checkArchivable(_ value: Any, depth: Int) throws {
+        guard depth < Limits.propertyListDepth else {
+            throw ValueError(problem: "the value nests more than \(Limits.propertyListDepth) deep (Limits.propertyListDepth)")
+        }
+        switch value {
+        case is String, is Bool, is Int, is Int8, is Int16, is Int32, is Int64, is UInt8, is UInt16, is UInt32,
+             is Double, is Float, is Date, is Data, is URL, is UUID, is NSNull:
+            return
+        case let array as [Any]:
+            for element in array { try checkArchivable(element, depth: depth + 1) }
+        case let dictionary as [String: Any]:
+            for element in dictionary.values { try checkArchivable(element, depth: depth + 1) }
+        case let set as Set<AnyHashable>:
+            for element in set { try checkArchivable(element.base, depth: depth + 1) }
+        default:
+            throw ValueError(problem: "\(type(of: value)) is not a value the default transformer archives (strings, numbers, dates, data, URLs, UUIDs and collections of them); register a transformer for it")
+        }
     }
 }
 
@@ -57,9 +80,11 @@ public enum ValueTransformerRegistry {
         storage.set(transformer, for: name)
     }
 
-    /// The transformer for a name, or the default JSON transformer when none is registered.
+    /// The transformer registered under a name; else the default keyed-archive transformer (Core Data's own
+    /// `NSSecureUnarchiveFromData` and `NSKeyedUnarchiveFromData`, and an app's transformers that are not registered
+    /// here: their archives are read as far as Foundation's classes go, other bytes stay `Data`).
     public static func transformer(named name: String?) -> any AttributeValueTransformer {
-        name.flatMap { storage.get($0) } ?? JSONValueTransformer()
+        name.flatMap { storage.get($0) } ?? KeyedArchiveValueTransformer()
     }
 }
 

@@ -37,4 +37,14 @@ struct ReadOnlyOpening {
             scratchFolder = nil
         }
     }
+
+    /// A read-only connection to the store (it removes the scratch copy when it closes).
+    func connect(reportingAs path: String) throws -> SQLiteConnection {
+        do {
+            return try SQLiteConnection(path: connectionPath, create: false, readOnly: true, scratchFolder: scratchFolder)
+        } catch let error as SQLiteError {
+            if let scratchFolder { try? FileManager.default.removeItem(at: scratchFolder) }
+            throw StoreError.sqlite(path: path, error: error)
+        }
+    }
 }

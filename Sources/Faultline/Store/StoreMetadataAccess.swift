@@ -5,14 +5,7 @@ extension PersistentStoreCoordinator {
     /// A store's metadata without opening it as a store (Core Data's `metadataForPersistentStore(ofType:at:)`):
     /// every key of `Z_METADATA.Z_PLIST`, custom keys included, with `NSStoreUUID` from `Z_UUID`. Reads only.
     public static func metadataForPersistentStore(at url: URL) throws -> [String: Any] {
-        let opening = try ReadOnlyOpening(path: url.path)
-        let connection: SQLiteConnection
-        do {
-            connection = try SQLiteConnection(path: opening.connectionPath, create: false, readOnly: true, scratchFolder: opening.scratchFolder)
-        } catch let error as SQLiteError {
-            if let folder = opening.scratchFolder { try? FileManager.default.removeItem(at: folder) }
-            throw StoreError.sqlite(path: url.path, error: error)
-        }
+        let connection = try ReadOnlyOpening(path: url.path).connect(reportingAs: url.path)
         let (uuid, plist) = try readMetadataRow(connection, path: url.path)
         guard let metadata = StoreMetadata(data: plist) else {
             throw StoreError.notAStore(path: url.path, detail: "its Z_METADATA row is missing or unreadable")

@@ -1,9 +1,15 @@
 import Foundation
 
 extension ManagedObjectModel {
-    /// Every version of an `.xcdatamodeld` bundle as (version name, model), the current version first, then the others
-    /// by name. A version that does not load is an error naming it.
+    /// Every version of an `.xcdatamodeld` (or compiled `.momd`) bundle as (version name, model), the current version
+    /// first, then the others by name. A version that does not load is an error naming it.
     public static func versions(ofBundle url: URL) throws -> [(name: String, model: ManagedObjectModel)] {
+        if url.pathExtension == "momd" {
+            let bundle = try CompiledBundle(url)
+            let current = bundle.current.deletingPathExtension().lastPathComponent
+            let ordered = [current] + bundle.versions.keys.filter { $0 != current }.sorted()
+            return try ordered.map { name in (name, try ManagedObjectModel(contentsOf: bundle.versions[name]!)) }
+        }
         let current = try currentVersion(ofBundle: url).lastPathComponent
         let names = ((try? FileManager.default.contentsOfDirectory(atPath: url.path)) ?? []).filter { $0.hasSuffix(".xcdatamodel") }
         let ordered = [current] + names.filter { $0 != current }.sorted()
@@ -14,13 +20,23 @@ extension ManagedObjectModel {
 }
 
 extension PersistentStoreCoordinator {
-    /// Opens the store at `store` with the version of the `.xcdatamodeld` bundle it was made with: the current
-    /// version when it fits, else the first other version that does. Returns the coordinator and the version's name;
+    /// Opens the store at `store` with the version of the `.xcdatamodeld` or `.momd` bundle it was made with: for a
+    /// `.momd`, the version whose Core Data hashes (`VersionInfo.plist`) are the store's; else the current version
+    /// when it fits, else the first other version that does. Returns the coordinator and the version's name;
     /// when no version fits, the error lists what differs for each.
     public static func open(_ store: URL, withVersionOf bundle: URL, options: PersistentStoreOptions = [],
                             probes: Probes = .shared) throws -> (coordinator: PersistentStoreCoordinator, version: String) {
         var mismatches: [String] = []
-        for (name, model) in try ManagedObjectModel.versions(ofBundle: bundle) {
+        var versions = try ManagedObjectModel.versions(ofBundle: bundle)
+        // A compiled bundle knows each version's hashes as Core Data computes them: the version whose hashes are
+        // the store's is tried first.
+        if bundle.pathExtension == "momd", let stored = try? metadataForPersistentStore(at: store),
+           let storeHashes = stored["NSStoreModelVersionHashes"] as? [String: Data],
+           let match = try CompiledBundle(bundle).versionHashes.first(where: { $0.value == storeHashes })?.key,
+           let index = versions.firstIndex(where: { $0.name == match }) {
+            versions.insert(versions.remove(at: index), at: 0)
+        }
+        for (name, model) in versions {
             let coordinator = PersistentStoreCoordinator(managedObjectModel: model, probes: probes)
             do {
                 try coordinator.addPersistentStore(at: store, options: options)

@@ -45,4 +45,10 @@ public enum Limits {
     /// seconds since 2001-01-01, the form Core Data stores.
     public static let dateSecondsSinceReferenceDate: ClosedRange<Double> =
         Date.distantPast.timeIntervalSinceReferenceDate...Date.distantFuture.timeIntervalSinceReferenceDate
+
+    /// The most bytes a compressed model (`Z_MODELCACHE`) may inflate to: real models take tens of kilobytes.
+    public static let inflatedBytes = 64 << 20
+
+    /// How deeply a property list or keyed archive may nest (arrays in dictionaries in arrays …).
+    public static let propertyListDepth = 100
 }

@@ -1,0 +1,236 @@
+import CSQLite
+import Foundation
+
+extension ManagedObjectModel {
+    /// Reads a compiled model: an `NSKeyedArchiver` archive of `NSManagedObjectModel`, as Xcode writes it into a
+    /// `.mom` file and Core Data caches it in a store's `Z_MODELCACHE` (see docs/store-format.md).
+    public convenience init(compiledModel data: Data, source: String) throws {
+        let entities: [EntityDescription]
+        do {
+            entities = try CompiledModelReader(archive: try KeyedArchive(data)).entities()
+        } catch let error as CoreDataFormatError {
+            throw ModelError(source: source, problem: "not a compiled Core Data model: \(error.problem)")
+        }
+        try self.init(entities: entities, source: source)
+    }
+
+    /// The model a Core Data store carries in its `Z_MODELCACHE` table (raw deflate of a compiled model); nil when
+    /// the store has none (Core Data before 2016 wrote none). Opens the store read-only.
+    public static func cachedInStore(at url: URL) throws -> ManagedObjectModel? {
+        let path = url.path
+        guard FileManager.default.fileExists(atPath: path) else { throw StoreError.noSuchStore(path: path) }
+        let connection = try ReadOnlyOpening(path: path).connect(reportingAs: path)
+        let compressed: Data
+        do {
+            let table = try connection.prepare("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'Z_MODELCACHE'")
+            guard try table.step(), table.int64(at: 0) == 1 else { return nil }
+            let row = try connection.prepare("SELECT Z_CONTENT FROM Z_MODELCACHE")
+            guard try row.step(), !row.isNull(at: 0) else { return nil }
+            compressed = row.data(at: 0)
+        } catch let error as SQLiteError {
+            if error.primaryCode == SQLITE_NOTADB || error.primaryCode == SQLITE_CORRUPT { throw StoreError.notADatabase(path: path, detail: error.message) }
+            throw StoreError.sqlite(path: path, error: error)
+        }
+        let source = "\(path) (Z_MODELCACHE)"
+        let archive: Data
+        do {
+            archive = try RawDeflate.inflate(compressed)
+        } catch let error as CoreDataFormatError {
+            throw ModelError(source: source, problem: "the cached model cannot be inflated: \(error.problem)")
+        }
+        return try ManagedObjectModel(compiledModel: archive, source: source)
+    }
+}
+
+/// Turns the archived `NSEntityDescription`s, `NSAttributeDescription`s and `NSRelationshipDescription`s of a
+/// compiled model into Faultline's descriptions.
+private struct CompiledModelReader {
+    let archive: KeyedArchive
+
+    func entities() throws -> [EntityDescription] {
+        guard let model = try archive.resolve(archive.root), try archive.className(of: model) == "NSManagedObjectModel" else {
+            throw CoreDataFormatError("the archive's root is not an NSManagedObjectModel")
+        }
+        guard let entitiesObject = try archive.field("NSEntities", of: model) else { return [] }
+        var result: [EntityDescription] = []
+        for reference in try references(inCollection: entitiesObject) {
+            result.append(try entity(reference))
+        }
+        return result
+    }
+
+    /// The (unresolved) members of a collection: an `NSKnownKeysDictionary1`'s values, a dictionary's objects, an
+    /// array's or set's objects.
+    private func references(inCollection object: PropertyListValue) throws -> [PropertyListValue] {
+        if let values = try archive.field("values", of: object) { return values["NS.objects"]?.elements ?? [] }
+        return object["NS.objects"]?.elements ?? []
+    }
+
+    private func name(_ object: PropertyListValue, key: String) throws -> String {
+        guard let name = try archive.string(object[key]), !name.isEmpty else {
+            throw CoreDataFormatError("an \(try archive.className(of: object) ?? "object") has no \(key)")
+        }
+        return name
+    }
+
+    private func entity(_ reference: PropertyListValue) throws -> EntityDescription {
+        guard let object = try archive.resolve(reference), try archive.className(of: object) == "NSEntityDescription" else {
+            throw CoreDataFormatError("NSEntities holds something that is not an NSEntityDescription")
+        }
+        let entityName = try name(object, key: "NSEntityName")
+        let parent = try archive.resolve(object["NSSuperentity"]).map { try name($0, key: "NSEntityName") }
+        var properties: [PropertyDescription] = []
+        // A sub-entity's list repeats its parent's properties (as copies naming the sub-entity).
+        var inherited: Set<String> = []
+        if let parentObject = try archive.resolve(object["NSSuperentity"]) { inherited = try propertyNames(of: parentObject) }
+        if let list = try archive.field("NSProperties", of: object) {
+            for member in try references(inCollection: list) {
+                guard let property = try archive.resolve(member) else { continue }
+                guard !inherited.contains(try name(property, key: "NSPropertyName")) else { continue }
+                switch try archive.className(of: property) {
+                case "NSAttributeDescription": properties.append(try attribute(property, entity: entityName))
+                case "NSRelationshipDescription": properties.append(try relationship(property, entity: entityName))
+                default: continue // fetched and derived-expression properties have no column
+                }
+            }
+        }
+        properties.sort { $0.name < $1.name }
+        var fetchIndexes: [FetchIndexDescription] = []
+        var compound: [[String]] = []
+        if let indexes = try archive.field("NSFetchIndexDescriptions", of: object) {
+            for index in try archive.elements(of: indexes) { fetchIndexes.append(try fetchIndex(index)) }
+        } else if let indexes = try archive.field("NSCompoundIndexes", of: object) {
+            for index in try archive.elements(of: indexes) { compound.append(try propertyNames(index)) }
+        }
+        var constraints: [[String]] = []
+        if let tuples = try archive.field("NSUniqueTuples", of: object) {
+            for tuple in try archive.elements(of: tuples) { constraints.append(try propertyNames(tuple)) }
+        }
+        let entity = EntityDescription(
+            name: entityName, parent: parent, isAbstract: try archive.field("NSIsAbstract", of: object)?.boolean ?? false,
+            properties: properties, compoundIndexes: compound, uniquenessConstraints: constraints, fetchIndexes: fetchIndexes,
+            versionHashModifier: try archive.string(object["NSVersionHashModifier"]),
+            representedClassName: try archive.string(object["NSClassNameForEntity"]),
+            userInfo: try userInfo(object))
+        if let renaming = try archive.string(object["NSRenamingIdentifier"]), renaming != entityName { entity.renamingIdentifier = renaming }
+        return entity
+    }
+
+    /// The names of every property an entity lists (its own and inherited ones).
+    private func propertyNames(of entity: PropertyListValue) throws -> Set<String> {
+        guard let list = try archive.field("NSProperties", of: entity) else { return [] }
+        var names: Set<String> = []
+        for member in try references(inCollection: list) {
+            if let property = try archive.resolve(member) { names.insert(try name(property, key: "NSPropertyName")) }
+        }
+        return names
+    }
+
+    /// Names in an array that holds names or property descriptions.
+    private func propertyNames(_ list: PropertyListValue) throws -> [String] {
+        try archive.elements(of: list).map { element in
+            if let text = try archive.string(element) { return text }
+            return try name(element, key: "NSPropertyName")
+        }
+    }
+
+    private func fetchIndex(_ object: PropertyListValue) throws -> FetchIndexDescription {
+        var elements: [FetchIndexDescription.Element] = []
+        if let list = try archive.field("NSIndexElements", of: object) {
+            for element in try archive.elements(of: list) {
+                let property: String
+                if let text = try archive.string(element["NSPropertyName"]) {
+                    property = text
+                } else if let described = try archive.field("NSProperty", of: element) {
+                    property = try name(described, key: "NSPropertyName")
+                } else {
+                    throw CoreDataFormatError("a fetch index element names no property")
+                }
+                elements.append(.init(property: property, isAscending: element["NSAscending"]?.boolean ?? true,
+                                      kind: element["NSFetchIndexElementType"]?.integer == 1 ? .rTree : .binary))
+            }
+        }
+        return FetchIndexDescription(name: try name(object, key: "NSIndexName"), elements: elements)
+    }
+
+    private func userInfo(_ object: PropertyListValue) throws -> [String: String] {
+        guard let info = try archive.field("NSUserInfo", of: object) else { return [:] }
+        var result: [String: String] = [:]
+        for (key, value) in try archive.entries(of: info) {
+            guard let k = try archive.string(key) else { continue }
+            result[k] = try archive.string(value) ?? "\(value)"
+        }
+        return result
+    }
+
+    private static let attributeTypes: [Int64: AttributeType] = [
+        0: .undefined, 100: .integer16, 200: .integer32, 300: .integer64, 400: .decimal, 500: .double, 600: .float,
+        700: .string, 800: .boolean, 900: .date, 1000: .binary, 1100: .uuid, 1200: .uri, 1800: .transformable, 2000: .objectID,
+    ]
+
+    private func attribute(_ object: PropertyListValue, entity: String) throws -> AttributeDescription {
+        let propertyName = try name(object, key: "NSPropertyName")
+        let code = object["NSAttributeType"]?.integer ?? 0
+        guard let type = Self.attributeTypes[code] else {
+            throw CoreDataFormatError("attribute \(entity).\(propertyName) has attribute type \(code), which Faultline does not know")
+        }
+        let attribute = AttributeDescription(
+            name: propertyName, type: type,
+            isOptional: object["NSIsOptional"]?.boolean ?? false,
+            isTransient: object["NSIsTransient"]?.boolean ?? false,
+            isIndexed: object["NSIsIndexed"]?.boolean ?? false,
+            allowsExternalBinaryDataStorage: object["NSAllowsExternalBinaryDataStorage"]?.boolean ?? false,
+            valueTransformerName: try archive.string(object["NSValueTransformerName"]),
+            userInfo: try userInfo(object))
+        attribute.defaultValue = try defaultValue(object["NSDefaultValue"], type: type)
+        return attribute
+    }
+
+    /// The default value in the form the model builder takes for `type`; nil when there is none or it does not fit.
+    private func defaultValue(_ reference: PropertyListValue?, type: AttributeType) throws -> (any Sendable)? {
+        guard let value = try archive.resolve(reference) else { return nil }
+        switch (type, value) {
+        case (.integer16, .integer(let n)), (.integer32, .integer(let n)), (.integer64, .integer(let n)): return n
+        case (.integer16, .boolean(let b)), (.integer32, .boolean(let b)), (.integer64, .boolean(let b)): return Int64(b ? 1 : 0)
+        case (.boolean, .boolean(let b)): return b
+        case (.boolean, .integer(let n)): return n != 0
+        case (.double, .real(let d)), (.float, .real(let d)): return d
+        case (.double, .integer(let n)), (.float, .integer(let n)): return Double(n)
+        case (.decimal, .real(let d)): return Decimal(d)
+        case (.decimal, .integer(let n)): return Decimal(n)
+        case (.string, _), (.uri, _): return try archive.string(value)
+        case (.date, _):
+            if case .real(let seconds)? = value["NS.time"] { return Date(timeIntervalSinceReferenceDate: seconds) }
+            if case .date(let seconds) = value { return Date(timeIntervalSinceReferenceDate: seconds) }
+            return nil
+        default: return nil
+        }
+    }
+
+    private func relationship(_ object: PropertyListValue, entity: String) throws -> RelationshipDescription {
+        let propertyName = try name(object, key: "NSPropertyName")
+        let destination: String
+        if let text = try archive.string(object["_NSDestinationEntityName"]) {
+            destination = text
+        } else if let described = try archive.field("NSDestinationEntity", of: object) {
+            destination = try name(described, key: "NSEntityName")
+        } else {
+            throw CoreDataFormatError("relationship \(entity).\(propertyName) has no destination entity")
+        }
+        var inverse = try archive.string(object["_NSInverseRelationshipName"])
+        if inverse == nil, let described = try archive.field("NSInverseRelationship", of: object) {
+            inverse = try name(described, key: "NSPropertyName")
+        }
+        let maxCount = Int(clamping: object["NSMaxCount"]?.integer ?? 0)
+        let isToMany = maxCount != 1
+        let rules: [Int64: DeleteRule] = [0: .noAction, 1: .nullify, 2: .cascade, 3: .deny]
+        return RelationshipDescription(
+            name: propertyName, destination: destination, inverse: inverse, isToMany: isToMany,
+            isOrdered: object["NSIsOrdered"]?.boolean ?? false,
+            deleteRule: rules[object["NSDeleteRule"]?.integer ?? 1] ?? .nullify,
+            isOptional: object["NSIsOptional"]?.boolean ?? false,
+            isTransient: object["NSIsTransient"]?.boolean ?? false,
+            minCount: Int(clamping: max(0, object["NSMinCount"]?.integer ?? 0)), maxCount: isToMany ? max(0, maxCount) : 1,
+            userInfo: try userInfo(object))
+    }
+}
