@@ -73,7 +73,7 @@ let package = Package(
         .testTarget(name: "FaultlineDataTests", dependencies: ["Faultline", "FaultlineData"]),
         .testTarget(name: "FaultlineReportTests", dependencies: ["Faultline", "FaultlineReport"]),
         .testTarget(name: "FaultlineBenchTests", dependencies: ["Faultline", "FaultlineBench"]),
-        .testTarget(name: "faultlineTests", dependencies: ["faultline"]),
+        .testTarget(name: "faultlineTests", dependencies: ["faultline", "CSQLite"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -37,13 +37,7 @@ final class CoreDataStoreTests: XCTestCase {
     }
 
     /// A copy of `store` (with its `-wal` and `-shm`) in `dir`: the originals are never opened.
-    func copy(_ store: URL, into dir: TemporaryDirectory) throws -> URL {
-        let target = dir.file(store.lastPathComponent)
-        for suffix in ["", "-wal", "-shm"] where FileManager.default.fileExists(atPath: store.path + suffix) {
-            try FileManager.default.copyItem(atPath: store.path + suffix, toPath: target.path + suffix)
-        }
-        return target
-    }
+    func copy(_ store: URL, into dir: TemporaryDirectory) throws -> URL { try copyStore(store, into: dir) }
 
     func testEveryFixtureStoreOpensWithItsModelVersionAndCountsItsRows() throws {
         let folder = try storesFolder()

@@ -1,3 +1,4 @@
+import CSQLite
 import Foundation
 import XCTest
 
@@ -46,9 +47,18 @@ final class CoreDataStoreCLITests: CLITestCase {
             } else {
                 XCTAssertEqual(count.stderr, "", "the bundle's current version fits \(testCase.store)")
             }
-            for arguments in [["query", "--model", bundle, "--store", store, testCase.entity, "--limit", "3"],
-                              ["explain", "--model", bundle, "--store", store, testCase.entity],
-                              ["diagram", bundle, "--store", store, "--limit", "30", "-o", "graph.svg"]] {
+            var commands = [["query", "--model", bundle, "--store", store, testCase.entity, "--limit", "3"],
+                            ["explain", "--model", bundle, "--store", store, testCase.entity],
+                            ["diagram", bundle, "--store", store, "--limit", "30", "-o", "graph.svg"]]
+            if !testCase.store.hasPrefix("flickrsearcher") {
+                // The model the store caches: no --model at all.
+                commands += [["query", "--store", store, testCase.entity, "--limit", "3"],
+                             ["explain", "--store", store, testCase.entity],
+                             ["diagram", "--store", store, "--limit", "30", "-o", "graph.svg"],
+                             ["diagram", store, "-o", "model.svg"],
+                             ["schema", store]]
+            }
+            for arguments in commands {
                 let result = try run(arguments)
                 XCTAssertEqual(result.status, 0, "\(arguments): \(result.stderr)")
             }
@@ -62,5 +72,141 @@ final class CoreDataStoreCLITests: CLITestCase {
         }
         let leftovers = try FileManager.default.contentsOfDirectory(atPath: FileManager.default.temporaryDirectory.path).filter { $0.hasPrefix("faultline-readonly-") }
         XCTAssertEqual(leftovers, [], "scratch copies are removed")
+    }
+
+    var fixturesFolder: URL {
+        var fixtures = URL(fileURLWithPath: #filePath)
+        for _ in 0..<4 { fixtures.deleteLastPathComponent() }
+        return fixtures.appendingPathComponent("shared/fixtures/coredata-stores")
+    }
+
+    /// `faultline query` prints every object of every entity of every fixture store with the values SQLite holds
+    /// for its row: text and integers as stored, booleans as 0/1, dates as the stored seconds since 2001, UUIDs as
+    /// their 16 bytes, binary data as its bytes, to-ones as the stored key. Once with the model bundle, once with the
+    /// model the store caches.
+    func testEveryObjectPrintsTheValuesSQLiteHolds() throws {
+        let fixtures = fixturesFolder
+        guard FileManager.default.fileExists(atPath: fixtures.path) else { throw XCTSkip("../shared/fixtures is absent: Core Data's stores are not checked") }
+        var compared = 0
+        for testCase in Self.cases {
+            let source = fixtures.appendingPathComponent(testCase.store)
+            let store = dir.appendingPathComponent(source.lastPathComponent).path
+            for suffix in ["", "-wal", "-shm"] where FileManager.default.fileExists(atPath: source.path + suffix) {
+                try FileManager.default.copyItem(atPath: source.path + suffix, toPath: store + suffix)
+            }
+            defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: store + suffix) } }
+            let database = try SQLiteReader(path: store)
+            let entities = try database.rows("SELECT Z_NAME, Z_ENT, Z_SUPER FROM Z_PRIMARYKEY")
+            func root(_ number: Int64) -> String {
+                var current = entities.first { $0[1] as? Int64 == number }!
+                while let parent = current[2] as? Int64, parent != 0 { current = entities.first { $0[1] as? Int64 == parent }! }
+                return current[0] as! String
+            }
+            let hasCache = !(try database.rows("SELECT name FROM sqlite_master WHERE name = 'Z_MODELCACHE'")).isEmpty
+            for entity in entities {
+                let storedName = entity[0] as! String
+                let table = "Z" + root(entity[1] as! Int64).uppercased()
+                let columns = Set(try database.rows("SELECT name FROM pragma_table_info('\(table)')").map { $0[0] as! String })
+                // A renamed entity keeps its old name in Z_PRIMARYKEY; the query names the model's entity.
+                var modelOptions = [["--model", fixtures.appendingPathComponent(testCase.bundle).path]]
+                if hasCache { modelOptions.append([]) }
+                for options in modelOptions {
+                    var name = storedName
+                    if testCase.store.hasSuffix("SampleModel_V2.sqlite") && name == "ExpensiveSportCar" { name = "LuxuryCar" }
+                    let result = try run(["query", "--store", store, name, "--format", "json"] + options)
+                    XCTAssertEqual(result.status, 0, "\(testCase.store) \(name): \(result.stderr)")
+                    let objects = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [[String: Any]])
+                    let expected = try database.rows("SELECT count(*) FROM \(table) WHERE Z_ENT = ?", [entity[1]!])[0][0] as! Int64
+                    XCTAssertEqual(objects.filter { $0["@entity"] as? String == name }.count, Int(expected), "\(testCase.store) \(name)")
+                    for object in objects where object["@entity"] as? String == name {
+                        let id = object["@id"] as! String
+                        let key = Int64(id.split(separator: "/").last!.dropFirst())!
+                        let row = try database.rows("SELECT * FROM \(table) WHERE Z_PK = ?", [key])
+                        let names = try database.columnNames("SELECT * FROM \(table)")
+                        XCTAssertEqual(row.count, 1, id)
+                        for (property, printed) in object where !property.hasPrefix("@") {
+                            let column = "Z" + property.uppercased()
+                            guard columns.contains(column), let index = names.firstIndex(of: column) else { continue } // to-many or transient
+                            try assertSame(printed, row[0][index], "\(testCase.store) \(id) \(property)")
+                            compared += 1
+                        }
+                    }
+                }
+            }
+        }
+        XCTAssertGreaterThan(compared, 50_000, "values compared")
+    }
+
+    private func assertSame(_ printed: Any, _ stored: Any?, _ what: String) throws {
+        switch stored {
+        case nil:
+            XCTAssertTrue(printed is NSNull, "\(what): \(printed) where SQLite holds NULL")
+        case let text as String:
+            XCTAssertEqual(printed as? String, text, what)
+        case let integer as Int64:
+            if let uri = printed as? String, uri.hasPrefix("x-coredata://") {
+                XCTAssertTrue(uri.hasSuffix("/p\(integer)"), "\(what): \(uri) for key \(integer)")
+            } else {
+                XCTAssertEqual((printed as? NSNumber)?.int64Value, integer, what)
+            }
+        case let real as Double:
+            if let text = printed as? String {
+                let formatter = ISO8601DateFormatter()
+                formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+                let date = try XCTUnwrap(formatter.date(from: text), what)
+                XCTAssertEqual(date.timeIntervalSinceReferenceDate, real, accuracy: 0.001, what)
+            } else {
+                XCTAssertEqual((printed as? NSNumber)?.doubleValue, real, what)
+            }
+        case let bytes as Data:
+            let text = try XCTUnwrap(printed as? String, what)
+            if bytes.count == 16, let uuid = UUID(uuidString: text) {
+                XCTAssertEqual(withUnsafeBytes(of: uuid.uuid) { Data($0) }, bytes, what)
+            } else {
+                XCTAssertEqual(Data(base64Encoded: text), bytes, what)
+            }
+        default:
+            XCTFail("\(what): unexpected stored value \(String(describing: stored))")
+        }
+    }
+}
+
+/// Reads a store with SQLite's C API directly, as `sqlite3` shows it.
+final class SQLiteReader {
+    private var handle: OpaquePointer?
+
+    init(path: String) throws {
+        guard sqlite3_open_v2(path, &handle, SQLITE_OPEN_READONLY, nil) == SQLITE_OK else { throw CocoaError(.fileReadCorruptFile) }
+    }
+
+    deinit { sqlite3_close_v2(handle) }
+
+    func rows(_ sql: String, _ bindings: [Any] = []) throws -> [[Any?]] {
+        var statement: OpaquePointer?
+        guard sqlite3_prepare_v2(handle, sql, -1, &statement, nil) == SQLITE_OK else { throw CocoaError(.fileReadCorruptFile) }
+        defer { sqlite3_finalize(statement) }
+        for (i, value) in bindings.enumerated() { sqlite3_bind_int64(statement, Int32(i + 1), value as! Int64) }
+        var result: [[Any?]] = []
+        while sqlite3_step(statement) == SQLITE_ROW {
+            result.append((0..<sqlite3_column_count(statement)).map { column -> Any? in
+                switch sqlite3_column_type(statement, column) {
+                case SQLITE_INTEGER: return sqlite3_column_int64(statement, column)
+                case SQLITE_FLOAT: return sqlite3_column_double(statement, column)
+                case SQLITE_TEXT: return String(cString: sqlite3_column_text(statement, column))
+                case SQLITE_BLOB:
+                    let count = Int(sqlite3_column_bytes(statement, column))
+                    return count == 0 ? Data() : Data(bytes: sqlite3_column_blob(statement, column), count: count)
+                default: return nil
+                }
+            })
+        }
+        return result
+    }
+
+    func columnNames(_ sql: String) throws -> [String] {
+        var statement: OpaquePointer?
+        guard sqlite3_prepare_v2(handle, sql, -1, &statement, nil) == SQLITE_OK else { throw CocoaError(.fileReadCorruptFile) }
+        defer { sqlite3_finalize(statement) }
+        return (0..<sqlite3_column_count(statement)).map { String(cString: sqlite3_column_name(statement, $0)) }
     }
 }
