@@ -83,6 +83,8 @@ extension ManagedObjectContext {
         if case .null = slot { return nil }
         switch kind {
         case .attribute(let attribute):
+            var slot = slot
+            if attribute.storesExternally, let path = coordinator.storePath { slot = ExternalBinaryStorage(storePath: path).read(slot) }
             return ValueCoding.value(of: slot, type: attribute.type, transformer: attribute.valueTransformerName)
         case .object(let entity):
             guard case .integer(let packed) = slot else { return nil }

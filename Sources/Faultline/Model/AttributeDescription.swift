@@ -39,6 +39,9 @@ public final class AttributeDescription: PropertyDescription, @unchecked Sendabl
         super.init(name: name, isOptional: isOptional, isTransient: isTransient, userInfo: userInfo)
     }
 
+    /// A stored binary attribute kept in Core Data's external-storage format (marker byte, inline or in a file).
+    var storesExternally: Bool { allowsExternalBinaryDataStorage && type == .binary && !isTransient }
+
     /// The default value converted to its stored form (set when the model is built).
     var defaultSlot: Slot = .null
 

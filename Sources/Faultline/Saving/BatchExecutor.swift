@@ -106,30 +106,46 @@ extension PersistentStoreCoordinator {
             defer { store.purpose(.other) }
             let keys = try store.allocatePrimaryKeys(root: entity.root, count: rows.count)
             store.purpose(.batch)
-            try store.inTransaction {
-                let names = ["Z_PK", "Z_ENT", "Z_OPT"] + columns
-                let statement = try store.statement("INSERT INTO \(entity.table.name) (\(names.joined(separator: ", "))) VALUES (\(names.map { _ in "?" }.joined(separator: ", ")))")
-                for (key, row) in zip(keys, rows) {
-                    statement.bind(key, at: 1)
-                    statement.bind(Int64(entity.entityNumber), at: 2)
-                    statement.bind(Int64(1), at: 3)
-                    for (i, value) in row.enumerated() { statement.bind(value, at: Int32(i + 4)) }
-                    do {
-                        try run(statement, store)
-                    } catch StoreError.sqlite(_, let error) where error.isUniqueConstraint {
-                        let failed = error.failedUniqueColumns
-                        let columns = uniquenessColumns.first { Set($0) == Set(failed) } ?? failed
-                        throw BatchRequestError.uniquenessViolation(entity: entity.name, columns: columns)
+            let external = ExternalBinaryStorage(storePath: store.path)
+            let externalColumns = Set(entity.attributes.filter(\.storesExternally).compactMap { $0.columnName.flatMap(columns.firstIndex(of:)) })
+            var written: [URL] = []
+            do {
+                try store.inTransaction {
+                    let names = ["Z_PK", "Z_ENT", "Z_OPT"] + columns
+                    let statement = try store.statement("INSERT INTO \(entity.table.name) (\(names.joined(separator: ", "))) VALUES (\(names.map { _ in "?" }.joined(separator: ", ")))")
+                    for (key, row) in zip(keys, rows) {
+                        statement.bind(key, at: 1)
+                        statement.bind(Int64(entity.entityNumber), at: 2)
+                        statement.bind(Int64(1), at: 3)
+                        for (i, value) in row.enumerated() {
+                            if externalColumns.contains(i) {
+                                let (stored, file) = try external.write(value)
+                                if let file { written.append(file) }
+                                statement.bind(stored, at: Int32(i + 4))
+                            } else {
+                                statement.bind(value, at: Int32(i + 4))
+                            }
+                        }
+                        do {
+                            try run(statement, store)
+                        } catch StoreError.sqlite(_, let error) where error.isUniqueConstraint {
+                            let failed = error.failedUniqueColumns
+                            let columns = uniquenessColumns.first { Set($0) == Set(failed) } ?? failed
+                            throw BatchRequestError.uniquenessViolation(entity: entity.name, columns: columns)
+                        }
+                    }
+                    for constraint in uniquenessColumns {
+                        let list = constraint.joined(separator: ", ")
+                        let check = try store.statement("SELECT 1 FROM \(entity.table.name) GROUP BY \(list) HAVING COUNT(*) > 1 LIMIT 1")
+                        defer { check.reset() }
+                        if try wrapped(store, { try check.step() }) {
+                            throw BatchRequestError.uniquenessViolation(entity: entity.name, columns: constraint)
+                        }
                     }
                 }
-                for constraint in uniquenessColumns {
-                    let list = constraint.joined(separator: ", ")
-                    let check = try store.statement("SELECT 1 FROM \(entity.table.name) GROUP BY \(list) HAVING COUNT(*) > 1 LIMIT 1")
-                    defer { check.reset() }
-                    if try wrapped(store, { try check.step() }) {
-                        throw BatchRequestError.uniquenessViolation(entity: entity.name, columns: constraint)
-                    }
-                }
+            } catch {
+                for file in written { try? FileManager.default.removeItem(at: file) }
+                throw error
             }
             return Array(keys)
         }

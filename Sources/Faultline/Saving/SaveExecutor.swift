@@ -6,6 +6,9 @@ import Foundation
 extension SQLiteStore {
     func write(_ changes: SaveChanges) throws {
         try allocateKeys(for: changes.inserted)
+        externalFilesWritten = []
+        externalFilesReleased = []
+        defer { externalFilesWritten = []; externalFilesReleased = [] }
         do {
             try inTransaction {
                 // Checked before anything is written: a constraint's UNIQUE index would refuse the row first.
@@ -38,8 +41,10 @@ extension SQLiteStore {
             }
         } catch {
             for object in changes.inserted { object.pendingKey = 0 }
+            for file in externalFilesWritten { try? FileManager.default.removeItem(at: file) }
             throw error
         }
+        for file in externalFilesReleased { try? FileManager.default.removeItem(at: file) }
     }
 
     private func allocateKeys(for inserted: [ManagedObject]) throws {
@@ -73,6 +78,7 @@ extension SQLiteStore {
         for value in plan.insertValues {
             switch value {
             case .attribute(let slot): statement.bind(object.values[slot], at: index)
+            case .externalAttribute(let slot): statement.bind(try externalForm(object.values[slot], plan: plan), at: index)
             case .toOne(let slot, let polymorphic): bindToOne(object.values[slot], polymorphic: polymorphic, to: statement, at: index)
             case .destinationEntity(let slot): bindDestinationEntity(object.values[slot], to: statement, at: index)
             case .orderKey(_, let column):
@@ -106,9 +112,12 @@ extension SQLiteStore {
             statement = try self.statement(sql)
             if let mask = object.changes.smallValue { plan.updateStatements[mask] = statement }
         }
+        let external = plan.externalSlots.filter { object.changes.contains($0) }
+        if !external.isEmpty { try releaseExternalFiles(of: object, slots: external, plan: plan) }
         var index: Int32 = 1
         for (_, slot, isEntity) in columns {
             if isEntity { bindDestinationEntity(object.values[slot], to: statement, at: index) }
+            else if external.contains(slot) { statement.bind(try externalForm(object.values[slot], plan: plan), at: index) }
             else { bindStored(object.values[slot], property: entity.properties[slot], to: statement, at: index) }
             index += 1
         }
@@ -122,6 +131,8 @@ extension SQLiteStore {
 
     /// Returns false on an optimistic-locking conflict.
     private func delete(_ object: ManagedObject) throws -> Bool {
+        let plan = plan(for: object.entity)
+        if !plan.externalSlots.isEmpty { try releaseExternalFiles(of: object, slots: plan.externalSlots, plan: plan) }
         let statement = try statement("DELETE FROM \(object.entity.table.name) WHERE Z_PK = ? AND Z_OPT = ?")
         statement.bind(object.key, at: 1)
         statement.bind(object.version, at: 2)
@@ -213,6 +224,27 @@ extension SQLiteStore {
                 }
                 try execute(insertRow)
             }
+        }
+    }
+
+    // MARK: External binary storage
+
+    /// The stored form of an external-storage value; a file it writes is removed again if the save fails.
+    private func externalForm(_ value: Slot, plan: EntityPlan) throws -> Slot {
+        let (stored, file) = try plan.external.write(value)
+        if let file { externalFilesWritten.append(file) }
+        return stored
+    }
+
+    /// Notes the files the row's current values of `slots` name: removed once the save has committed.
+    private func releaseExternalFiles(of object: ManagedObject, slots: [Int], plan: EntityPlan) throws {
+        let columns = slots.compactMap { object.entity.properties[$0].columnName }
+        let statement = try statement("SELECT \(columns.joined(separator: ", ")) FROM \(object.entity.table.name) WHERE Z_PK = ?")
+        defer { statement.reset() }
+        statement.bind(object.key, at: 1)
+        guard try wrap({ try statement.step() }) else { return }
+        for i in columns.indices {
+            if let file = plan.external.file(of: statement.slot(at: Int32(i))) { externalFilesReleased.append(file) }
         }
     }
 

@@ -12,6 +12,10 @@ final class SQLiteStore {
     private(set) var identifier: String = ""
     let plans: [EntityPlan]
     let tablePlans: [TablePlan]
+    /// External binary files a save in progress has written (removed if it fails) and ones its rows no longer name
+    /// (removed once it commits).
+    var externalFilesWritten: [URL] = []
+    var externalFilesReleased: [URL] = []
 
     /// Opens the store at `path`, creating it (schema and metadata) when the file is absent or empty.
     init(path: String, model: ManagedObjectModel, readOnly: Bool = false, probes: Probes = .disabled) throws {
@@ -34,7 +38,7 @@ final class SQLiteStore {
             throw StoreError.sqlite(path: path, error: error)
         }
         tablePlans = model.tables.map(TablePlan.init)
-        plans = model.entities.map { EntityPlan(entity: $0) }
+        plans = model.entities.map { EntityPlan(entity: $0, storePath: path) }
         if probes.isEnabled {
             probes.record(.connect(ConnectEvent(path: path)))
             connection.probe = ConnectionProbe(probes: probes)

@@ -35,6 +35,8 @@ final class EntityPlan {
 
     enum InsertValue {
         case attribute(slot: Int)
+        /// A binary attribute that allows external storage (see `ExternalBinaryStorage`).
+        case externalAttribute(slot: Int)
         case toOne(slot: Int, polymorphic: Bool)
         case destinationEntity(slot: Int)
         /// The row's position in an ordered relationship; `column` indexes `orderColumns`.
@@ -59,8 +61,14 @@ final class EntityPlan {
     let filterWithSubentities: (sql: String, low: Int64, high: Int64)?
     let filterWithoutSubentities: (sql: String, low: Int64, high: Int64)?
 
-    init(entity: EntityDescription) {
+    /// Slots of binary attributes that allow external storage, and where their files are.
+    let externalSlots: [Int]
+    let external: ExternalBinaryStorage
+
+    init(entity: EntityDescription, storePath: String) {
         self.entity = entity
+        external = ExternalBinaryStorage(storePath: storePath)
+        externalSlots = entity.attributes.filter { $0.storesExternally }.map(\.index)
         let table = entity.table!
         var steps: [DecodeStep] = []
         var insertColumns = ["Z_PK", "Z_ENT", "Z_OPT"]
@@ -83,7 +91,8 @@ final class EntityPlan {
                     orderColumns.append(name)
                 }
             } else {
-                insertValues.append(.attribute(slot: property.index))
+                let external = (property as? AttributeDescription)?.storesExternally == true
+                insertValues.append(external ? .externalAttribute(slot: property.index) : .attribute(slot: property.index))
             }
             let isInteger = property is RelationshipDescription || (property as? AttributeDescription).map { $0.type.isInteger || $0.type == .boolean } == true
             steps.append(DecodeStep(slot: property.index, column: Int32(position) + TablePlan.firstColumn, entityColumn: entityColumn, isInteger: isInteger))
@@ -110,7 +119,7 @@ final class EntityPlan {
     /// Decodes the current row of `statement` (a `TablePlan.selectSQL` row) into slots.
     @inline(__always) func decode(_ statement: Statement) -> [Slot] {
         let count = template.count
-        return [Slot](unsafeUninitializedCapacity: count) { buffer, initialized in
+        var slots = [Slot](unsafeUninitializedCapacity: count) { buffer, initialized in
             var next = 0
             for step in decodeSteps {
                 while next < step.slot {
@@ -130,5 +139,9 @@ final class EntityPlan {
             }
             initialized = count
         }
+        if !externalSlots.isEmpty {
+            for slot in externalSlots { slots[slot] = external.read(slots[slot]) }
+        }
+        return slots
     }
 }
