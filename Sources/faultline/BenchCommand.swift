@@ -24,8 +24,11 @@ struct BenchCommand: ParsableCommand {
     @Option(help: "Folder for results.json, trace.jsonl and index.html.")
     var out: String = "Reports/latest"
 
-    @Option(help: "A model (.xcdatamodeld, .xcdatamodel, contents or JSON) to benchmark with synthetic data instead of the built-in scenarios.")
+    @Option(help: "A model (.xcdatamodeld, .xcdatamodel, contents, .momd, .mom or JSON) to benchmark with synthetic data instead of the built-in scenarios.")
     var model: String?
+
+    @Option(help: "A Core Data store: the model's scenarios run on a scratch copy of its data (the store is not changed); without --model, on the model it caches.")
+    var store: String?
 
     @Option(help: "A results.json to show this run's times and statement counts against.")
     var baseline: String?
@@ -44,7 +47,7 @@ struct BenchCommand: ParsableCommand {
     func run() throws {
         try reportingErrors("bench") {
             let options = BenchRunner.Options(scale: BenchScale(parsing: scale)!, repetitions: repetitions, outputFolder: URL(fileURLWithPath: out),
-                                              scenarioIDs: scenarios, keepData: keepData, modelPath: model) { step in
+                                              scenarioIDs: scenarios, keepData: keepData, modelPath: model, storePath: store) { step in
                 FileHandle.standardError.write(Data("… \(step)\n".utf8))
             }
             let runner = BenchRunner(options: options)

@@ -74,6 +74,35 @@ final class CoreDataStoreCLITests: CLITestCase {
         XCTAssertEqual(leftovers, [], "scratch copies are removed")
     }
 
+    /// `bench --store` runs the model's scenarios on a scratch copy of a real store's data (its cached model, or the
+    /// bundle version that fits), and `explain` proves a suggested index on a scratch copy: the store is unchanged.
+    func testBenchAndExplainWorkOnARealStoresData() throws {
+        let fixtures = fixturesFolder
+        guard FileManager.default.fileExists(atPath: fixtures.path) else { throw XCTSkip("../shared/fixtures is absent: Core Data's stores are not checked") }
+        let source = fixtures.appendingPathComponent("wibosco-migration/CoreDataMigration_Example_3.sqlite")
+        let store = dir.appendingPathComponent(source.lastPathComponent).path
+        try FileManager.default.copyItem(atPath: source.path, toPath: store)
+        let before = try Data(contentsOf: URL(fileURLWithPath: store))
+        let bundle = fixtures.appendingPathComponent("wibosco-migration/CoreDataMigration_Example.xcdatamodeld").path
+        for options in [["--model", bundle], []] {
+            let out = dir.appendingPathComponent("bench-\(options.count)").path
+            let bench = try run(["bench", "--store", store, "--scale", "small", "--repetitions", "1", "--out", out, "model-fetch-all", "model-traverse"] + options)
+            XCTAssertEqual(bench.status, 0, bench.stderr)
+            let results = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: out + "/results.json"))) as? [String: Any])
+            let scenarios = try XCTUnwrap(results["scenarios"] as? [[String: Any]])
+            XCTAssertEqual(scenarios.map { $0["status"] as? String }, ["ran", "ran"], bench.stdout)
+            XCTAssertTrue(bench.stdout.contains("fetch all Post"), bench.stdout)
+            // The real store's 7,995 colours: each traversal without prefetching faults every one.
+            XCTAssertTrue(bench.stdout.contains("7995 faults"), bench.stdout)
+        }
+        let explain = try run(["explain", "--store", store, "Post", "postID == 'x'"])
+        XCTAssertEqual(explain.status, 0, explain.stderr)
+        XCTAssertTrue(explain.stdout.contains("suggestion: CREATE INDEX ZPOST_ZPOSTID ON ZPOST (ZPOSTID)"), explain.stdout)
+        XCTAssertTrue(explain.stdout.contains("SEARCH t0 USING INDEX ZPOST_ZPOSTID"), explain.stdout)
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: store)), before, "the store is unchanged")
+        for suffix in ["-wal", "-shm", "-journal"] { XCTAssertFalse(FileManager.default.fileExists(atPath: store + suffix)) }
+    }
+
     var fixturesFolder: URL {
         var fixtures = URL(fileURLWithPath: #filePath)
         for _ in 0..<4 { fixtures.deleteLastPathComponent() }

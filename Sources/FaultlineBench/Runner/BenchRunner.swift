@@ -18,17 +18,20 @@ public final class BenchRunner {
         public var keepData: Bool
         /// A model to benchmark instead of the built-in catalogue (`--model`).
         public var modelPath: String?
+        /// A real store whose data the model's scenarios run on (a scratch copy).
+        public var storePath: String?
         /// Receives a line for each step.
         public var progress: (String) -> Void
 
         public init(scale: BenchScale = .medium, repetitions: Int = 5, outputFolder: URL, scenarioIDs: [String] = [],
-                    keepData: Bool = false, modelPath: String? = nil, progress: @escaping (String) -> Void = { _ in }) {
+                    keepData: Bool = false, modelPath: String? = nil, storePath: String? = nil, progress: @escaping (String) -> Void = { _ in }) {
             self.scale = scale
             self.repetitions = repetitions
             self.outputFolder = outputFolder
             self.scenarioIDs = scenarioIDs
             self.keepData = keepData
             self.modelPath = modelPath
+            self.storePath = storePath
             self.progress = progress
         }
     }
@@ -45,8 +48,8 @@ public final class BenchRunner {
     /// The scenarios a run with these options would run (the catalogue, or the model's generic ones).
     public func scenarios() throws -> [BenchScenario] {
         let all: [BenchScenario]
-        if let path = options.modelPath {
-            all = try UserModelSuite(path: path).scenarios()
+        if options.modelPath != nil || options.storePath != nil {
+            all = try UserModelSuite(path: options.modelPath, store: options.storePath).scenarios()
         } else {
             all = ScenarioCatalogue.all
         }
@@ -108,7 +111,7 @@ public final class BenchRunner {
         traced.flush()
         let run = RunInfo(started: started, finished: RunEnvironment.timestamp(), scale: options.scale.name, rows: options.scale.rows,
                           repetitions: options.repetitions, build: RunEnvironment.build, sqlite: PersistentStoreCoordinator.sqliteVersion,
-                          revision: RunEnvironment.revision, machine: RunEnvironment.machine, model: options.modelPath)
+                          revision: RunEnvironment.revision, machine: RunEnvironment.machine, model: options.modelPath ?? options.storePath)
         let output = BenchResults(run: run, scenarios: results)
         try output.encoded().write(to: options.outputFolder.appendingPathComponent(Self.resultsFile), options: .atomic)
         try Data(ResultsPage.html(output, diagrams: diagrams(for: selected)).utf8).write(to: options.outputFolder.appendingPathComponent(Self.pageFile), options: .atomic)
@@ -119,7 +122,8 @@ public final class BenchRunner {
     /// that cannot be drawn is left out, as the diagram is an aid.
     private func diagrams(for scenarios: [BenchScenario]) -> [String: String] {
         var diagrams = snapshotDiagrams
-        if let path = options.modelPath, let model = try? ManagedObjectModel(contentsOf: URL(fileURLWithPath: path)),
+        if options.modelPath != nil || options.storePath != nil,
+           let model = try? UserModelSuite(path: options.modelPath, store: options.storePath).model,
            let svg = try? GraphvizRenderer.render(ModelDiagram(model: model).dot, as: .svg) {
             diagrams["model"] = String(decoding: svg, as: UTF8.self)
         }

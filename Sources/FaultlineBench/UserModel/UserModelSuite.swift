@@ -3,20 +3,50 @@ import Foundation
 
 /// `faultline bench --model PATH`: generic access patterns on synthetic data for a user's model — fetch all of each
 /// entity, fetch by each indexed attribute, traverse each relationship with and without prefetching, insert and
-/// save a batch.
+/// save a batch. With `--store`, the same patterns run on a scratch copy of a real store's data instead (the model
+/// version that fits the store, or the model the store caches); the store itself is not opened.
 public struct UserModelSuite {
+    /// The model's path, or the store's when the model is the one it caches.
     public let path: String
     public let model: ManagedObjectModel
+    /// The real store whose data the scenarios use, if any.
+    public let storePath: String?
 
-    public init(path: String) throws {
-        self.path = path
-        model = try ManagedObjectModel(contentsOf: URL(fileURLWithPath: path))
+    public init(path: String?, store: String? = nil) throws {
+        guard let name = path ?? store else { throw BenchError("give a model, a store, or both") }
+        self.path = name
+        storePath = store
+        guard let store else {
+            model = try ManagedObjectModel(contentsOf: URL(fileURLWithPath: name))
+            return
+        }
+        let storeURL = URL(fileURLWithPath: store)
+        guard FileManager.default.fileExists(atPath: store) else { throw BenchError("no store at '\(store)'") }
+        if let path {
+            let url = URL(fileURLWithPath: path)
+            if ["xcdatamodeld", "momd"].contains(url.pathExtension) {
+                model = try PersistentStoreCoordinator.open(storeURL, withVersionOf: url, options: .readOnly).coordinator.managedObjectModel
+            } else {
+                model = try ManagedObjectModel(contentsOf: url)
+            }
+        } else {
+            guard let cached = try ManagedObjectModel.cachedInStore(at: storeURL) else {
+                throw BenchError("'\(store)' carries no model (no Z_MODELCACHE); give --model")
+            }
+            model = cached
+        }
     }
 
-    /// The shared synthetic store for a run.
+    /// The run's store: a scratch copy of the real store (with its `-wal`), or synthetic data for the model.
     private func store(_ setup: ScenarioSetup) throws -> URL {
         try setup.data.store("model") { url in
-            try SyntheticData(model: model).generate(count: setup.scale.rows, into: url)
+            if let storePath {
+                for suffix in ["", "-wal"] where FileManager.default.fileExists(atPath: storePath + suffix) {
+                    try FileManager.default.copyItem(atPath: storePath + suffix, toPath: url.path + suffix)
+                }
+            } else {
+                try SyntheticData(model: model).generate(count: setup.scale.rows, into: url)
+            }
         }
     }
 
@@ -26,7 +56,7 @@ public struct UserModelSuite {
         let model = self.model
         let entities = concrete
         let store = self.store
-        let name = URL(fileURLWithPath: path).lastPathComponent
+        let name = URL(fileURLWithPath: storePath ?? path).lastPathComponent
         var scenarios: [BenchScenario] = []
 
         scenarios.append(BenchScenario(
