@@ -287,6 +287,26 @@ final class ModelTests: XCTestCase {
         XCTAssertEqual(model.entity(named: "Post")?.fetchIndexes.map(\.name), ["byAuthorNewestFirst", "byPlace"])
     }
 
+    /// Core Data's column order as a real store shows it: integers and booleans, then to-one keys (each followed by
+    /// its `Z_FOK_` column), then doubles, floats and dates together by name, then strings, then data and UUIDs.
+    func testColumnOrderInterleavesRealsAndDatesByName() throws {
+        let model = try ManagedObjectModel(entities: [
+            EntityDescription(name: "Goal", properties: [
+                AttributeDescription(name: "updatedAt", type: .date), AttributeDescription(name: "targetWeight", type: .float),
+                AttributeDescription(name: "createdAt", type: .date), AttributeDescription(name: "armsVolume", type: .double),
+                AttributeDescription(name: "restDay", type: .boolean), AttributeDescription(name: "weekly", type: .integer32),
+                AttributeDescription(name: "id", type: .uuid), AttributeDescription(name: "note", type: .string),
+                RelationshipDescription(name: "plan", destination: "Plan", inverse: "goals"),
+            ]),
+            EntityDescription(name: "Plan", properties: [
+                RelationshipDescription(name: "goals", destination: "Goal", inverse: "plan", isToMany: true, isOrdered: true),
+            ]),
+        ])
+        XCTAssertTrue(SchemaGenerator.script(for: model).contains(
+            "CREATE TABLE ZGOAL ( Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZRESTDAY INTEGER, ZWEEKLY INTEGER, ZPLAN INTEGER, Z_FOK_PLAN INTEGER, "
+            + "ZARMSVOLUME FLOAT, ZCREATEDAT TIMESTAMP, ZTARGETWEIGHT FLOAT, ZUPDATEDAT TIMESTAMP, ZNOTE VARCHAR, ZID BLOB )"), SchemaGenerator.script(for: model))
+    }
+
     private func sqliteTables(_ url: URL) throws -> Set<String> {
         let connection = try SQLiteConnection(path: url.path, create: false)
         let statement = try connection.prepare("SELECT name FROM sqlite_master WHERE type = 'table'")

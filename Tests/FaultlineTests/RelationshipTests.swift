@@ -179,6 +179,12 @@ final class RelationshipTests: XCTestCase {
             let dog = try XCTUnwrap(reader.fetch(FetchRequest<ManagedObject>(entityName: "Dog")).first)
             XCTAssertEqual(dog.objects(forRelationship: "walks").map { $0.value(forKey: "distance") as? Double }, [3, 2, 0, 1])
         }
+        // Core Data's order keys: 2048, then gaps of 1024.
+        let connection = try SQLiteConnection(path: dir.file("store.sqlite").path, create: false)
+        let keys = try connection.prepare("SELECT ZDISTANCE, Z_FOK_DOG FROM ZWALK ORDER BY Z_FOK_DOG")
+        var stored: [Double: Int64] = [:]
+        while try keys.step() { stored[keys.double(at: 0)] = keys.int64(at: 1) }
+        XCTAssertEqual(stored, [3: 2048, 2: 3072, 0: 4096, 1: 5120])
     }
 
     func testNullifyRemovesTheDeletedObjectFromInverses() throws {

@@ -164,9 +164,12 @@ extension SQLiteStore {
         let member: ManagedObject
         let column: String
         let position: Int64
+
+        /// Core Data's order key for the member at `index`: 2048, 3072, 4096, … (gaps of 1024).
+        static func position(at index: Int) -> Int64 { 2048 + 1024 * Int64(index) }
     }
 
-    /// Order keys (1-based positions) of members of changed ordered one-to-many relationships, by member.
+    /// Order keys (Core Data's positions) of members of changed ordered one-to-many relationships, by member.
     private func orderPositions(_ changes: SaveChanges) -> [OrderSlot: OrderKey] {
         var positions: [OrderSlot: OrderKey] = [:]
         for object in changes.inserted + changes.updated where !object.entity.orderKeyedRelationships.isEmpty {
@@ -174,7 +177,7 @@ extension SQLiteStore {
                 guard case .many(let storage) = object.values[relationship.index], storage.changed,
                       let column = relationship.inverse?.orderColumnName else { continue }
                 for (i, member) in storage.objects.enumerated() {
-                    positions[OrderSlot(member: ObjectIdentifier(member), column: column)] = OrderKey(member: member, column: column, position: Int64(i + 1))
+                    positions[OrderSlot(member: ObjectIdentifier(member), column: column)] = OrderKey(member: member, column: column, position: OrderKey.position(at: i))
                 }
             }
         }
@@ -220,7 +223,7 @@ extension SQLiteStore {
                 insertRow.bind(sourceKey, at: 1)
                 insertRow.bind(memberKey, at: 2)
                 if join.orderColumn != nil {
-                    insertRow.bind(Int64((current.firstIndex { $0 === member } ?? 0) + 1), at: 3)
+                    insertRow.bind(OrderKey.position(at: current.firstIndex { $0 === member } ?? 0), at: 3)
                 }
                 try execute(insertRow)
             }
