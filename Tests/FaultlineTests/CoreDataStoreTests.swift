@@ -198,4 +198,35 @@ final class CoreDataStoreTests: XCTestCase {
             }
         }
     }
+
+    /// A new store's metadata has Core Data's keys (all but `NSPersistenceFrameworkVersion`, which names Apple's
+    /// framework build), its digest computed as Core Data computes it, and Core Data's incremental auto-vacuum.
+    func testNewStoresHaveCoreDatasMetadataKeysAndDigest() throws {
+        let folder = try storesFolder()
+        let dir = TemporaryDirectory()
+        let coreData = try PersistentStoreCoordinator.metadataForPersistentStore(
+            at: try copy(folder.appendingPathComponent("coredataplus-samplemodel/SampleModel_V1.sqlite"), into: dir))
+        // The digest of Core Data's own hashes reproduces the one Core Data wrote.
+        let hashes = try XCTUnwrap(coreData["NSStoreModelVersionHashes"] as? [String: Data])
+        XCTAssertEqual(StoreMetadata.digest(of: hashes), coreData["NSStoreModelVersionHashesDigest"] as? String)
+
+        let store = dir.file("new.sqlite")
+        do {
+            let coordinator = PersistentStoreCoordinator(managedObjectModel: try ManagedObjectModel(
+                contentsOf: folder.appendingPathComponent("coredataplus-samplemodel/SampleModel.xcdatamodeld/SampleModel.xcdatamodel")))
+            try coordinator.addPersistentStore(at: store)
+        }
+        let ours = try PersistentStoreCoordinator.metadataForPersistentStore(at: store)
+        XCTAssertEqual(Set(coreData.keys).subtracting(ours.keys), ["NSPersistenceFrameworkVersion"])
+        XCTAssertEqual(Set(ours.keys).subtracting(coreData.keys), ["FaultlineStoreFormat"])
+        XCTAssertEqual(ours["_NSAutoVacuumLevel"] as? String, coreData["_NSAutoVacuumLevel"] as? String)
+        let ourHashes = try XCTUnwrap(ours["NSStoreModelVersionHashes"] as? [String: Data])
+        XCTAssertEqual(ours["NSStoreModelVersionHashesDigest"] as? String, StoreMetadata.digest(of: ourHashes))
+        let connection = try SQLiteConnection(path: store.path, create: false)
+        let vacuum = try connection.prepare("PRAGMA auto_vacuum")
+        XCTAssertTrue(try vacuum.step())
+        XCTAssertEqual(vacuum.int64(at: 0), 2)
+        XCTAssertEqual(Data(SHA512.hash(Array("abc".utf8))).base64EncodedString(),
+                       "3a81oZNherrMQXNJriBBMRLm+k6JqX6iCp7u5ktV05ohkpkqJ0/BqDa6PCOj/uu9RU1EI2Q86A4qmslPpUyknw==")
+    }
 }

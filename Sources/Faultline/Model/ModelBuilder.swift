@@ -187,7 +187,7 @@ struct ModelBuilder {
                 } else if let relationship = property as? RelationshipDescription {
                     relationship.columnName = addColumn("Z" + relationship.name.uppercased(), type: "INTEGER")
                     if !relationship.destination.subentities.isEmpty {
-                        relationship.entityColumnName = addColumn("Z\(relationship.destination.entityNumber)" + relationship.name.uppercased(), type: "INTEGER")
+                        relationship.entityColumnName = addColumn("Z\(relationship.destination.entityNumber)_" + relationship.name.uppercased(), type: "INTEGER")
                     }
                     if let inverse = relationship.inverse, inverse.isOrdered {
                         relationship.orderColumnName = addColumn("Z_FOK_" + relationship.name.uppercased(), type: "INTEGER")

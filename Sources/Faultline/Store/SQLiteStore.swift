@@ -46,6 +46,8 @@ final class SQLiteStore {
         }
         do {
             // A read-only store keeps its journal mode; reading the schema tells a foreign file here too.
+            // A new store gets Core Data's incremental auto-vacuum (`_NSAutoVacuumLevel` 2) before anything is written.
+            if isNew { try connection.execute("PRAGMA auto_vacuum = 2") }
             try connection.execute(readOnly ? "SELECT count(*) FROM sqlite_master" : "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;")
         } catch let error as SQLiteError where error.primaryCode == SQLITE_NOTADB || error.primaryCode == SQLITE_CORRUPT {
             throw StoreError.notADatabase(path: path, detail: error.message)

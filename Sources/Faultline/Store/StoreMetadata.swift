@@ -31,14 +31,27 @@ struct StoreMetadata {
 
     /// The metadata of a new store Faultline creates for `model`.
     init(identifier: String, model: ManagedObjectModel) {
+        let hashes = Dictionary(uniqueKeysWithValues: model.entities.map { ($0.name, $0.versionHash) })
         values = [
             "NSStoreType": "SQLite",
             "NSStoreUUID": identifier,
-            "NSStoreModelVersionHashes": Dictionary(uniqueKeysWithValues: model.entities.map { ($0.name, $0.versionHash) }),
+            "NSStoreModelVersionHashes": hashes,
+            "NSStoreModelVersionHashesDigest": Self.digest(of: hashes),
             "NSStoreModelVersionHashesVersion": 3,
             "NSStoreModelVersionIdentifiers": [""],
+            "_NSAutoVacuumLevel": "2",
             "FaultlineStoreFormat": 2,
         ]
+    }
+
+    /// `NSStoreModelVersionHashesDigest` as Core Data computes it: base64 of the SHA-512 of each entity's name (UTF-8)
+    /// followed by its hash, entities in name order.
+    static func digest(of hashes: [String: Data]) -> String {
+        var bytes: [UInt8] = []
+        for name in hashes.keys.sorted(by: { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) }) {
+            bytes += Array(name.utf8) + Array(hashes[name]!)
+        }
+        return Data(SHA512.hash(bytes)).base64EncodedString()
     }
 
     /// Reads a binary (or XML) property list, or the JSON of stores written by earlier Faultline builds.
