@@ -68,6 +68,7 @@ let package = Package(
         .executableTarget(name: "fuzz-xcode-model", dependencies: ["Faultline", "FuzzSupport"], path: "Fuzz/XcodeModelFuzzer"),
         .executableTarget(name: "fuzz-json-model", dependencies: ["Faultline", "FuzzSupport"], path: "Fuzz/JSONModelFuzzer"),
         .executableTarget(name: "fuzz-data", dependencies: ["Faultline", "FaultlineData", "FuzzSupport"], path: "Fuzz/DataFuzzer"),
+        .executableTarget(name: "fuzz-compiled-model", dependencies: ["Faultline", "FuzzSupport"], path: "Fuzz/CompiledModelFuzzer"),
         .executableTarget(name: "fuzz-trace", dependencies: ["Faultline", "FaultlineReport", "FuzzSupport"], path: "Fuzz/TraceFuzzer"),
         .testTarget(name: "FaultlineTests", dependencies: ["Faultline", "CSQLite"]),
         .testTarget(name: "FaultlineDataTests", dependencies: ["Faultline", "FaultlineData"]),
