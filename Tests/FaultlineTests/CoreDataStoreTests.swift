@@ -229,4 +229,52 @@ final class CoreDataStoreTests: XCTestCase {
         XCTAssertEqual(Data(SHA512.hash(Array("abc".utf8))).base64EncodedString(),
                        "3a81oZNherrMQXNJriBBMRLm+k6JqX6iCp7u5ktV05ohkpkqJ0/BqDa6PCOj/uu9RU1EI2Q86A4qmslPpUyknw==")
     }
+
+    /// Faultline writes to a store Core Data wrote as Core Data would: new rows take keys from `Z_PRIMARYKEY`, a
+    /// duplicate of a unique constraint is a constraint conflict (the store's UNIQUE index never sees it), UUIDs are
+    /// 16 bytes, and tables Faultline does not own (persistent history's) keep every row.
+    func testWritingToACoreDataStoreLeavesOtherTablesAlone() throws {
+        let folder = try storesFolder()
+        let dir = TemporaryDirectory()
+        let store = try copy(folder.appendingPathComponent("coredataplus-samplemodel/SampleModel_V1.sqlite"), into: dir)
+        do {
+            let connection = try SQLiteConnection(path: store.path, create: false)
+            try connection.execute("CREATE TABLE ATRANSACTION (Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZAUTHOR VARCHAR)")
+            try connection.execute("CREATE TABLE ACHANGE (Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZCHANGETYPE INTEGER)")
+            try connection.execute("INSERT INTO ATRANSACTION VALUES (1, 16001, 1, 'app'); INSERT INTO ACHANGE VALUES (1, 16002, 1, 0)")
+        }
+        let model = try ManagedObjectModel(contentsOf: folder.appendingPathComponent("coredataplus-samplemodel/SampleModel.xcdatamodeld/SampleModel.xcdatamodel"))
+        let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
+        try coordinator.addPersistentStore(at: store)
+        let context = ManagedObjectContext(.privateQueue, coordinator: coordinator)
+        let id = UUID()
+        try context.performAndWait {
+            let person = try context.insertNewObject(forEntityName: "Person")
+            try person.setValue("Ada", forKey: "firstName")
+            try person.setValue("Lovelace", forKey: "lastName")
+            try person.setValue(id, forKey: "id")
+            try person.setValue(Date(timeIntervalSinceReferenceDate: -4_000_000_000), forKey: "updatedAt")
+            try context.save()
+            XCTAssertEqual(person.objectID.uriString.hasSuffix("/Person/p21"), true, person.objectID.uriString)
+            // Victoria Coster is stored already.
+            let twin = try context.insertNewObject(forEntityName: "Person")
+            try twin.setValue("Victoria", forKey: "firstName")
+            try twin.setValue("Coster", forKey: "lastName")
+            try twin.setValue(UUID(), forKey: "id")
+            try twin.setValue(Date(), forKey: "updatedAt")
+            XCTAssertThrowsError(try context.save()) { error in
+                guard case SaveError.constraintConflicts(let conflicts) = error else { return XCTFail("\(error)") }
+                XCTAssertEqual(conflicts.first?.databaseObject?.uriString.hasSuffix("/Person/p1"), true)
+            }
+        }
+        let connection = try SQLiteConnection(path: store.path, create: false)
+        let rows = try connection.prepare("""
+            SELECT (SELECT count(*) FROM ATRANSACTION), (SELECT count(*) FROM ACHANGE), (SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_NAME = 'Person'),
+                   (SELECT length(ZID) FROM ZPERSON WHERE Z_PK = 21), (SELECT ZUPDATEDAT FROM ZPERSON WHERE Z_PK = 21)
+            """)
+        XCTAssertTrue(try rows.step())
+        // Z_MAX 22: the failed save's key stays reserved (keys are taken in a transaction of their own, as Core Data's).
+        XCTAssertEqual([rows.int64(at: 0), rows.int64(at: 1), rows.int64(at: 2), rows.int64(at: 3)], [1, 1, 22, 16])
+        XCTAssertEqual(rows.double(at: 4), -4_000_000_000, "dates before 2001 are negative seconds")
+    }
 }
