@@ -71,7 +71,7 @@ func openStore(_ store: String, model modelPath: String?, readOnly: Bool) throws
 func loadModel(_ path: String) throws -> ManagedObjectModel {
     if isSQLiteFile(path) {
         guard let model = try ManagedObjectModel.cachedInStore(at: URL(fileURLWithPath: path)) else {
-            throw ValidationError("'\(path)' carries no model (it has no Z_MODELCACHE table: Core Data before iOS 10 and macOS 10.12 wrote none); give --model")
+            throw ValidationError("'\(path)' carries no model: its Z_MODELCACHE is absent or empty (Core Data before iOS 10 and macOS 10.12 wrote none; Faultline's own stores keep it empty); give --model")
         }
         return model
     }

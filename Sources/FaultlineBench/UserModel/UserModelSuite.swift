@@ -31,7 +31,7 @@ public struct UserModelSuite {
             }
         } else {
             guard let cached = try ManagedObjectModel.cachedInStore(at: storeURL) else {
-                throw BenchError("'\(store)' carries no model (no Z_MODELCACHE); give --model")
+                throw BenchError("'\(store)' carries no model: its Z_MODELCACHE is absent or empty; give --model")
             }
             model = cached
         }
