@@ -119,6 +119,12 @@ public struct DataExporter {
         case let n as Int32: return Int(n)
         case let n as Int64: return n
         case let f as Float: return Double(f)
+        case let archived as ArchivedObject: return ["@class": archived.className, "@archive": archived.data.base64EncodedString()]
+        case let array as [Any]: return array.map { jsonValue($0) }
+        case let set as Set<AnyHashable>: return set.map { jsonValue($0.base) }.sorted { "\($0)" < "\($1)" }
+        case let dictionary as [String: Any]: return dictionary.mapValues { jsonValue($0) }
+        case let dictionary as [AnyHashable: Any]:
+            return Dictionary(dictionary.map { ("\($0.key.base)", jsonValue($0.value)) }, uniquingKeysWith: { first, _ in first })
         case let v?: return JSONSerialization.isValidJSONObject([v]) ? v : String(describing: v)
         }
     }

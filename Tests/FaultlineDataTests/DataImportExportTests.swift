@@ -64,6 +64,36 @@ final class DataImportExportTests: XCTestCase {
         XCTAssertEqual(try exporter.export(entityName: "Walk", format: .json, limit: 1).components(separatedBy: "\"@id\"").count - 1, 1)
     }
 
+    /// Transformable values print as JSON: Foundation values inside collections as the data format writes them,
+    /// an archive of another class as its class name and bytes.
+    func testTransformableValuesExportAsJSON() throws {
+        let model = try ManagedObjectModel(entities: [
+            EntityDescription(name: "Note", properties: [AttributeDescription(name: "payload", type: .transformable)]),
+        ])
+        let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
+        try coordinator.addPersistentStore(at: dir.appendingPathComponent("notes.sqlite"))
+        let context = ManagedObjectContext(.privateQueue, coordinator: coordinator)
+        let uuid = UUID()
+        let foreign = ArchivedObject(classNames: ["UIColor", "NSObject"],
+                                     data: try NSKeyedArchiver.archivedData(withRootObject: Swatch(), requiringSecureCoding: false))
+        try context.performAndWait {
+            let note = try context.insertNewObject(forEntityName: "Note")
+            try note.setValue(["when": Date(timeIntervalSinceReferenceDate: 0), "ids": [uuid], "tags": Set(["b", "a"])] as [String: Any], forKey: "payload")
+            let other = try context.insertNewObject(forEntityName: "Note")
+            try other.setValue(foreign, forKey: "payload")
+            try context.save()
+        }
+        let json = try DataExporter(context: ManagedObjectContext(.privateQueue, coordinator: coordinator)).export(entityName: "Note", format: .json)
+        let parsed = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(json.utf8)) as? [[String: Any]])
+        let payload = try XCTUnwrap(parsed[0]["payload"] as? [String: Any], json)
+        XCTAssertEqual(payload["when"] as? String, "2001-01-01T00:00:00.000Z")
+        XCTAssertEqual(payload["ids"] as? [String], [uuid.uuidString])
+        XCTAssertEqual(payload["tags"] as? [String], ["a", "b"])
+        let archived = try XCTUnwrap(parsed[1]["payload"] as? [String: String], json)
+        XCTAssertTrue(archived["@class"]?.hasSuffix("Swatch") == true, json)
+        XCTAssertEqual(archived["@archive"], foreign.data.base64EncodedString(), "the archive is written back unchanged")
+    }
+
     func testReferencesToStoredObjectsByURI() throws {
         let context = try context()
         _ = try load(#"{"Dog": [{"name": "Rex"}]}"#, into: context)
@@ -152,4 +182,11 @@ final class DataImportExportTests: XCTestCase {
             XCTAssertEqual(try context.count(for: FetchRequest<ManagedObject>(entityName: "Walk")), 0)
         }
     }
+}
+
+/// An app's own class in a transformable attribute.
+final class Swatch: NSObject, NSCoding {
+    override init() {}
+    init?(coder: NSCoder) {}
+    func encode(with coder: NSCoder) { coder.encode("teal", forKey: "name") }
 }

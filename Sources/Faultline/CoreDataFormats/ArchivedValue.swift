@@ -8,6 +8,12 @@ public struct ArchivedObject: Sendable, Equatable, CustomStringConvertible {
     /// The whole archive.
     public let data: Data
 
+    /// Keeps an archive as it is, under its class names.
+    public init(classNames: [String], data: Data) {
+        self.classNames = classNames
+        self.data = data
+    }
+
     /// The object's class.
     public var className: String { classNames.first ?? "?" }
     public var description: String { "<\(className): \(data.count) bytes archived>" }
