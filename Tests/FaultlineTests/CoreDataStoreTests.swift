@@ -232,7 +232,7 @@ final class CoreDataStoreTests: XCTestCase {
 
     /// Faultline writes to a store Core Data wrote as Core Data would: new rows take keys from `Z_PRIMARYKEY`, a
     /// duplicate of a unique constraint is a constraint conflict (the store's UNIQUE index never sees it), UUIDs are
-    /// 16 bytes, and tables Faultline does not own (persistent history's) keep every row.
+    /// 16 bytes, and tables and entities Faultline does not own (persistent history's) keep every row.
     func testWritingToACoreDataStoreLeavesOtherTablesAlone() throws {
         let folder = try storesFolder()
         let dir = TemporaryDirectory()
@@ -241,7 +241,9 @@ final class CoreDataStoreTests: XCTestCase {
             let connection = try SQLiteConnection(path: store.path, create: false)
             try connection.execute("CREATE TABLE ATRANSACTION (Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZAUTHOR VARCHAR)")
             try connection.execute("CREATE TABLE ACHANGE (Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZCHANGETYPE INTEGER)")
-            try connection.execute("INSERT INTO ATRANSACTION VALUES (1, 16001, 1, 'app'); INSERT INTO ACHANGE VALUES (1, 16002, 1, 0)")
+            try connection.execute("INSERT INTO ATRANSACTION VALUES (1, 16002, 1, 'app'); INSERT INTO ACHANGE VALUES (1, 16001, 1, 0)")
+            // Persistent history's entities, as Core Data numbers them in Z_PRIMARYKEY.
+            try connection.execute("INSERT INTO Z_PRIMARYKEY VALUES (16001, 'CHANGE', 0, 1), (16002, 'TRANSACTION', 0, 1), (16003, 'TRANSACTIONSTRING', 0, 0)")
         }
         let model = try ManagedObjectModel(contentsOf: folder.appendingPathComponent("coredataplus-samplemodel/SampleModel.xcdatamodeld/SampleModel.xcdatamodel"))
         let coordinator = PersistentStoreCoordinator(managedObjectModel: model)

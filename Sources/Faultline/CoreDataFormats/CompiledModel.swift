@@ -88,7 +88,8 @@ private struct CompiledModelReader {
                 guard let property = try archive.resolve(member) else { continue }
                 guard !inherited.contains(try name(property, key: "NSPropertyName")) else { continue }
                 switch try archive.className(of: property) {
-                case "NSAttributeDescription": properties.append(try attribute(property, entity: entityName))
+                // A derived attribute is stored like any other (Core Data computes it when saving).
+                case "NSAttributeDescription", "NSDerivedAttributeDescription": properties.append(try attribute(property, entity: entityName))
                 case "NSRelationshipDescription": properties.append(try relationship(property, entity: entityName))
                 default: continue // fetched and derived-expression properties have no column
                 }

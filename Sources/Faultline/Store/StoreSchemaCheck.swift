@@ -5,6 +5,9 @@ import Foundation
 /// name an entity had before a rename, its `renamingIdentifier`), and every table and column the model reads and
 /// writes. Each difference is one line naming the entity or table.
 enum StoreSchemaCheck {
+    /// The first `Z_ENT` of Core Data's private entities (persistent history, CloudKit mirroring).
+    static let firstPrivateEntityNumber = 16_000
+
     static func differences(between model: ManagedObjectModel, and connection: SQLiteConnection) throws -> [String] {
         var storeColumns: [String: [String]] = [:]
         let tables = try connection.prepare("SELECT name FROM sqlite_master WHERE type = 'table'")
@@ -20,7 +23,9 @@ enum StoreSchemaCheck {
         }
 
         var result: [String] = []
-        let keys = try connection.prepare("SELECT Z_ENT, Z_NAME FROM Z_PRIMARYKEY ORDER BY Z_ENT")
+        // Core Data's own bookkeeping entities (persistent history's CHANGE, TRANSACTION, TRANSACTIONSTRING, …) are
+        // numbered from 16001 in Z_PRIMARYKEY: they belong to no model.
+        let keys = try connection.prepare("SELECT Z_ENT, Z_NAME FROM Z_PRIMARYKEY WHERE Z_ENT < \(Self.firstPrivateEntityNumber) ORDER BY Z_ENT")
         var storeEntities: [(number: Int64, name: String)] = []
         while try keys.step() { storeEntities.append((keys.int64(at: 0), keys.text(at: 1))) }
         for entity in model.entities {
