@@ -139,6 +139,35 @@ final class CoreDataFormatsTests: XCTestCase {
         }
     }
 
+    /// An archive whose arrays each hold the next array twice, 60 deep, names 2^60 paths: decoding stops at
+    /// `Limits.archivedObjectVisits` with an error instead of walking them; an array holding itself stops at the depth
+    /// limit.
+    func testSharedAndCyclicArchivedObjectsAreBounded() throws {
+        func archive(_ objects: [PropertyListValue]) -> Data {
+            BinaryPropertyListWriter.data(.dictionary([
+                "$archiver": .string("NSKeyedArchiver"), "$version": .integer(100_000),
+                "$top": .dictionary(["root": .uid(1)]), "$objects": .array(objects),
+            ]))
+        }
+        let levels = 60
+        let arrayClass = PropertyListValue.dictionary(["$classname": .string("NSArray"), "$classes": .array([.string("NSArray")])])
+        var objects: [PropertyListValue] = [.string("$null")]
+        for i in 1...levels { objects.append(.dictionary(["NS.objects": .array([.uid(i + 1), .uid(i + 1)]), "$class": .uid(levels + 2)])) }
+        objects.append(.string("leaf"))
+        objects.append(arrayClass)
+        let wide = archive(objects)
+        XCTAssertThrowsError(try KeyedArchive(wide).foundationValue(archive: wide)) { error in
+            XCTAssertTrue("\(error)".contains("Limits.archivedObjectVisits"), "\(error)")
+        }
+        XCTAssertEqual(ValueCoding.value(of: .blob(wide), type: .transformable, transformer: nil) as? Data, wide,
+                       "a transformable value that cannot be decoded reads as its bytes")
+        let cyclic = archive([.string("$null"), .dictionary(["NS.objects": .array([.uid(1)]), "$class": .uid(2)]), arrayClass])
+        XCTAssertThrowsError(try KeyedArchive(cyclic).foundationValue(archive: cyclic)) { error in
+            XCTAssertTrue("\(error)".contains("Limits.propertyListDepth"), "\(error)")
+        }
+        XCTAssertEqual(ValueCoding.value(of: .blob(cyclic), type: .transformable, transformer: nil) as? Data, cyclic)
+    }
+
     // MARK: Raw deflate
 
     func testRawDeflateInflatesAndRefusesDamageAndBombs() throws {
@@ -254,4 +283,44 @@ final class ArchivedColor: NSObject, NSCoding {
     override init() {}
     init?(coder: NSCoder) {}
     func encode(with coder: NSCoder) { coder.encode(0.5, forKey: "red") }
+}
+
+/// Writes a binary property list (4-byte offsets and references), UIDs included: test archives built by hand.
+enum BinaryPropertyListWriter {
+    static func data(_ value: PropertyListValue) -> Data {
+        var objects: [[UInt8]] = []
+        func add(_ value: PropertyListValue) -> Int {
+            let index = objects.count
+            objects.append([])
+            func length(_ marker: UInt8, _ count: Int) -> [UInt8] {
+                count < 15 ? [marker | UInt8(count)] : [marker | 0x0f, 0x12] + be(UInt64(count), 4)
+            }
+            var bytes: [UInt8]
+            switch value {
+            case .integer(let n): bytes = [0x13] + be(UInt64(bitPattern: n), 8)
+            case .string(let text): bytes = length(0x50, text.utf8.count) + Array(text.utf8)
+            case .uid(let n): bytes = [0x83] + be(UInt64(n), 4)
+            case .array(let items):
+                let refs = items.map(add)
+                bytes = length(0xa0, refs.count) + refs.flatMap { be(UInt64($0), 4) }
+            case .dictionary(let entries):
+                let keys = entries.keys.sorted()
+                let keyRefs = keys.map { add(.string($0)) }
+                let valueRefs = keys.map { add(entries[$0]!) }
+                bytes = length(0xd0, keys.count) + (keyRefs + valueRefs).flatMap { be(UInt64($0), 4) }
+            default: bytes = [0x00]
+            }
+            objects[index] = bytes
+            return index
+        }
+        func be(_ value: UInt64, _ size: Int) -> [UInt8] { (0..<size).map { UInt8(truncatingIfNeeded: value >> UInt64(8 * (size - 1 - $0))) } }
+        _ = add(value)
+        var out = Array("bplist00".utf8)
+        var offsets: [Int] = []
+        for object in objects { offsets.append(out.count); out += object }
+        let table = out.count
+        for offset in offsets { out += be(UInt64(offset), 4) }
+        out += [0, 0, 0, 0, 0, 0, 4, 4] + be(UInt64(objects.count), 8) + be(0, 8) + be(UInt64(table), 8)
+        return Data(out)
+    }
 }

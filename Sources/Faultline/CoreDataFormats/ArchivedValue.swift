@@ -25,8 +25,9 @@ extension KeyedArchive {
     /// `Limits.propertyListDepth`). An object of another class anywhere in it makes the whole value an
     /// `ArchivedObject` carrying `archive`'s bytes.
     public func foundationValue(archive: Data) throws -> Any? {
+        var budget = Limits.archivedObjectVisits
         do {
-            return try foundationValue(root, depth: 0)
+            return try foundationValue(root, depth: 0, budget: &budget)
         } catch let undecoded as UndecodedClass {
             return ArchivedObject(classNames: undecoded.classNames, data: archive)
         }
@@ -34,9 +35,15 @@ extension KeyedArchive {
 
     private struct UndecodedClass: Error { let classNames: [String] }
 
-    private func foundationValue(_ reference: PropertyListValue?, depth: Int) throws -> Any? {
+    /// `budget` counts the objects visited: an archive may reference one object from every element of every array,
+    /// and each path to it decodes it again.
+    private func foundationValue(_ reference: PropertyListValue?, depth: Int, budget: inout Int) throws -> Any? {
         guard depth < Limits.propertyListDepth else {
             throw CoreDataFormatError("keyed archive: nested more than \(Limits.propertyListDepth) deep (Limits.propertyListDepth)")
+        }
+        budget -= 1
+        guard budget >= 0 else {
+            throw CoreDataFormatError("keyed archive: more than \(Limits.archivedObjectVisits) objects to decode (Limits.archivedObjectVisits)")
         }
         guard let object = try resolve(reference) else { return nil }
         switch object {
@@ -66,16 +73,16 @@ extension KeyedArchive {
             return bytes.withUnsafeBytes { UUID(uuid: $0.loadUnaligned(as: uuid_t.self)) }
         case "NSURL":
             guard let relative = try string(object["NS.relative"]) else { return nil }
-            let base = try foundationValue(object["NS.base"], depth: depth + 1) as? URL
+            let base = try foundationValue(object["NS.base"], depth: depth + 1, budget: &budget) as? URL
             return URL(string: relative, relativeTo: base)?.absoluteURL
         case "NSNull":
             return NSNull()
         case "NSArray", "NSMutableArray", "NSOrderedSet", "NSMutableOrderedSet":
-            return try (object["NS.objects"]?.elements ?? []).map { try foundationValue($0, depth: depth + 1) ?? NSNull() }
+            return try (object["NS.objects"]?.elements ?? []).map { try foundationValue($0, depth: depth + 1, budget: &budget) ?? NSNull() }
         case "NSSet", "NSMutableSet":
             var members: Set<AnyHashable> = []
             for element in object["NS.objects"]?.elements ?? [] {
-                guard let value = try foundationValue(element, depth: depth + 1) as? AnyHashable else {
+                guard let value = try foundationValue(element, depth: depth + 1, budget: &budget) as? AnyHashable else {
                     throw CoreDataFormatError("keyed archive: a set member cannot be compared")
                 }
                 members.insert(value)
@@ -88,10 +95,10 @@ extension KeyedArchive {
             var strings: [String: Any] = [:]
             var others: [AnyHashable: Any] = [:]
             for (key, value) in zip(keys, values) {
-                guard let k = try foundationValue(key, depth: depth + 1) as? AnyHashable else {
+                guard let k = try foundationValue(key, depth: depth + 1, budget: &budget) as? AnyHashable else {
                     throw CoreDataFormatError("keyed archive: a dictionary key cannot be compared")
                 }
-                let v = try foundationValue(value, depth: depth + 1) ?? NSNull()
+                let v = try foundationValue(value, depth: depth + 1, budget: &budget) ?? NSNull()
                 if let text = k as? String { strings[text] = v }
                 others[k] = v
             }

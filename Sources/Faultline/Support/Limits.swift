@@ -51,4 +51,8 @@ public enum Limits {
 
     /// How deeply a property list or keyed archive may nest (arrays in dictionaries in arrays …).
     public static let propertyListDepth = 100
+
+    /// The most objects decoding one keyed archive (a transformable value) may visit, counting a shared object once
+    /// per reference to it: a real value visits a handful.
+    public static let archivedObjectVisits = 1_000_000
 }
