@@ -103,6 +103,13 @@ final class CoreDataStoreCLITests: CLITestCase {
         XCTAssertEqual(explain.status, 0, explain.stderr)
         XCTAssertTrue(explain.stdout.contains("suggestion: CREATE INDEX ZPOST_ZPOSTID ON ZPOST (ZPOSTID)"), explain.stdout)
         XCTAssertTrue(explain.stdout.contains("SEARCH t0 USING INDEX ZPOST_ZPOSTID"), explain.stdout)
+        // A trace of fetches on the real store, reported with the store alone: its full scan is proven on a copy.
+        let trace = dir.appendingPathComponent("app.jsonl").path
+        let traced = try run(["query", "--store", store, "Post", "postID == 'x'", "--result", "count"], environment: ["FAULTLINE_TRACE": trace])
+        XCTAssertEqual(traced.status, 0, traced.stderr)
+        let report = try run(["report", trace, "--store", store, "--full-scan-steps", "1", "-o", dir.appendingPathComponent("report.html").path])
+        XCTAssertEqual(report.status, 0, report.stderr)
+        XCTAssertTrue(report.stdout.contains("CREATE INDEX ZPOST_ZPOSTID ON ZPOST (ZPOSTID) — proven on a scratch copy"), report.stdout)
         XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: store)), before, "the store is unchanged")
         for suffix in ["-wal", "-shm", "-journal"] { XCTAssertFalse(FileManager.default.fileExists(atPath: store + suffix)) }
     }
