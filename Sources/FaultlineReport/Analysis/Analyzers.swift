@@ -37,8 +37,14 @@ public struct Analyzers {
             let file = site.split(separator: ":").first.map(String.init) ?? site
             return allowedCallSites.contains(site) || allowedCallSites.contains(file)
         }
+        if trace.source == .coreDataLog {
+            for i in found.indices { found[i].fix += " " + Self.callSiteHint }
+        }
         return found.sorted { $0.cost != $1.cost ? $0.cost > $1.cost : $0.count > $1.count }
     }
+
+    /// Where a log's finding happens in the app: a Core Data log names no code.
+    static let callSiteHint = "(The log names no code: Instruments' Core Data template shows each fetch's and fault's call stack, and running the same code on Faultline's engine with FAULTLINE_TRACE=trace.jsonl gives the call site of every finding.)"
 
     private struct Group {
         var count = 0
@@ -105,16 +111,18 @@ public struct Analyzers {
             guard let plan = plans[statementSQL] else { continue }
             let steps = g.fullScanSteps
             let scanned = plan.filter { $0.hasPrefix("SCAN") && !$0.contains("COVERING INDEX") && !$0.contains("json_each") && !$0.contains("CONSTANT ROW") }
-            let fetch = trace.events.first { $0.kind == .fetch && $0.segment == g.sample.segment && $0.line > g.sample.line }
+            let fetch = trace.events.first { $0.kind == .fetch && $0.segment == g.sample.segment && $0.line >= g.sample.line }
             let shape = fetch.flatMap { f in f.entity.map { Finding.FetchShape(entity: $0, predicate: f.predicate, sort: f.sort) } }
             let site = fetch?.callSite
             let columns = Self.whereColumns(statementSQL)
             let table = Self.table(statementSQL) ?? "?"
             // A fetch with no condition on a column reads every row by design: only a filtered scan is a finding.
-            if !scanned.isEmpty && steps >= thresholds.fullScanSteps && !columns.isEmpty {
+            // A Core Data log counts no rows visited: its plans' filtered scans are reported as they are.
+            let fromLog = trace.source == .coreDataLog
+            if !scanned.isEmpty && (steps >= thresholds.fullScanSteps || fromLog) && !columns.isEmpty {
                 let index = "CREATE INDEX \(table)_\(columns.joined(separator: "_"))_INDEX ON \(table) (\(columns.joined(separator: ", ")))"
                 findings.append(Finding(kind: .fullScan, segment: g.sample.segment, callSite: site,
-                                        evidence: "\(table): \(g.count) run\(g.count == 1 ? "" : "s") scanned the whole table (\(steps) full-scan steps, \(scanned[0]))\(fetch?.predicate.map { "; predicate \($0)" } ?? "")",
+                                        evidence: "\(table): \(g.count) run\(g.count == 1 ? "" : "s") scanned the whole table (\(fromLog ? "" : "\(steps) full-scan steps, ")\(scanned[0]))\(fetch?.predicate.map { "; \(fromLog ? "" : "predicate ")\($0)" } ?? "")",
                                         fix: "index the predicate's attribute(s) in the model (Indexed, or a fetch index): \(index) — `faultline explain` proves it on a scratch copy of the store",
                                         cost: g.cost, count: g.count, lines: g.lines, fetch: shape))
             }

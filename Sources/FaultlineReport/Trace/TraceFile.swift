@@ -9,12 +9,53 @@ public struct TraceFile: Sendable {
     public let events: [TraceEvent]
     /// Lines that could not be read, as "line N: why" (a trace cut short by a crash may end with one).
     public let warnings: [String]
+    /// What the file is: a Faultline trace, or Core Data's SQL debug output.
+    public let source: Source
+    /// For a Core Data log: how many of its lines were read, and which were not understood.
+    public let logStatistics: LogStatistics?
 
-    /// Reads and checks a trace; errors name the file, the line and what is wrong.
-    public init(path: String) throws {
+    public enum Source: String, Sendable {
+        /// A Faultline JSON Lines trace (docs/trace-format.md).
+        case faultlineTrace = "Faultline trace"
+        /// Core Data's `-com.apple.CoreData.SQLDebug` output (docs/coredata-log.md).
+        case coreDataLog = "Core Data SQL debug log"
+    }
+
+    /// What reading a Core Data log made of its lines.
+    public struct LogStatistics: Sendable, Equatable {
+        /// Lines of Core Data's output (`CoreData: sql: …`, `annotation:`, `details:`, …).
+        public var coreDataLines: Int
+        /// Of those, lines no known shape matched, and the first one's line number.
+        public var notUnderstood: Int
+        public var firstNotUnderstood: Int?
+        /// Lines that are not Core Data's (the app's own output).
+        public var otherLines: Int
+    }
+
+    /// Reads and checks a trace, or reads a Core Data SQL debug log (told apart by content: a trace's first line is a
+    /// JSON object). `model`, when given, names the entities of a log's tables. Errors name the file, the line and
+    /// what is wrong.
+    public init(path: String, model: ManagedObjectModel? = nil) throws {
         self.path = path
         let data: Data
         do { data = try InputFile.read(path) } catch { throw ReportError("\(path): \(error)") }
+        if data.first(where: { !($0 == 0x20 || $0 == 0x09 || $0 == 0x0a || $0 == 0x0d || $0 == 0xef || $0 == 0xbb || $0 == 0xbf) }) != UInt8(ascii: "{") {
+            var reader = CoreDataLogReader(model: model)
+            reader.read(data)
+            guard reader.coreDataLines > 0 else {
+                throw ReportError("\(path): neither a Faultline trace (a JSON Lines file) nor Core Data SQL debug output (no `CoreData: sql:` or `annotation:` lines)")
+            }
+            header = ["format": "coredata-sqldebug"]
+            events = reader.events
+            source = .coreDataLog
+            logStatistics = LogStatistics(coreDataLines: reader.coreDataLines, notUnderstood: reader.notUnderstood,
+                                          firstNotUnderstood: reader.firstNotUnderstood, otherLines: reader.otherLines)
+            warnings = reader.notUnderstood == 0 ? [] :
+                ["\(reader.notUnderstood) Core Data line\(reader.notUnderstood == 1 ? "" : "s") not understood, first at line \(reader.firstNotUnderstood ?? 0)"]
+            return
+        }
+        source = .faultlineTrace
+        logStatistics = nil
         if let offset = UTF8Validation.firstInvalidByte(in: data) {
             throw ReportError("\(path): \(UTF8Validation.describe(data, invalidAt: offset))")
         }

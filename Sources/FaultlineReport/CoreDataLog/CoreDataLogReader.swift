@@ -1,0 +1,344 @@
+import Faultline
+import Foundation
+
+/// Turns Core Data's SQL debug output (docs/coredata-log.md) into the events a Faultline trace holds, so that the
+/// same analyzers read both: statements, fetches, count requests, faults, relationship faults, saves, store
+/// openings and level-4 query plans. A log has no call sites, no contexts and no clock: an event's time is its
+/// statement times added up.
+struct CoreDataLogReader {
+    /// Every event, in log order.
+    private(set) var events: [TraceEvent] = []
+    /// Core Data lines read (`sql:`, `annotation:`, `details:`, … after any prefix).
+    private(set) var coreDataLines = 0
+    /// Core Data lines no shape matched, and the first of them.
+    private(set) var notUnderstood = 0
+    private(set) var firstNotUnderstood: Int?
+    /// Lines that are not Core Data's (other output of the app).
+    private(set) var otherLines = 0
+
+    /// Table → entity, from the model when one is given and from annotations that name both.
+    private var entities: [String: String] = [:]
+    private var clock = 0.0
+
+    private struct Pending {
+        let sql: CoreDataSQL
+        let line: Int
+        var binds: [String] = []
+        var connectionTime: Double?
+        var executionTime: Double?
+        var isFetch = false
+    }
+    private var pending: Pending?
+    /// The open transaction's statements (a save is BEGIN EXCLUSIVE … COMMIT with INSERT/UPDATE/DELETE in it).
+    private var transaction: (line: Int, time: Double, inserted: [String: Int], updated: [String: Int], deleted: [String: Int])?
+    /// The last fetch event, which a fault or relationship-fault annotation may turn out to own.
+    private var lastFetch: TraceEvent?
+    private var lastFetchStatement: TraceEvent?
+    /// The main fetch a prefetch or a batch belongs to.
+    private var lastMainFetch: TraceEvent?
+    /// The plan being read (level 4): its SQL and rows.
+    private var plan: (sql: String, line: Int, rows: [String])?
+
+    init(model: ManagedObjectModel? = nil) {
+        for table in model?.tables ?? [] { entities[table.name] = table.root.name }
+    }
+
+    /// Reads a whole log.
+    mutating func read(_ data: Data) {
+        var lineNumber = 0
+        for raw in data.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false) {
+            lineNumber += 1
+            let text = String(decoding: raw, as: UTF8.self)
+            read(Substring(text), at: lineNumber)
+        }
+        finishPlan()
+        flush()
+    }
+
+    private mutating func read(_ raw: Substring, at line: Int) {
+        guard let parsed = CoreDataLogLine(raw) else {
+            if plan != nil, let row = Self.planRow(raw.trimmingCharacters(in: .whitespacesAndNewlines)) {
+                plan?.rows.append(row)
+                return
+            }
+            finishPlan()
+            if !raw.allSatisfy({ $0.isWhitespace }) { otherLines += 1 }
+            return
+        }
+        coreDataLines += 1
+        let understood: Bool
+        switch parsed.category {
+        case .sql: understood = sql(parsed.text, at: line)
+        case .annotation: finishPlan(); understood = annotation(parsed.text, at: line)
+        case .details: understood = details(parsed.text, at: line)
+        case .debug, .error, .warning, .info: finishPlan(); understood = true // Core Data's messages: not analysed
+        }
+        if !understood {
+            notUnderstood += 1
+            if firstNotUnderstood == nil { firstNotUnderstood = line }
+        }
+    }
+
+    // MARK: sql:
+
+    private mutating func sql(_ text: String, at line: Int) -> Bool {
+        finishPlan()
+        flush()
+        let statement = CoreDataSQL(text)
+        switch statement.kind {
+        case .begin:
+            transaction = (line, clock, [:], [:], [:])
+        case .commit, .rollback:
+            if let open = transaction, !(open.inserted.isEmpty && open.updated.isEmpty && open.deleted.isEmpty) {
+                let save = TraceEvent(kind: .save, time: clock, line: open.line)
+                save.inserted = open.inserted
+                save.updated = open.updated
+                save.deleted = open.deleted
+                save.duration = clock - open.time
+                if statement.kind == .rollback { save.error = "rolled back" }
+                events.append(save)
+            }
+            transaction = nil
+        default:
+            break
+        }
+        pending = Pending(sql: statement, line: line)
+        return !statement.text.isEmpty
+    }
+
+    /// Emits the statement read last, once its annotations are in.
+    private mutating func flush() {
+        guard let statement = pending else { return }
+        pending = nil
+        let sql = statement.sql
+        let event = TraceEvent(kind: .statement, time: 0, line: statement.line)
+        event.sql = sql.text
+        event.duration = statement.connectionTime ?? statement.executionTime ?? 0
+        clock += event.duration
+        event.time = clock
+        switch sql.kind {
+        case .select where sql.isBookkeeping: event.purpose = "schema"
+        case .select: event.purpose = sql.isObjectFault ? "fault" : sql.usesIntarray ? "batch" : "fetch"
+        case .insert, .update, .delete:
+            event.purpose = sql.isBookkeeping ? "keys" : "save"
+            if !sql.isBookkeeping, let table = sql.table, transaction != nil {
+                let entity = entityName(table)
+                switch sql.kind {
+                case .insert: transaction?.inserted[entity, default: 0] += 1
+                case .update: transaction?.updated[entity, default: 0] += 1
+                default: transaction?.deleted[entity, default: 0] += 1
+                }
+            }
+        case .pragma: event.purpose = "schema"
+        default: event.purpose = "other"
+        }
+        events.append(event)
+        if sql.kind == .select { lastFetchStatement = event }
+    }
+
+    private func entityName(_ table: String) -> String { entities[table] ?? table }
+
+    // MARK: annotation:
+
+    private mutating func annotation(_ text: String, at line: Int) -> Bool {
+        if let seconds = Self.seconds(after: "sql connection fetch time:", in: text) {
+            pending?.connectionTime = seconds
+            pending?.isFetch = true
+            return true
+        }
+        if let seconds = Self.seconds(after: "sql execution time:", in: text) {
+            pending?.executionTime = seconds
+            return true
+        }
+        if text.hasPrefix("total fetch execution time:") {
+            guard let seconds = Self.seconds(after: "total fetch execution time:", in: text) else { return false }
+            let rows = Self.integer(after: " for ", in: text) ?? 0
+            fetchFinished(seconds: seconds, rows: rows, count: false, line: line)
+            return true
+        }
+        if text.hasPrefix("total count request execution time:") {
+            guard let seconds = Self.seconds(after: "total count request execution time:", in: text) else { return false }
+            fetchFinished(seconds: seconds, rows: Self.integer(after: "count of ", in: text) ?? 0, count: true, line: line)
+            return true
+        }
+        if text.hasPrefix("fault fulfilled from database for") {
+            guard let object = Self.objectURI(in: text) else { return false }
+            flush()
+            let fault = TraceEvent(kind: .cacheMiss, time: clock, line: line)
+            fault.faultKind = "object"
+            fault.object = object
+            if let fetch = lastFetch, fetch === events.last, let statement = lastFetchStatement, statement.purpose == "fault" {
+                // The one-row SELECT and its timing were this fault's.
+                events.removeLast()
+                fault.duration = fetch.duration
+                fault.line = statement.line
+            }
+            lastFetch = nil
+            events.append(fault)
+            return true
+        }
+        if text.hasPrefix("to-many relationship fault") {
+            guard let object = Self.objectURI(in: text), let name = Self.quoted(in: text, quote: "\"") else { return false }
+            flush()
+            let fault = TraceEvent(kind: .cacheMiss, time: clock, line: line)
+            fault.faultKind = "relationship"
+            fault.object = object
+            fault.relationship = name
+            fault.rows = Self.integer(after: "Got ", in: text) ?? 0
+            if let fetch = lastFetch, fetch === events.last, let statement = lastFetchStatement {
+                events.removeLast()
+                statement.purpose = "relationshipFault"
+                fault.duration = fetch.duration
+                fault.line = statement.line
+            } else if let statement = lastFetchStatement, statement === events.last {
+                statement.purpose = "relationshipFault"
+                fault.duration = statement.duration
+                fault.line = statement.line
+            }
+            lastFetch = nil
+            events.append(fault)
+            return true
+        }
+        if text.hasPrefix("Prefetching with key") {
+            guard let key = Self.quoted(in: text, quote: "'") else { return false }
+            flush()
+            if let main = lastMainFetch, !main.prefetch.contains(key) { main.prefetch.append(key) }
+            return true
+        }
+        if text.hasPrefix("Bound intarray") { return true }
+        if text.hasPrefix("Connecting to sqlite database file at") {
+            flush()
+            let connect = TraceEvent(kind: .connect, time: clock, line: line)
+            connect.name = Self.quoted(in: text, quote: "\"")
+            events.append(connect)
+            return true
+        }
+        if text.hasPrefix("fetch using NSSQLiteStatement") {
+            // Level 3 (iOS 6 era): names the entity of the SQL's table.
+            if let entity = Self.quoted(in: text, quote: "'"), let sqlStart = text.range(of: "with sql text '") {
+                let statement = CoreDataSQL(String(text[sqlStart.upperBound...]))
+                if let table = statement.table, entities[table] == nil { entities[table] = entity }
+            }
+            return true
+        }
+        if text.hasPrefix("count request") || text.hasPrefix("fetch on entity") || text.hasPrefix("save execution time")
+            || text.hasPrefix("batch ") || text.hasPrefix("merge of") || text.hasPrefix("refresh of") {
+            return true
+        }
+        return false
+    }
+
+    private mutating func fetchFinished(seconds: Double, rows: Int, count: Bool, line: Int) {
+        let statement = pending
+        flush()
+        let fetch = TraceEvent(kind: .fetch, time: clock, line: statement?.line ?? line)
+        fetch.duration = seconds
+        fetch.statements = statement == nil ? 0 : 1
+        fetch.sqlTime = statement?.connectionTime ?? statement?.executionTime ?? 0
+        fetch.results = rows
+        if let sql = statement?.sql {
+            fetch.entity = sql.table.map(entityName)
+            fetch.predicate = sql.filter
+            fetch.sort = sql.sortColumns
+            lastFetchStatement?.rows = rows
+            if sql.usesIntarray, let main = lastMainFetch {
+                // A batch of a batched fetch, or a prefetch: part of the fetch before it.
+                main.statements += 1
+                main.duration += seconds
+                lastFetch = nil
+                return
+            }
+            fetch.resultType = count || sql.isCount ? "count" : sql.selectsKeysOnly ? "objectIDs" : "objects"
+            // Keys first, then rows in batches: a batched fetch.
+            if sql.selectsKeysOnly { fetch.batchSize = 1 }
+        } else {
+            fetch.resultType = count ? "count" : "objects"
+        }
+        events.append(fetch)
+        lastFetch = fetch
+        if statement?.sql.isObjectFault != true { lastMainFetch = fetch }
+    }
+
+    // MARK: details:
+
+    private mutating func details(_ text: String, at line: Int) -> Bool {
+        if text.hasPrefix("SQLite bind[") {
+            if let equals = text.range(of: "] = ") { pending?.binds.append(String(text[equals.upperBound...])) }
+            return true
+        }
+        let body = text.hasPrefix("SQLite: ") ? String(text.dropFirst("SQLite: ".count)) : text
+        if body.hasPrefix("EXPLAIN QUERY PLAN ") {
+            finishPlan()
+            plan = (CoreDataSQL(String(body.dropFirst("EXPLAIN QUERY PLAN ".count))).text, line, [])
+            return true
+        }
+        if plan != nil, let row = Self.planRow(body) {
+            plan?.rows.append(row)
+            return true
+        }
+        finishPlan()
+        return text.hasPrefix("row values") || text.contains("with values")
+    }
+
+    private mutating func finishPlan() {
+        guard let finished = plan else { return }
+        plan = nil
+        let event = TraceEvent(kind: .queryPlan, time: clock, line: finished.line)
+        event.sql = finished.sql
+        event.planDetails = finished.rows
+        events.append(event)
+    }
+
+    /// A plan row's detail: `SCAN t0`, from the tree form (`|--SCAN t0`, `` `--SEARCH … ``), the old numbered form
+    /// (`0 0 0 SCAN TABLE ZX AS t0`) or Faultline's (`3|0|0|SCAN t0`); nil for anything else.
+    static func planRow(_ text: String) -> String? {
+        var rest = Substring(text).drop { " |`-".contains($0) }
+        if rest.first?.isNumber == true {
+            // "0 0 0 SCAN …" or "3|0|0|SCAN …": up to three numbers first.
+            var numbers = 0
+            while numbers < 3, rest.first?.isNumber == true {
+                rest = rest.drop { $0.isNumber }.drop { $0 == " " || $0 == "|" }
+                numbers += 1
+            }
+        }
+        let detail = String(rest).trimmingCharacters(in: .whitespaces)
+        let starts = ["SCAN", "SEARCH", "USE TEMP B-TREE", "CO-ROUTINE", "MATERIALIZE", "COMPOUND", "MULTI-INDEX", "CORRELATED",
+                      "SCALAR SUBQUERY", "LIST SUBQUERY", "EXECUTE", "LEFT-MOST SUBQUERY", "UNION", "USING", "BLOOM FILTER"]
+        guard starts.contains(where: { detail.hasPrefix($0) }) else { return nil }
+        // SQLite before 3.24 wrote "SCAN TABLE ZX AS t0" and "SEARCH TABLE ZX AS t0 USING …".
+        return detail.replacingOccurrences(of: "SCAN TABLE ", with: "SCAN ").replacingOccurrences(of: "SEARCH TABLE ", with: "SEARCH ")
+    }
+
+    // MARK: Fields
+
+    /// The number of seconds after `prefix` (`0.0012s`).
+    static func seconds(after prefix: String, in text: String) -> Double? {
+        guard let range = text.range(of: prefix) else { return nil }
+        let number = text[range.upperBound...].drop { $0 == " " }.prefix { $0.isNumber || $0 == "." || $0 == "e" || $0 == "-" }
+        guard let value = Double(number), value.isFinite, value >= 0, value <= Limits.traceSeconds else { return nil }
+        return value
+    }
+
+    /// The whole number after `prefix`.
+    static func integer(after prefix: String, in text: String) -> Int? {
+        guard let range = text.range(of: prefix, options: .backwards) else { return nil }
+        let digits = text[range.upperBound...].prefix { $0.isNumber }
+        guard let value = Int(digits), value <= Int(Limits.traceCount) else { return nil }
+        return value
+    }
+
+    /// The object URI in a fault line (`0x… <x-coredata://UUID/Entity/p12>`).
+    static func objectURI(in text: String) -> String? {
+        guard let start = text.range(of: "x-coredata://") else { return nil }
+        let uri = text[start.lowerBound...].prefix { $0 != ">" && $0 != " " && $0 != ")" }
+        return uri.split(separator: "/").count >= 3 ? String(uri) : nil
+    }
+
+    /// The first text between two `quote`s.
+    static func quoted(in text: String, quote: Character) -> String? {
+        guard let open = text.firstIndex(of: quote) else { return nil }
+        let rest = text[text.index(after: open)...]
+        guard let close = rest.firstIndex(of: quote) else { return nil }
+        return String(rest[..<close])
+    }
+}
