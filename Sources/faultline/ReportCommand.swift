@@ -5,18 +5,21 @@ import Foundation
 struct ReportCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "report",
-        abstract: "Turn traces into an HTML report: summary, findings with fixes, timeline, statements and their plans.",
+        abstract: "Turn traces or Core Data SQL debug logs into an HTML report: summary, findings with fixes, timeline, statements and their plans.",
         discussion: """
         Findings: N+1 faults and relationship faults one by one (prefetch or batch-fault), filtered full scans (the \
         index), temporary B-trees for ORDER BY (the compound index), the same fetch repeated, large fetches without \
-        a batch size, many small saves. Findings are printed too; several traces are shown side by side.
+        a batch size, many small saves. Findings are printed too; several traces are shown side by side. A file is         read as Core Data's `-com.apple.CoreData.SQLDebug` output (a copied Xcode console) when it is not a JSON Lines         trace; with --store, each statement of a log is planned on a scratch copy of the store.
         """)
 
-    @Argument(help: "Trace files (FAULTLINE_TRACE=… or faultline bench's trace.jsonl).")
+    @Argument(help: "Trace files (FAULTLINE_TRACE=… or faultline bench's trace.jsonl) or Core Data SQL debug logs.")
     var traces: [String]
 
-    @Option(name: [.short, .long], help: "The HTML file to write.")
-    var output: String = "report.html"
+    @Option(name: [.short, .long], help: "The HTML file to write (default report.html; with --json, none unless given).")
+    var output: String?
+
+    @Flag(help: "Print the findings as JSON on standard output (kind, severity, entity, relationship, call site, count, time, lines, fix).")
+    var json = false
 
     @Option(help: "Also write the first trace in Chrome's trace-event format (open it in Perfetto).")
     var chrome: String?
@@ -58,7 +61,8 @@ struct ReportCommand: ParsableCommand {
 
     func run() throws {
         try reportingErrors("report") {
-            try OutputFile.check(output)
+            let output = self.output ?? (json ? nil : "report.html")
+            if let output { try OutputFile.check(output) }
             if let chrome { try OutputFile.check(chrome) }
             var thresholds = AnalyzerThresholds()
             thresholds.nPlusOne = nPlusOne
@@ -68,15 +72,30 @@ struct ReportCommand: ParsableCommand {
             thresholds.smallSaves = smallSaves
             thresholds.fullScanSteps = fullScanSteps
             let analyzers = Analyzers(thresholds: thresholds, allowedCallSites: Set(allow))
-            var inputs = try traces.map { ReportPage.Input(trace: try TraceFile(path: $0), analyzers: analyzers) }
-            if let store {
-                let prover = try IndexProver(model: try loadModel(model ?? store), store: URL(fileURLWithPath: store))
-                for i in inputs.indices { inputs[i].findings = prover.prove(inputs[i].findings) }
+            // With a store: its model names a log's tables, its data plans a log's statements and proves indexes.
+            let prover = try store.map { store in
+                try IndexProver(coordinator: openStore(store, model: model, readOnly: true), store: URL(fileURLWithPath: store))
             }
-            try OutputFile.write(Data(ReportPage(inputs: inputs).html.utf8), to: output)
+            var inputs: [ReportPage.Input] = []
+            for path in traces {
+                var trace = try TraceFile(path: path, model: prover?.coordinator.managedObjectModel)
+                if let prover, trace.source == .coreDataLog { trace = trace.withPlans(from: prover.coordinator) }
+                var input = ReportPage.Input(trace: trace, analyzers: analyzers)
+                if let prover { input.findings = prover.prove(input.findings, fromLog: trace.source == .coreDataLog) }
+                inputs.append(input)
+            }
+            if let output { try OutputFile.write(Data(ReportPage(inputs: inputs).html.utf8), to: output) }
             if let chrome { try OutputFile.write(ChromeTrace.data(inputs[0].trace), to: chrome) }
+            if json {
+                let data = try FindingsJSON.data(inputs.map { ($0.trace.path, $0.trace.source, $0.findings) })
+                print(String(decoding: data, as: UTF8.self))
+                return
+            }
             for input in inputs {
                 print("\(input.trace.path): \(input.summary.events) events, \(input.summary.statementCount) statements, \(input.findings.count) findings")
+                if let log = input.trace.logStatistics {
+                    print("  a Core Data SQL debug log: \(log.coreDataLines) Core Data lines, \(log.otherLines) other lines")
+                }
                 for finding in input.findings.prefix(20) {
                     let place = [finding.segment, finding.callSite ?? ""].filter { !$0.isEmpty }.joined(separator: " at ")
                     print("  \(finding.kind.rawValue)\(place.isEmpty ? "" : " (\(place))"): \(finding.evidence)\n    fix: \(finding.fix)")
@@ -84,7 +103,7 @@ struct ReportCommand: ParsableCommand {
                 if input.findings.count > 20 { print("  … \(input.findings.count - 20) more in the report") }
                 for warning in input.trace.warnings { print("  warning: \(warning)") }
             }
-            print("wrote \(output)" + (chrome.map { " and \($0)" } ?? ""))
+            if let output { print("wrote \(output)" + (chrome.map { " and \($0)" } ?? "")) }
         }
     }
 }

@@ -80,6 +80,34 @@ struct IndexCandidates {
         order = sort.filter { $0.comparison == .binary }.compactMap { column(.key($0.keyPath)) }
     }
 
+    /// The candidates of a SELECT's text (a statement read from a log): `t0.<COLUMN> = ?` or `IN` conditions are
+    /// equalities; `<`, `>`, `BETWEEN` and `LIKE` ranges; the ORDER BY's plain columns the order.
+    init(sql: String) {
+        let whereStart = sql.range(of: " WHERE ")?.upperBound
+        let orderStart = sql.range(of: " ORDER BY ")
+        if let whereStart {
+            var rest = sql[whereStart..<(orderStart?.lowerBound ?? sql.endIndex)]
+            while let reference = rest.range(of: "t0.") {
+                let name = String(rest[reference.upperBound...].prefix { $0.isLetter || $0.isNumber || $0 == "_" })
+                let after = rest[reference.upperBound...].dropFirst(name.count).drop { $0 == " " }
+                rest = rest[reference.upperBound...]
+                guard name.hasPrefix("Z"), name != "Z_PK", name != "Z_ENT", !name.isEmpty else { continue }
+                if after.hasPrefix("= ") || after.hasPrefix("=?") || after.hasPrefix("IN ") || after.hasPrefix("IN(") {
+                    if !equality.contains(name) { equality.append(name) }
+                } else if after.hasPrefix("<") || after.hasPrefix(">") || after.hasPrefix("BETWEEN") || after.hasPrefix("LIKE") {
+                    if !range.contains(name) { range.append(name) }
+                }
+            }
+        }
+        if let orderStart {
+            for term in sql[orderStart.upperBound...].split(separator: ",") {
+                let words = term.split(separator: " ")
+                guard let first = words.first, first.hasPrefix("t0."), words.count == 1 || (words.count == 2 && (words[1] == "ASC" || words[1] == "DESC")) else { break }
+                order.append(String(first.dropFirst(3)))
+            }
+        }
+    }
+
     /// Index column lists to try, most useful first.
     var proposals: [[String]] {
         var result: [[String]] = []
@@ -105,6 +133,25 @@ extension PersistentStoreCoordinator {
             let (conditions, bounds) = entityConditions(store.plan(for: entity), includesSubentities: includesSubentities)
             return SelectQuery(select: store.tablePlan(for: entity).selectSQL, conditions: conditions, bounds: bounds,
                                keys: nil, filter: filter, limit: 0, offset: 0)
+        }
+    }
+
+    /// Explains a SELECT given as text (one read from Core Data's SQL debug output): SQLite's plan for it on this store
+    /// (its `?` unbound), and the index on the columns it filters and sorts by that removes a full scan or a temporary
+    /// B-tree, tried on a scratch copy. The store is not changed.
+    public func explain(sql: String) throws -> FetchExplanation {
+        try withLock {
+            let store = try requireStore()
+            let current: QueryPlan
+            do { current = try Self.queryPlan(sql, bindings: [], on: store.connection.handle) } catch let error as SQLiteError {
+                throw StoreError.sqlite(path: store.path, error: error)
+            }
+            var suggestions: [FetchExplanation.IndexSuggestion] = []
+            let table = sql.range(of: " FROM ").map { String(sql[$0.upperBound...].prefix { $0.isLetter || $0.isNumber || $0 == "_" }) }
+            if let table, !table.isEmpty, !current.fullScans.isEmpty || current.sortsInTemporaryBTree {
+                suggestions = try suggest(sql: sql, bindings: [], current: current, table: table, candidates: IndexCandidates(sql: sql), store: store)
+            }
+            return FetchExplanation(sql: sql, bindings: [], plan: current, suggestions: suggestions)
         }
     }
 

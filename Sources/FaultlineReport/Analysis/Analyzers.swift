@@ -124,7 +124,7 @@ public struct Analyzers {
                 findings.append(Finding(kind: .fullScan, segment: g.sample.segment, callSite: site,
                                         evidence: "\(table): \(g.count) run\(g.count == 1 ? "" : "s") scanned the whole table (\(fromLog ? "" : "\(steps) full-scan steps, ")\(scanned[0]))\(fetch?.predicate.map { "; \(fromLog ? "" : "predicate ")\($0)" } ?? "")",
                                         fix: "index the predicate's attribute(s) in the model (Indexed, or a fetch index): \(index) — `faultline explain` proves it on a scratch copy of the store",
-                                        cost: g.cost, count: g.count, lines: g.lines, fetch: shape))
+                                        cost: g.cost, count: g.count, lines: g.lines, fetch: shape, sql: statementSQL))
             }
             if plan.contains(where: { $0.contains("TEMP B-TREE FOR ORDER BY") }) {
                 let order = Self.orderColumns(statementSQL)
@@ -133,7 +133,7 @@ public struct Analyzers {
                                         evidence: "\(table): \(g.count) run\(g.count == 1 ? "" : "s") sorted their rows in a temporary B-tree\(fetch.map { $0.sort.isEmpty ? "" : " (sort \($0.sort.joined(separator: ", ")))" } ?? "")",
                                         fix: compound.isEmpty ? "a compound index on the predicate's columns followed by the sort's" :
                                             "a compound index (\(compound.joined(separator: ", "))) — the predicate's columns, then the sort's — lets SQLite read rows in order: CREATE INDEX \(table)_\(compound.joined(separator: "_"))_INDEX ON \(table) (\(compound.joined(separator: ", ")))",
-                                        cost: g.cost, count: g.count, lines: g.lines, fetch: shape))
+                                        cost: g.cost, count: g.count, lines: g.lines, fetch: shape, sql: statementSQL))
             }
         }
         return findings

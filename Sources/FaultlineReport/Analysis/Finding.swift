@@ -31,6 +31,8 @@ public struct Finding: Sendable, Equatable {
     /// For scans and sorts: the fetch that ran the statement (entity, canonical predicate, sort keys), so that a
     /// suggested index can be proven against a store.
     public var fetch: FetchShape?
+    /// For scans and sorts: the statement's SQL (what a Core Data log gives instead of a fetch).
+    public var sql: String? = nil
 
     /// What a fetch asked for, as the trace records it.
     public struct FetchShape: Sendable, Equatable {

@@ -7,6 +7,12 @@ public struct IndexProver {
     let context: ManagedObjectContext
     let storePath: String
 
+    /// Uses a coordinator that has the store open (read only).
+    public init(coordinator: PersistentStoreCoordinator, store: URL) {
+        context = ManagedObjectContext(.privateQueue, coordinator: coordinator)
+        storePath = store.path
+    }
+
     /// Opens the store (read only in effect: the index is tried on a copy).
     public init(model: ManagedObjectModel, store: URL) throws {
         guard FileManager.default.fileExists(atPath: store.path) else { throw ReportError("no store at \(store.path)") }
@@ -16,16 +22,28 @@ public struct IndexProver {
         storePath = store.path
     }
 
-    public func prove(_ findings: [Finding]) -> [Finding] {
+    /// The coordinator of the store (for planning a log's statements).
+    public var coordinator: PersistentStoreCoordinator { context.coordinator }
+
+    /// `findings` with each scan's and sort's suggested index proven: from a trace, by planning its fetch again; from
+    /// a Core Data log (`fromLog`), by planning its statement's SQL.
+    public func prove(_ findings: [Finding], fromLog: Bool = false) -> [Finding] {
         findings.map { finding in
-            guard finding.kind == .fullScan || finding.kind == .tempBTree, let shape = finding.fetch,
-                  context.model.entity(named: shape.entity) != nil else { return finding }
+            guard finding.kind == .fullScan || finding.kind == .tempBTree else { return finding }
+            let shape = finding.fetch
+            guard fromLog ? finding.sql != nil : shape.map({ context.model.entity(named: $0.entity) != nil }) == true else { return finding }
             var proven = finding
             do {
-                let predicate = try shape.predicate.map { try ObjectPredicate(format: $0) }
-                let sort = try shape.sort.map { try FetchSortDescriptor(parsing: $0) }
-                let request = FetchRequest<ManagedObject>(entityName: shape.entity, predicate: predicate, sortDescriptors: sort)
-                let explanation = try context.performAndWait { try context.explain(request) }
+                let explanation: FetchExplanation
+                if fromLog, let sql = finding.sql {
+                    explanation = try context.coordinator.explain(sql: sql)
+                } else {
+                    let shape = shape!
+                    let predicate = try shape.predicate.map { try ObjectPredicate(format: $0) }
+                    let sort = try shape.sort.map { try FetchSortDescriptor(parsing: $0) }
+                    let request = FetchRequest<ManagedObject>(entityName: shape.entity, predicate: predicate, sortDescriptors: sort)
+                    explanation = try context.performAndWait { try context.explain(request) }
+                }
                 if let suggestion = explanation.suggestions.first {
                     proven.fix = "\(suggestion.sql) — proven on a scratch copy of \(URL(fileURLWithPath: storePath).lastPathComponent): \(suggestion.reason); the plan becomes \(suggestion.planWithIndex.steps.map(\.detail).joined(separator: "; ")). Declare it in the model (Indexed, or a fetch index)."
                 } else if explanation.plan.fullScans.isEmpty && !explanation.plan.sortsInTemporaryBTree {

@@ -107,6 +107,15 @@ public struct TraceFile: Sendable {
         self.warnings = warnings
     }
 
+    init(path: String, header: [String: String], events: [TraceEvent], warnings: [String], source: Source, logStatistics: LogStatistics?) {
+        self.path = path
+        self.header = header
+        self.events = events
+        self.warnings = warnings
+        self.source = source
+        self.logStatistics = logStatistics
+    }
+
     /// An event's fields, read strictly: times are seconds from 0 to `Limits.traceSeconds`, counts whole numbers
     /// from 0 to `Limits.traceCount`, read exactly; anything else is an error naming the line and the field.
     struct Fields {

@@ -1,0 +1,48 @@
+import Foundation
+
+extension Finding {
+    /// How urgent the finding is: `high` for patterns that grow with the data (N+1 faults, relationship faults one by
+    /// one, full scans), `medium` for costs that repeat, `low` for waste.
+    public var severity: String {
+        switch kind {
+        case .nPlusOne, .relationshipFaultStorm, .fullScan: return "high"
+        case .tempBTree, .repeatedFetch, .largeFetchWithoutBatchSize, .manySmallSaves, .countThroughFaults: return "medium"
+        case .avoidableFetch, .unusedPrefetch: return "low"
+        }
+    }
+
+    /// The entity (or table) the evidence names first (`Post.comments: …` → Post).
+    public var entity: String? { subject?.entity }
+    /// The relationship the evidence names (`Post.comments: …` → comments).
+    public var relationship: String? { subject?.relationship }
+
+    private var subject: (entity: String, relationship: String?)? {
+        guard let colon = evidence.range(of: ": ") else { return nil }
+        let head = evidence[..<colon.lowerBound]
+        guard !head.isEmpty, !head.contains(" ") else { return nil }
+        let parts = head.split(separator: ".", maxSplits: 1)
+        return (String(parts[0]), parts.count > 1 ? String(parts[1]) : nil)
+    }
+}
+
+/// Findings as JSON for CI and editors (`faultline report --json`): an array with one object per finding.
+public enum FindingsJSON {
+    public static func data(_ reports: [(path: String, source: TraceFile.Source, findings: [Finding])]) throws -> Data {
+        var array: [[String: Any]] = []
+        for report in reports {
+            for finding in report.findings {
+                var object: [String: Any] = [
+                    "file": report.path, "source": report.source == .coreDataLog ? "coredata-log" : "faultline-trace",
+                    "kind": finding.kind.rawValue, "severity": finding.severity, "count": finding.count,
+                    "time": finding.cost, "lines": finding.lines, "evidence": finding.evidence, "fix": finding.fix,
+                ]
+                object["entity"] = finding.entity ?? NSNull()
+                object["relationship"] = finding.relationship ?? NSNull()
+                object["callSite"] = finding.callSite ?? NSNull()
+                if !finding.segment.isEmpty { object["segment"] = finding.segment }
+                array.append(object)
+            }
+        }
+        return try JSONSerialization.data(withJSONObject: array, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])
+    }
+}
