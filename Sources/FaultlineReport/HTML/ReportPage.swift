@@ -67,6 +67,11 @@ public struct ReportPage {
         var out = "<h2>\(e(URL(fileURLWithPath: t.path).lastPathComponent))</h2>\n"
         let meta = ["process", "pid", "host", "sqlite", "started"].compactMap { key in t.header[key].map { "\(key) \(e($0))" } }
         out += "<p class=muted>\(meta.joined(separator: " · "))</p>\n"
+        if let log = t.logStatistics {
+            out += "<p class=muted>\(e(t.source.rawValue)): \(log.coreDataLines) Core Data lines, \(log.otherLines) other lines"
+                + (log.notUnderstood > 0 ? ", \(log.notUnderstood) not understood (first at line \(log.firstNotUnderstood ?? 0))" : "")
+                + ". A log names no code: findings have no call sites.</p>\n"
+        }
         for warning in t.warnings { out += "<p class=muted>\(e(warning))</p>\n" }
         // Summary.
         out += "<h3>Summary</h3>\n<table><tr><th>category</th><th>count</th><th>time</th></tr>\n"
