@@ -36,6 +36,9 @@ struct CoreDataLogReader {
     private var lastFetchStatement: TraceEvent?
     /// The main fetch a prefetch or a batch belongs to.
     private var lastMainFetch: TraceEvent?
+    /// SELECTs since the last fetch was timed (a fetch's own, then its prefetches'), and prefetched keys seen then.
+    private var selectsSinceFetch: [TraceEvent] = []
+    private var prefetchesSinceFetch: [String] = []
     /// The plan being read (level 4): its SQL and rows.
     private var plan: (sql: String, line: Int, rows: [String])?
 
@@ -133,7 +136,10 @@ struct CoreDataLogReader {
         default: event.purpose = "other"
         }
         events.append(event)
-        if sql.kind == .select { lastFetchStatement = event }
+        if sql.kind == .select {
+            lastFetchStatement = event
+            if event.purpose != "schema" { selectsSinceFetch.append(event) }
+        }
     }
 
     private func entityName(_ table: String) -> String { entities[table] ?? table }
@@ -191,6 +197,7 @@ struct CoreDataLogReader {
                 fault.duration = fetch.duration
                 fault.line = statement.line
             } else if let statement = lastFetchStatement, statement === events.last {
+                selectsSinceFetch.removeAll { $0 === statement }
                 statement.purpose = "relationshipFault"
                 fault.duration = statement.duration
                 fault.line = statement.line
@@ -202,7 +209,11 @@ struct CoreDataLogReader {
         if text.hasPrefix("Prefetching with key") {
             guard let key = Self.quoted(in: text, quote: "'") else { return false }
             flush()
-            if let main = lastMainFetch, !main.prefetch.contains(key) { main.prefetch.append(key) }
+            if !selectsSinceFetch.isEmpty {
+                prefetchesSinceFetch.append(key)
+            } else if let main = lastMainFetch, !main.prefetch.contains(key) {
+                main.prefetch.append(key)
+            }
             return true
         }
         if text.hasPrefix("Bound intarray") { return true }
@@ -228,23 +239,30 @@ struct CoreDataLogReader {
         return false
     }
 
+    /// A fetch's total time: it ran the SELECTs since the last fetch, the first of them its own (prefetches follow).
     private mutating func fetchFinished(seconds: Double, rows: Int, count: Bool, line: Int) {
-        let statement = pending
         flush()
-        let fetch = TraceEvent(kind: .fetch, time: clock, line: statement?.line ?? line)
+        let selects = selectsSinceFetch
+        let prefetched = prefetchesSinceFetch
+        selectsSinceFetch = []
+        prefetchesSinceFetch = []
+        let main = selects.first { !($0.sql.map(CoreDataSQL.init)?.usesIntarray ?? false) } ?? selects.first
+        let sql = main?.sql.map(CoreDataSQL.init)
+        let fetch = TraceEvent(kind: .fetch, time: clock, line: main?.line ?? line)
         fetch.duration = seconds
-        fetch.statements = statement == nil ? 0 : 1
-        fetch.sqlTime = statement?.connectionTime ?? statement?.executionTime ?? 0
+        fetch.statements = selects.count
+        fetch.sqlTime = selects.reduce(0) { $0 + $1.duration }
         fetch.results = rows
-        if let sql = statement?.sql {
+        fetch.prefetch = prefetched
+        main?.rows = rows
+        if let sql {
             fetch.entity = sql.table.map(entityName)
             fetch.predicate = sql.filter
             fetch.sort = sql.sortColumns
-            lastFetchStatement?.rows = rows
-            if sql.usesIntarray, let main = lastMainFetch {
-                // A batch of a batched fetch, or a prefetch: part of the fetch before it.
-                main.statements += 1
-                main.duration += seconds
+            if sql.usesIntarray, let previous = lastMainFetch {
+                // A batch of a batched fetch: part of the fetch that read the keys.
+                previous.statements += selects.count
+                previous.duration += seconds
                 lastFetch = nil
                 return
             }
@@ -256,7 +274,8 @@ struct CoreDataLogReader {
         }
         events.append(fetch)
         lastFetch = fetch
-        if statement?.sql.isObjectFault != true { lastMainFetch = fetch }
+        lastFetchStatement = main
+        if sql?.isObjectFault != true { lastMainFetch = fetch }
     }
 
     // MARK: details:
