@@ -215,8 +215,8 @@ final class HostileInputTests: CLITestCase {
         XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: empty)), Data())
         // Traces and results files are read, never written, whatever they hold.
         let emptyTrace = try write("empty.jsonl", ""), emptyResults = try write("empty.json", ""), textResults = try write("notes.json", "hello\n")
-        for (arguments, message) in [(["report", emptyTrace, "-o", "r.html"], "faultline report: \(emptyTrace): empty — not a Faultline trace\n"),
-                                     (["compare", emptyTrace, emptyTrace], "faultline compare: \(emptyTrace): empty — not a Faultline trace\n"),
+        for (arguments, message) in [(["report", emptyTrace, "-o", "r.html"], "faultline report: \(emptyTrace): empty — not a Faultline trace or Core Data SQL debug output\n"),
+                                     (["compare", emptyTrace, emptyTrace], "faultline compare: \(emptyTrace): empty — not a Faultline trace or Core Data SQL debug output\n"),
                                      (["compare", emptyResults, textResults], "faultline compare: \(emptyResults) is not a Faultline results file: The given data was not valid JSON.\n")] {
             let result = try run(arguments)
             XCTAssertEqual(result.status, 1, "\(arguments)")

@@ -43,7 +43,8 @@ public struct TraceFile: Sendable {
             var reader = CoreDataLogReader(model: model)
             reader.read(data)
             guard reader.coreDataLines > 0 else {
-                throw ReportError("\(path): neither a Faultline trace (a JSON Lines file) nor Core Data SQL debug output (no `CoreData: sql:` or `annotation:` lines)")
+                if reader.otherLines == 0 { throw ReportError("\(path): empty — not a Faultline trace or Core Data SQL debug output") }
+                throw ReportError("\(path):1: neither a Faultline trace (a JSON Lines file) nor Core Data SQL debug output (no line is a `CoreData: sql:`, `annotation:` or `details:` line)")
             }
             header = ["format": "coredata-sqldebug"]
             events = reader.events
