@@ -64,7 +64,7 @@ struct CoreDataLogReader {
                 plan?.rows.append(row)
                 return
             }
-            finishPlan()
+            // The app's own output may come between a plan's rows: the plan stays open.
             if !raw.allSatisfy({ $0.isWhitespace }) { otherLines += 1 }
             return
         }

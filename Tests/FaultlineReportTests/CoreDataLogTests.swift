@@ -1,0 +1,263 @@
+import Faultline
+import Foundation
+import XCTest
+@testable import FaultlineReport
+
+/// Reading Core Data's SQL debug output: every line shape of ../shared/fixtures/coredata-sqldebug/SHAPES.md, written
+/// here for the test, and the ways people paste it.
+final class CoreDataLogTests: XCTestCase {
+    var dir: URL!
+
+    override func setUpWithError() throws {
+        dir = FileManager.default.temporaryDirectory.appendingPathComponent("faultline-log-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+    }
+
+    override func tearDownWithError() throws {
+        try? FileManager.default.removeItem(at: dir)
+    }
+
+    func read(_ text: String, model: ManagedObjectModel? = nil) throws -> TraceFile {
+        let path = dir.appendingPathComponent("console-\(UUID().uuidString).txt").path
+        try Data(text.utf8).write(to: URL(fileURLWithPath: path))
+        return try TraceFile(path: path, model: model)
+    }
+
+    static let uri = "x-coredata://6C1B6B1E-2B7A-4E0C-9F7E-0D3C1A2B3C4D"
+
+    /// One line (or group of lines) per shape, in the order SHAPES.md lists them.
+    static let shapes = """
+    CoreData: annotation: Connecting to sqlite database file at "/Users/me/Library/Developer/CoreSimulator/Devices/X/Library/Application Support/Notes.sqlite"
+    CoreData: sql: pragma recursive_triggers=1
+    CoreData: annotation: sql execution time: 0.0001s
+    CoreData: sql: pragma journal_mode=wal
+    CoreData: sql: pragma cache_size=1000
+    CoreData: sql: pragma auto_vacuum
+    CoreData: sql: pragma page_count
+    CoreData: sql: pragma freelist_count
+    CoreData: sql: SELECT TBL_NAME FROM SQLITE_MASTER WHERE TBL_NAME = 'Z_METADATA'
+    CoreData: sql: SELECT Z_VERSION, Z_UUID, Z_PLIST FROM Z_METADATA
+    CoreData: debug: Remote Change Notification - registered for notifications on Notes.sqlite
+    CoreData: sql: SELECT 0, t0.Z_PK, t0.Z_OPT, t0.ZTITLE, t0.ZFOLDER FROM ZNOTE t0 WHERE  t0.ZTITLE = ? ORDER BY t0.ZCREATED DESC  LIMIT 20
+    CoreData: details: SQLite bind[0] = "Groceries"
+    CoreData: details: SQLite: EXPLAIN QUERY PLAN SELECT 0, t0.Z_PK, t0.Z_OPT, t0.ZTITLE, t0.ZFOLDER FROM ZNOTE t0 WHERE  t0.ZTITLE = ? ORDER BY t0.ZCREATED DESC  LIMIT 20
+    CoreData: details: SQLite: |--SCAN t0
+    CoreData: details: SQLite: `--USE TEMP B-TREE FOR ORDER BY
+    CoreData: annotation: sql connection fetch time: 0.0021s
+    CoreData: annotation: fetch using NSSQLiteStatement <0x600002c4c000> on entity 'Note' with sql text 'SELECT 0, t0.Z_PK, t0.Z_OPT, t0.ZTITLE, t0.ZFOLDER FROM ZNOTE t0 WHERE  t0.ZTITLE = ? ORDER BY t0.ZCREATED DESC  LIMIT 20' returned 2 rows with values: (x, y)
+    CoreData: annotation: total fetch execution time: 0.0025s for 2 rows.
+    CoreData: sql: SELECT t0.Z_ENT, t0.Z_PK, t0.Z_OPT, t0.ZNAME, t0.ZPARENT FROM ZFOLDER t0 WHERE  t0.Z_PK = ?
+    CoreData: annotation: sql connection fetch time: 0.0003s
+    CoreData: annotation: total fetch execution time: 0.0004s for 1 rows.
+    CoreData: annotation: fault fulfilled from database for : 0x9c1a2d0e4f5a6b7c <\(uri)/SmartFolder/p3> with row values: <NSSQLRow: 0x600 SmartFolder p3>
+    CoreData: sql: SELECT COUNT(*) FROM ZNOTE
+    CoreData: annotation: sql connection fetch time: 0.0002s
+    CoreData: annotation: total count request execution time: 0.0003s for count of 42.
+    CoreData: annotation: count request <NSFetchRequest: 0x600001d0c1c0> (entity: Note; predicate: ((null)); sortDescriptors: ((null)); type: NSCountResultType; ) returned 42
+    CoreData: sql: SELECT COUNT(DISTINCT t0.Z_PK) FROM ZNOTE t0 WHERE  t0.ZPINNED = ?
+    CoreData: annotation: sql connection fetch time: 0.0002s
+    CoreData: annotation: total count request execution time: 0.0002s for count of 7.
+    CoreData: sql: SELECT  max( t0.ZCREATED), t0.ZFOLDER FROM ZNOTE t0 GROUP BY  t0.ZFOLDER HAVING __var0 > ?
+    CoreData: annotation: sql connection fetch time: 0.0004s
+    CoreData: annotation: total fetch execution time: 0.0005s for 3 rows.
+    2014-07-30 12:00:00.123 Notes[1234:c07] CoreData: sql: SELECT 0, t0.Z_PK FROM ZNOTE t0 ORDER BY t0.ZCREATED
+    2014-07-30 12:00:00.125 Notes[1234:c07] CoreData: annotation: sql connection fetch time: 0.0050s
+    2014-07-30 12:00:00.126 Notes[1234:c07] CoreData: annotation: total fetch execution time: 0.0061s for 5000 rows.
+    CoreData: annotation: Bound intarray _Z_intarray0
+    CoreData: annotation: Bound intarray values.
+    CoreData: sql: SELECT 0, t0.Z_PK, t0.Z_OPT, t0.ZTITLE, t0.ZFOLDER FROM ZNOTE t0 WHERE  t0.Z_PK IN (SELECT * FROM _Z_intarray0)   LIMIT 20
+    CoreData: annotation: sql connection fetch time: 0.0008s
+    CoreData: annotation: total fetch execution time: 0.0009s for 20 rows.
+    CoreData: sql: SELECT 0, t0.Z_PK, t0.Z_OPT, t0.ZTITLE, t0.ZFOLDER FROM ZNOTE t0 WHERE  t0.ZARCHIVED = ?
+    CoreData: annotation: sql connection fetch time: 0.0030s
+    CoreData: annotation: Bound intarray _Z_intarray1
+    CoreData: annotation: Bound intarray values.
+    CoreData: sql: SELECT 0, t0.Z_PK, t0.Z_OPT, t0.ZNAME FROM ZTAG t0 WHERE  t0.ZNOTE IN (SELECT * FROM _Z_intarray1)  ORDER BY t0.ZNOTE
+    CoreData: annotation: sql connection fetch time: 0.0011s
+    CoreData: annotation: Prefetching with key 'tags'.  Got 33 rows.
+    CoreData: annotation: total fetch execution time: 0.0049s for 12 rows.
+    CoreData: sql: SELECT 0, t0.Z_PK FROM Z_2NOTES t1 JOIN ZTAG t0 ON t0.Z_PK = t1.Z_5TAGS WHERE t1.Z_2NOTES = ?
+    CoreData: annotation: sql connection fetch time: 0.0006s
+    CoreData: annotation: to-many relationship fault "tags" for objectID 0x8c2b3e1f <\(uri)/Note/p9> fulfilled from database.  Got 4 rows with values: (a, b, c, d)
+    CoreData: sql: SELECT 0, t0.Z_PK, t0.Z_OPT, t0.ZTITLE FROM ZNOTE t0 WHERE (NSCoreDataStringSearch( t0.ZTITLE, ?, 385, 0) AND  t0.ZARCHIVED = ?)
+    CoreData: details: SQLite: EXPLAIN QUERY PLAN SELECT 0, t0.Z_PK, t0.Z_OPT, t0.ZTITLE FROM ZNOTE t0 WHERE (NSCoreDataStringSearch( t0.ZTITLE, ?, 385, 0) AND  t0.ZARCHIVED = ?)
+    0 0 0 SCAN TABLE ZNOTE AS t0
+    CoreData: annotation: sql connection fetch time: 0.0040s
+    CoreData: annotation: total fetch execution time: 0.0041s for 1 rows.
+    CoreData: sql: SELECT 0, t0.Z_PK, t0.Z_OPT FROM ZFOLDER t0 WHERE  t0.ZNAME = ?
+    CoreData: details: SQLite: EXPLAIN QUERY PLAN SELECT 0, t0.Z_PK, t0.Z_OPT FROM ZFOLDER t0 WHERE  t0.ZNAME = ?
+    0 0 0 SEARCH TABLE ZFOLDER AS t0 USING COVERING INDEX ZFOLDER_ZNAME_INDEX (ZNAME=?) (~10 rows)
+    CoreData: annotation: sql connection fetch time: 0.0001s
+    CoreData: annotation: total fetch execution time: 0.0001s for 1 rows.
+    CoreData: sql: BEGIN EXCLUSIVE
+    CoreData: sql: SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT = ?
+    CoreData: sql: UPDATE OR FAIL Z_PRIMARYKEY SET Z_MAX = ? WHERE Z_ENT = ? AND Z_MAX = ?
+    CoreData: sql: COMMIT
+    CoreData: sql: BEGIN EXCLUSIVE
+    CoreData: sql: UPDATE Z_PRIMARYKEY SET Z_MAX = ? WHERE Z_ENT = ? AND Z_MAX = ?
+    CoreData: sql: COMMIT
+    CoreData: sql: BEGIN EXCLUSIVE
+    CoreData: sql: INSERT INTO ZNOTE(Z_PK, Z_ENT, Z_OPT, ZFOLDER, ZCREATED, ZTITLE) VALUES(?, ?, ?, ?, ?, ?)
+    CoreData: details: SQLite bind[0] = (int64)51
+    CoreData: annotation: sql execution time: 0.0002s
+    CoreData: sql: UPDATE ZFOLDER SET ZNAME = ?, Z_OPT = ? WHERE Z_PK = ? AND Z_OPT = ?
+    CoreData: annotation: sql execution time: 0.0001s
+    CoreData: sql: DELETE FROM ZTAG WHERE Z_PK = ? AND Z_OPT = ?
+    CoreData: sql: COMMIT
+    CoreData: sql: BEGIN EXCLUSIVE
+    CoreData: sql: INSERT OR IGNORE INTO ZNOTE(Z_PK, Z_ENT, Z_OPT, ZTITLE) VALUES(?, ?, ?, ?) ON CONFLICT(ZTITLE) DO UPDATE SET Z_OPT = Z_OPT+1 , ZTITLE = excluded.ZTITLE
+    CoreData: sql: COMMIT
+    CoreData: sql: CREATE TRIGGER IF NOT EXISTS Z_DA_ZFOLDER_Folder_noteCount_UPDATE AFTER UPDATE OF Z_OPT ON ZNOTE FOR EACH ROW BEGIN UPDATE ZFOLDER SET ZNOTECOUNT = ZNOTECOUNT WHERE Z_PK = NEW.ZFOLDER; SELECT NSCoreDataDATriggerUpdatedAffectedObjectValue('ZFOLDER', 0, NEW.ZFOLDER, 'ZNOTECOUNT', 0); END
+    CoreData: sql: SELECT TBL_NAME FROM SQLITE_MASTER WHERE TBL_NAME = 'ATRANSACTION'
+
+    """
+
+    func testEveryShapeIsUnderstood() throws {
+        let log = try read(Self.shapes)
+        XCTAssertEqual(log.source, .coreDataLog)
+        let stats = try XCTUnwrap(log.logStatistics)
+        XCTAssertEqual(stats.notUnderstood, 0, "first not understood: line \(stats.firstNotUnderstood ?? 0)")
+        XCTAssertEqual(stats.otherLines, 0, "the old-form plan rows without a prefix are plan rows")
+        let events = log.events
+        let connect = try XCTUnwrap(events.first { $0.kind == .connect })
+        XCTAssertTrue(connect.name?.hasSuffix("/Notes.sqlite") == true)
+
+        let fetches = events.filter { $0.kind == .fetch }
+        XCTAssertEqual(fetches.map(\.entity), ["Note", "Note", "Note", "Note", "Note", "Note", "Note", "ZFOLDER"],
+                       "the level-3 line names ZNOTE's entity; ZFOLDER's is not named")
+        XCTAssertEqual(fetches.map(\.resultType), ["objects", "count", "count", "objects", "objectIDs", "objects", "objects", "objects"])
+        XCTAssertEqual(fetches.map(\.results), [2, 42, 7, 3, 5000, 12, 1, 1])
+        XCTAssertEqual(fetches[0].predicate, "WHERE t0.ZTITLE = ? ORDER BY t0.ZCREATED DESC", "Core Data's double spaces collapsed, LIMIT dropped")
+        XCTAssertEqual(fetches[0].sort, ["ZCREATED"])
+        XCTAssertEqual(fetches[4].batchSize, 1, "keys first: a batched fetch")
+        XCTAssertEqual(fetches[4].statements, 2, "its batch belongs to it")
+        XCTAssertEqual(fetches[5].prefetch, ["tags"])
+        XCTAssertEqual(fetches[5].statements, 2, "the prefetch's SELECT belongs to its fetch")
+
+        let faults = events.filter { $0.kind == .cacheMiss }
+        XCTAssertEqual(faults.count, 2)
+        XCTAssertEqual(faults[0].faultKind, "object")
+        XCTAssertEqual(faults[0].object, "\(Self.uri)/SmartFolder/p3")
+        XCTAssertEqual(faults[0].objectEntity, "SmartFolder")
+        XCTAssertEqual(faults[1].faultKind, "relationship")
+        XCTAssertEqual(faults[1].relationship, "tags")
+        XCTAssertEqual(faults[1].objectEntity, "Note")
+        XCTAssertEqual(faults[1].rows, 4)
+
+        let saves = events.filter { $0.kind == .save }
+        XCTAssertEqual(saves.count, 2, "key allocations are not saves")
+        XCTAssertEqual(saves[0].inserted, ["Note": 1])
+        XCTAssertEqual(saves[0].updated, ["ZFOLDER": 1])
+        XCTAssertEqual(saves[0].deleted, ["ZTAG": 1])
+        XCTAssertEqual(saves[1].inserted, ["Note": 1], "a batch insert's upsert")
+
+        let plans = events.filter { $0.kind == .queryPlan }
+        XCTAssertEqual(plans.map(\.planDetails), [["SCAN t0", "USE TEMP B-TREE FOR ORDER BY"], ["SCAN ZNOTE AS t0"],
+                                                  ["SEARCH ZFOLDER AS t0 USING COVERING INDEX ZFOLDER_ZNAME_INDEX (ZNAME=?) (~10 rows)"]])
+        XCTAssertEqual(plans[0].sql, "SELECT 0, t0.Z_PK, t0.Z_OPT, t0.ZTITLE, t0.ZFOLDER FROM ZNOTE t0 WHERE t0.ZTITLE = ? ORDER BY t0.ZCREATED DESC LIMIT 20")
+        let statements = events.filter { $0.kind == .statement }
+        XCTAssertEqual(statements.filter { $0.purpose == "schema" }.count, 10, "pragmas and Core Data's catalogue reads")
+        XCTAssertEqual(statements.filter { $0.purpose == "keys" }.count, 2)
+        XCTAssertEqual(statements.filter { $0.purpose == "relationshipFault" }.count, 1)
+        XCTAssertEqual(statements.filter { $0.purpose == "fault" }.count, 1)
+        XCTAssertEqual(statements.first { $0.sql?.hasPrefix("INSERT INTO ZNOTE") == true }?.duration, 0.0002)
+
+        // The plan rows make findings: the scan of ZNOTE by title, and its sort.
+        let findings = Analyzers().findings(in: log)
+        XCTAssertTrue(findings.contains { $0.kind == .fullScan && $0.evidence.hasPrefix("ZNOTE: 1 run scanned the whole table (SCAN t0)") }, "\(findings.map(\.evidence))")
+        XCTAssertTrue(findings.contains { $0.kind == .tempBTree && $0.evidence.hasPrefix("ZNOTE: ") })
+        XCTAssertTrue(findings.allSatisfy { $0.fix.hasSuffix(Analyzers.callSiteHint) })
+    }
+
+    /// How people paste the log changes nothing the reader makes of it.
+    func testPastedFormsReadAsTheBareLog() throws {
+        let bare = Self.shapes.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        func summary(_ trace: TraceFile) -> [String] {
+            trace.events.map { e in
+                "\(e.kind.rawValue)|\(e.sql ?? "")|\(e.entity ?? "")|\(e.results)|\(e.rows)|\(e.object ?? "")|\(e.relationship ?? "")|\(e.planDetails)|\(e.inserted)|\(e.duration)"
+            }
+        }
+        let expected = summary(try read(Self.shapes))
+        func coreDataPrefixed(_ transform: (String) -> String) -> String {
+            bare.map { $0.hasPrefix("CoreData: ") ? transform($0) : $0 }.joined(separator: "\n")
+        }
+        let forms: [(String, String)] = [
+            ("NSLog prefix", coreDataPrefixed { "2013-11-02 09:41:07.512 Notes[4312:a0b] " + $0 }),
+            ("os_log prefix", coreDataPrefixed { "2023-10-12 18:22:01.004512+0200 Notes[812:40455] [error] " + $0 }),
+            ("CoreData: stripped", coreDataPrefixed { String($0.dropFirst("CoreData: ".count)) }),
+            ("start cut", coreDataPrefixed { String($0.dropFirst(5)) }),
+            ("start cut more", coreDataPrefixed { String($0.dropFirst(7)) }),
+            ("indented", coreDataPrefixed { "        " + $0 }),
+            ("CRLF", bare.joined(separator: "\r\n")),
+            ("colour", coreDataPrefixed { $0.replacingOccurrences(of: "time: ", with: "time: \u{1B}[1;32m").replacingOccurrences(of: "s for", with: "\u{1B}[0ms for") }),
+            ("app output between", bare.flatMap { [$0, "2023-10-12 Notes: user tapped row 3", "Optional(\"debug print\")"] }.joined(separator: "\n")),
+        ]
+        for (name, text) in forms {
+            let trace = try read(text)
+            XCTAssertEqual(trace.logStatistics?.notUnderstood, 0, "\(name): first at \(trace.logStatistics?.firstNotUnderstood ?? 0)")
+            XCTAssertEqual(summary(trace), expected, name)
+        }
+        // Faultline's own SQLDebug lines read the same way.
+        let faultline = try read(coreDataPrefixed { "Faultline: " + $0.dropFirst("CoreData: ".count) })
+        XCTAssertEqual(summary(faultline), expected)
+    }
+
+    /// What is not understood is counted and named; cut lines, binary noise and a huge line do not stop the reader.
+    func testWhatIsNotUnderstoodIsCountedAndNothingStopsTheReader() throws {
+        let text = """
+        CoreData: sql: SELECT 0, t0.Z_PK, t0.Z_OPT FROM ZNOTE t0 WHERE  t0.ZTITLE = ?
+        CoreData: annotation: sql connection fetch time: 0.0010s
+        CoreData: annotation: something no release of Core Data printed
+        CoreData: annotation: total fetch execution time: banana for 3 rows.
+        CoreData: annotation: fault fulfilled from database for : nothing here
+        CoreData: details: what?
+        CoreData: annotation: total fetch execution time: 0.0011s for 3 rows.
+        CoreData: sql: SELECT 0, t0.Z_PK, t0.Z_OPT FROM ZNO
+        """
+        let trace = try read(text + "\n\u{0}\u{1}\u{7F}garbage\n" + "CoreData: sql: SELECT " + String(repeating: "t0.ZX, ", count: 200_000) + "1 FROM ZNOTE t0\n")
+        let stats = try XCTUnwrap(trace.logStatistics)
+        XCTAssertEqual(stats.notUnderstood, 4)
+        XCTAssertEqual(stats.firstNotUnderstood, 3)
+        XCTAssertEqual(trace.warnings, ["4 Core Data lines not understood, first at line 3"])
+        XCTAssertEqual(trace.events.filter { $0.kind == .fetch }.map(\.results), [3])
+        XCTAssertEqual(trace.events.filter { $0.kind == .statement }.count, 3, "a cut statement is still a statement")
+        let page = ReportPage(inputs: [.init(trace: trace, analyzers: Analyzers())]).html
+        XCTAssertTrue(page.contains("4 not understood (first at line 3)"))
+        // Bytes that are not UTF-8 are read as replacement characters: a console copy is not rejected for one.
+        var bytes = Data("CoreData: sql: SELECT 0, t0.Z_PK FROM ZNOTE t0 WHERE  t0.ZTITLE = 'caf".utf8)
+        bytes.append(0xE9)
+        bytes.append(contentsOf: Array("'\nCoreData: annotation: sql connection fetch time: 0.0001s\n".utf8))
+        let path = dir.appendingPathComponent("latin1.txt").path
+        try bytes.write(to: URL(fileURLWithPath: path))
+        XCTAssertEqual(try TraceFile(path: path).events.count, 1)
+    }
+
+    /// With the model, a log's tables are its entities' names.
+    func testAModelNamesTheTables() throws {
+        let model = try ManagedObjectModel(entities: [
+            EntityDescription(name: "Note", properties: [AttributeDescription(name: "title", type: .string)]),
+        ])
+        let trace = try read("""
+        CoreData: sql: SELECT 0, t0.Z_PK, t0.Z_OPT, t0.ZTITLE FROM ZNOTE t0
+        CoreData: annotation: sql connection fetch time: 0.0010s
+        CoreData: annotation: total fetch execution time: 0.0011s for 3 rows.
+        CoreData: sql: BEGIN EXCLUSIVE
+        CoreData: sql: INSERT INTO ZNOTE(Z_PK, Z_ENT, Z_OPT, ZTITLE) VALUES(?, ?, ?, ?)
+        CoreData: sql: COMMIT
+        """, model: model)
+        XCTAssertEqual(trace.events.first { $0.kind == .fetch }?.entity, "Note")
+        XCTAssertEqual(trace.events.first { $0.kind == .save }?.inserted, ["Note": 1])
+    }
+
+    func testLineNormalization() {
+        XCTAssertEqual(CoreDataLogLine("CoreData: sql: SELECT 1"), CoreDataLogLine(category: .sql, text: "SELECT 1"))
+        XCTAssertEqual(CoreDataLogLine("ata: annotation: Bound intarray values."), CoreDataLogLine(category: .annotation, text: "Bound intarray values."))
+        XCTAssertEqual(CoreDataLogLine("\u{1B}[33mCoreData: details:\u{1B}[0m SQLite bind[0] = 1\r"), CoreDataLogLine(category: .details, text: "SQLite bind[0] = 1"))
+        XCTAssertNil(CoreDataLogLine("Metadata: loaded 3 items"), "another program's 'x: y' line is not Core Data's")
+        XCTAssertNil(CoreDataLogLine("sqlite> SELECT 1;"))
+        XCTAssertEqual(CoreDataLogReader.planRow("3|0|0|SEARCH t0 USING INDEX X (ZA=?)"), "SEARCH t0 USING INDEX X (ZA=?)")
+        XCTAssertEqual(CoreDataLogReader.planRow("0 0 0 SCAN TABLE ZNOTE AS t0"), "SCAN ZNOTE AS t0")
+        XCTAssertEqual(CoreDataLogReader.planRow("|--USE TEMP B-TREE FOR ORDER BY"), "USE TEMP B-TREE FOR ORDER BY")
+        XCTAssertNil(CoreDataLogReader.planRow("12 rows fetched"))
+    }
+}
