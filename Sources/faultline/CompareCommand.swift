@@ -6,7 +6,7 @@ import Foundation
 struct CompareCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "compare",
-        abstract: "Compare two benchmark runs (results.json) or two traces (.jsonl); exit 1 on a regression — the gate for CI.",
+        abstract: "Compare two benchmark runs (results.json), or two traces (.jsonl) or Core Data SQL debug logs; exit 1 on a regression — the gate for CI.",
         discussion: """
         Runs: a regression is an engine variant slower than the baseline beyond --max-slowdown, or one that issues \
         more SQL statements than before (counts are exact: any increase counts unless --allow names the scenario or \
@@ -14,10 +14,10 @@ struct CompareCommand: ParsableCommand {
         statements than before, or a finding (see `faultline report`) the baseline did not have.
         """)
 
-    @Argument(help: "The baseline: a results.json or a trace (.jsonl).")
+    @Argument(help: "The baseline: a results.json, a trace (.jsonl) or a Core Data SQL debug log.")
     var base: String
 
-    @Argument(help: "The new run: a results.json or a trace (.jsonl).")
+    @Argument(help: "The new run: a results.json, a trace (.jsonl) or a Core Data SQL debug log.")
     var new: String
 
     @Option(help: "How much slower an engine variant may be (10%, 10 or 0.1).")
@@ -37,7 +37,7 @@ struct CompareCommand: ParsableCommand {
         var passes = true
         try reportingErrors("compare") {
             if let html { try OutputFile.check(html) }
-            if base.hasSuffix(".jsonl") || new.hasSuffix(".jsonl") {
+            if isTrace(base) || isTrace(new) {
                 guard html == nil else { throw OutputFile.Failure(description: "--html goes with results files, not traces (use faultline report for a trace's page)") }
                 let comparison = TraceComparison(base: try TraceFile(path: base), new: try TraceFile(path: new), analyzers: Analyzers())
                 print(comparison.text, terminator: "")
@@ -53,4 +53,14 @@ struct CompareCommand: ParsableCommand {
         }
         if !passes { throw ExitCode(1) }
     }
+}
+
+/// A trace or a Core Data log rather than a results file: a `.jsonl` name, or a file that does not start with `{`.
+private func isTrace(_ path: String) -> Bool {
+    if path.hasSuffix(".jsonl") { return true }
+    guard let handle = FileHandle(forReadingAtPath: path) else { return false }
+    defer { try? handle.close() }
+    let start = (try? handle.read(upToCount: 4096)) ?? Data()
+    guard let first = start.first(where: { !($0 == 0x20 || $0 == 0x09 || $0 == 0x0a || $0 == 0x0d) }) else { return false }
+    return first != UInt8(ascii: "{")
 }

@@ -94,7 +94,7 @@ struct ReportCommand: ParsableCommand {
             for input in inputs {
                 print("\(input.trace.path): \(input.summary.events) events, \(input.summary.statementCount) statements, \(input.findings.count) findings")
                 if let log = input.trace.logStatistics {
-                    print("  a Core Data SQL debug log: \(log.coreDataLines) Core Data lines, \(log.otherLines) other lines")
+                    print("  a Core Data SQL debug log: \(log.coreDataLines) Core Data line\(log.coreDataLines == 1 ? "" : "s"), \(log.otherLines) other line\(log.otherLines == 1 ? "" : "s")")
                 }
                 for finding in input.findings.prefix(20) {
                     let place = [finding.segment, finding.callSite ?? ""].filter { !$0.isEmpty }.joined(separator: " at ")

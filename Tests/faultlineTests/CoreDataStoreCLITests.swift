@@ -114,6 +114,57 @@ final class CoreDataStoreCLITests: CLITestCase {
         for suffix in ["-wal", "-shm", "-journal"] { XCTAssertFalse(FileManager.default.fileExists(atPath: store + suffix)) }
     }
 
+    /// `faultline report` on a copied Xcode console: the HTML report, `--json` findings, and with `--store` (the
+    /// model the store caches) plans for a level-1 log's statements and proven indexes; `compare` on two logs.
+    func testReportOnACoreDataConsoleLog() throws {
+        let log = try write("console.txt", """
+        2023-10-12 18:22:01.004512+0200 Posts[812:40455] CoreData: annotation: Connecting to sqlite database file at "/data/Posts.sqlite"
+        CoreData: sql: SELECT 0, t0.Z_PK, t0.Z_OPT, t0.ZDATE, t0.ZPOSTID, t0.ZCOLOR FROM ZPOST t0 WHERE  t0.ZPOSTID = ? 
+        CoreData: annotation: sql connection fetch time: 0.0040s
+        CoreData: annotation: total fetch execution time: 0.0042s for 1 rows.
+        user tapped a row
+        """ + (1...12).map { """
+
+        CoreData: sql: SELECT 0, t0.Z_PK, t0.Z_OPT, t0.ZHEX, t0.ZPOST FROM ZCOLOR t0 WHERE  t0.Z_PK = ? 
+        CoreData: annotation: sql connection fetch time: 0.0003s
+        CoreData: annotation: total fetch execution time: 0.0004s for 1 rows.
+        CoreData: annotation: fault fulfilled from database for : 0x8f1c2d0a <x-coredata://95E4B0A1-CBFB-4257-B10B-EE64F7558656/Color/p\($0)>
+        """ }.joined() + "\n")
+        let html = dir.appendingPathComponent("log.html").path
+        let report = try run(["report", log, "-o", html])
+        XCTAssertEqual(report.status, 0, report.stderr)
+        XCTAssertTrue(report.stdout.contains("N+1 faults: Color: 12 faults fulfilled one at a time"), report.stdout)
+        XCTAssertTrue(report.stdout.contains("a Core Data SQL debug log: 52 Core Data lines, 1 other line"), report.stdout)
+        let page = try String(contentsOfFile: html, encoding: .utf8)
+        XCTAssertTrue(page.contains("Findings") && page.contains("Statements by fingerprint") && page.contains("Core Data SQL debug log"))
+
+        let json = try run(["report", log, "--json"])
+        XCTAssertEqual(json.status, 0, json.stderr)
+        let findings = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [[String: Any]])
+        let storm = try XCTUnwrap(findings.first { $0["kind"] as? String == "N+1 faults" })
+        XCTAssertEqual(storm["entity"] as? String, "Color")
+        XCTAssertEqual(storm["count"] as? Int, 12)
+        XCTAssertEqual(storm["severity"] as? String, "high")
+        XCTAssertEqual((storm["lines"] as? [Int])?.first, 6, "the first fault's SELECT")
+        XCTAssertTrue(storm["callSite"] is NSNull)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: dir.appendingPathComponent("report.html").path), "--json alone writes no page")
+
+        let fixtures = fixturesFolder
+        guard FileManager.default.fileExists(atPath: fixtures.path) else { throw XCTSkip("../shared/fixtures is absent: the store part is not checked") }
+        let store = dir.appendingPathComponent("Posts.sqlite").path
+        try FileManager.default.copyItem(atPath: fixtures.appendingPathComponent("wibosco-migration/CoreDataMigration_Example_3.sqlite").path, toPath: store)
+        let before = try Data(contentsOf: URL(fileURLWithPath: store))
+        let planned = try run(["report", log, "--store", store, "--json"])
+        XCTAssertEqual(planned.status, 0, planned.stderr)
+        let proven = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(planned.stdout.utf8)) as? [[String: Any]])
+        let scan = try XCTUnwrap(proven.first { $0["kind"] as? String == "full table scan" }, planned.stdout)
+        XCTAssertTrue((scan["fix"] as? String)?.hasPrefix("CREATE INDEX ZPOST_ZPOSTID ON ZPOST (ZPOSTID) — proven on a scratch copy of Posts.sqlite") == true, "\(scan)")
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: store)), before)
+
+        let compare = try run(["compare", log, log])
+        XCTAssertEqual(compare.status, 0, compare.stderr + compare.stdout)
+    }
+
     var fixturesFolder: URL {
         var fixtures = URL(fileURLWithPath: #filePath)
         for _ in 0..<4 { fixtures.deleteLastPathComponent() }
