@@ -55,9 +55,11 @@ struct CompareCommand: ParsableCommand {
     }
 }
 
-/// A trace or a Core Data log rather than a results file: a `.jsonl` name, or a file that does not start with `{`.
+/// A trace or a Core Data log rather than a results file: a `.jsonl` name, or a file not named `.json` that does not
+/// start with `{`.
 private func isTrace(_ path: String) -> Bool {
     if path.hasSuffix(".jsonl") { return true }
+    if path.hasSuffix(".json") { return false }
     guard let handle = FileHandle(forReadingAtPath: path) else { return false }
     defer { try? handle.close() }
     let start = (try? handle.read(upToCount: 4096)) ?? Data()
