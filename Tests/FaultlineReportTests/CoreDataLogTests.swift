@@ -249,6 +249,28 @@ final class CoreDataLogTests: XCTestCase {
         XCTAssertEqual(trace.events.first { $0.kind == .save }?.inserted, ["Note": 1])
     }
 
+    /// A log whose faults show only as one-row reads by key (no `fault fulfilled` lines) still shows the N+1, by the
+    /// table's entity; partial-property fetches (`SELECT 1, …`) and subquery aliases read as fetches.
+    func testFaultsSeenOnlyAsOneRowSelectsAreFaults() throws {
+        let faults = (1...15).map { _ in """
+            CoreData: sql: SELECT 0, t0.Z_PK, t0.Z_OPT, t0.ZNAME FROM ZAUTHOR t0 WHERE  t0.Z_PK = ?
+            CoreData: annotation: sql connection fetch time: 0.0002s
+            CoreData: annotation: total fetch execution time: 0.0003s for 1 rows.
+
+            """ }.joined()
+        let trace = try read("""
+            CoreData: sql: SELECT 1, t0.Z_PK, t0.ZTITLE FROM ZPOST t0 WHERE ( t0.ZAUTHOR IN (SELECT n1_t0.Z_PK FROM ZAUTHOR n1_t0 WHERE  n1_t0.ZNAME = ?) AND  t0.ZDRAFT = ?)  LIMIT 5
+            CoreData: annotation: sql connection fetch time: 0.0010s
+            CoreData: annotation: total fetch execution time: 0.0011s for 5 rows.
+
+            """ + faults)
+        XCTAssertEqual(trace.logStatistics?.notUnderstood, 0)
+        XCTAssertEqual(trace.events.filter { $0.kind == .fetch }.map(\.entity), ["ZPOST"])
+        let storm = try XCTUnwrap(Analyzers().findings(in: trace).first { $0.kind == .nPlusOne })
+        XCTAssertEqual(storm.entity, "ZAUTHOR")
+        XCTAssertEqual(storm.count, 15)
+    }
+
     func testLineNormalization() {
         XCTAssertEqual(CoreDataLogLine("CoreData: sql: SELECT 1"), CoreDataLogLine(category: .sql, text: "SELECT 1"))
         XCTAssertEqual(CoreDataLogLine("ata: annotation: Bound intarray values."), CoreDataLogLine(category: .annotation, text: "Bound intarray values."))

@@ -170,15 +170,15 @@ struct CoreDataLogReader {
         if text.hasPrefix("fault fulfilled from database for") {
             guard let object = Self.objectURI(in: text) else { return false }
             flush()
+            if let fault = events.last, fault.kind == .cacheMiss, fault.faultKind == "object", fault.object == nil {
+                // The one-row SELECT just read was this fault.
+                fault.object = object
+                fault.entity = nil
+                return true
+            }
             let fault = TraceEvent(kind: .cacheMiss, time: clock, line: line)
             fault.faultKind = "object"
             fault.object = object
-            if let fetch = lastFetch, fetch === events.last, let statement = lastFetchStatement, statement.purpose == "fault" {
-                // The one-row SELECT and its timing were this fault's.
-                events.removeLast()
-                fault.duration = fetch.duration
-                fault.line = statement.line
-            }
             lastFetch = nil
             events.append(fault)
             return true
@@ -255,6 +255,17 @@ struct CoreDataLogReader {
         fetch.results = rows
         fetch.prefetch = prefetched
         main?.rows = rows
+        if let sql, sql.isObjectFault, !count, selects.count == 1 {
+            // A one-row read by key is a fault (Core Data's lines for it name the object only at some levels).
+            let fault = TraceEvent(kind: .cacheMiss, time: clock, line: fetch.line)
+            fault.faultKind = "object"
+            fault.entity = sql.table.map(entityName)
+            fault.duration = seconds
+            fault.rows = rows
+            events.append(fault)
+            lastFetch = nil
+            return
+        }
         if let sql {
             fetch.entity = sql.table.map(entityName)
             fetch.predicate = sql.filter

@@ -66,9 +66,10 @@ public final class TraceEvent: @unchecked Sendable {
     public var loaded = 0
     public var used = 0
 
-    /// The entity of a fault's object, from its URI (`x-coredata://…/Entity/p12`).
+    /// The entity of a fault's object, from its URI (`x-coredata://…/Entity/p12`); for a fault a Core Data log shows
+    /// only as its one-row SELECT, the entity of its table.
     public var objectEntity: String? {
-        guard let object else { return nil }
+        guard let object else { return kind == .cacheMiss ? entity : nil }
         let parts = object.split(separator: "/")
         return parts.count >= 2 ? String(parts[parts.count - 2]) : nil
     }
