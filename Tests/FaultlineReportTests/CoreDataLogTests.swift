@@ -213,16 +213,20 @@ final class CoreDataLogTests: XCTestCase {
         CoreData: details: what?
         CoreData: annotation: total fetch execution time: 0.0011s for 3 rows.
         CoreData: sql: SELECT 0, t0.Z_PK, t0.Z_OPT FROM ZNO
+        CoreData: annotation: total fetch execution time: 0.0011s for 99999999999999999999 rows.
+        warning: unused variable 'x'
+        error: the build's own line
         """
         let trace = try read(text + "\n\u{0}\u{1}\u{7F}garbage\n" + "CoreData: sql: SELECT " + String(repeating: "t0.ZX, ", count: 200_000) + "1 FROM ZNOTE t0\n")
         let stats = try XCTUnwrap(trace.logStatistics)
-        XCTAssertEqual(stats.notUnderstood, 4)
+        XCTAssertEqual(stats.notUnderstood, 5, "a count beyond Limits.traceCount is not read as anything")
         XCTAssertEqual(stats.firstNotUnderstood, 3)
-        XCTAssertEqual(trace.warnings, ["4 Core Data lines not understood, first at line 3"])
+        XCTAssertEqual(stats.otherLines, 3, "another program's warning: and error: lines, and the noise")
+        XCTAssertEqual(trace.warnings, ["5 Core Data lines not understood, first at line 3"])
         XCTAssertEqual(trace.events.filter { $0.kind == .fetch }.map(\.results), [3])
         XCTAssertEqual(trace.events.filter { $0.kind == .statement }.count, 3, "a cut statement is still a statement")
         let page = ReportPage(inputs: [.init(trace: trace, analyzers: Analyzers())]).html
-        XCTAssertTrue(page.contains("4 not understood (first at line 3)"))
+        XCTAssertTrue(page.contains("5 not understood (first at line 3)"))
         // Bytes that are not UTF-8 are read as replacement characters: a console copy is not rejected for one.
         var bytes = Data("CoreData: sql: SELECT 0, t0.Z_PK FROM ZNOTE t0 WHERE  t0.ZTITLE = 'caf".utf8)
         bytes.append(0xE9)

@@ -18,8 +18,10 @@ struct CoreDataLogLine: Equatable {
         var line = Self.withoutEscapes(raw.count > Self.maximumLength ? raw.prefix(Self.maximumLength) : raw)
         while line.last == "\r" || line.last == "\n" { line.removeLast() }
         var rest = Substring(line)
+        var prefixed = false
         if let range = rest.range(of: "CoreData: ") ?? rest.range(of: "Faultline: ") {
             rest = rest[range.upperBound...]
+            prefixed = true
         } else {
             rest = rest.drop { $0 == " " || $0 == "\t" }
             // A line whose start was cut inside "CoreData: " ("ata: sql: …", "oreData: sql: …").
@@ -30,6 +32,9 @@ struct CoreDataLogLine: Equatable {
             }
         }
         guard let (category, text) = Self.category(of: rest) else { return nil }
+        // Without the prefix only the categories that carry SQL and timings count: another program's "error: …" or
+        // "warning: …" line is not Core Data's.
+        guard prefixed || category == .sql || category == .annotation || category == .details else { return nil }
         self.category = category
         self.text = String(text)
     }

@@ -157,14 +157,15 @@ struct CoreDataLogReader {
             return true
         }
         if text.hasPrefix("total fetch execution time:") {
-            guard let seconds = Self.seconds(after: "total fetch execution time:", in: text) else { return false }
-            let rows = Self.integer(after: " for ", in: text) ?? 0
+            guard let seconds = Self.seconds(after: "total fetch execution time:", in: text),
+                  let rows = Self.integer(after: " for ", in: text) else { return false }
             fetchFinished(seconds: seconds, rows: rows, count: false, line: line)
             return true
         }
         if text.hasPrefix("total count request execution time:") {
-            guard let seconds = Self.seconds(after: "total count request execution time:", in: text) else { return false }
-            fetchFinished(seconds: seconds, rows: Self.integer(after: "count of ", in: text) ?? 0, count: true, line: line)
+            guard let seconds = Self.seconds(after: "total count request execution time:", in: text),
+                  let rows = Self.integer(after: "count of ", in: text) else { return false }
+            fetchFinished(seconds: seconds, rows: rows, count: true, line: line)
             return true
         }
         if text.hasPrefix("fault fulfilled from database for") {
@@ -184,13 +185,14 @@ struct CoreDataLogReader {
             return true
         }
         if text.hasPrefix("to-many relationship fault") {
-            guard let object = Self.objectURI(in: text), let name = Self.quoted(in: text, quote: "\"") else { return false }
+            guard let object = Self.objectURI(in: text), let name = Self.quoted(in: text, quote: "\""),
+                  let rows = Self.integer(after: "Got ", in: text) else { return false }
             flush()
             let fault = TraceEvent(kind: .cacheMiss, time: clock, line: line)
             fault.faultKind = "relationship"
             fault.object = object
             fault.relationship = name
-            fault.rows = Self.integer(after: "Got ", in: text) ?? 0
+            fault.rows = rows
             if let fetch = lastFetch, fetch === events.last, let statement = lastFetchStatement {
                 events.removeLast()
                 statement.purpose = "relationshipFault"
