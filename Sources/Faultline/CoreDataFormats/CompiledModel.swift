@@ -184,6 +184,7 @@ private struct CompiledModelReader {
             valueTransformerName: try archive.string(object["NSValueTransformerName"]),
             userInfo: try userInfo(object))
         attribute.defaultValue = try defaultValue(object["NSDefaultValue"], type: type)
+        if let renaming = try archive.string(object["NSRenamingIdentifier"]), renaming != propertyName { attribute.renamingIdentifier = renaming }
         return attribute
     }
 
@@ -225,7 +226,7 @@ private struct CompiledModelReader {
         let maxCount = Int(clamping: object["NSMaxCount"]?.integer ?? 0)
         let isToMany = maxCount != 1
         let rules: [Int64: DeleteRule] = [0: .noAction, 1: .nullify, 2: .cascade, 3: .deny]
-        return RelationshipDescription(
+        let relationship = RelationshipDescription(
             name: propertyName, destination: destination, inverse: inverse, isToMany: isToMany,
             isOrdered: object["NSIsOrdered"]?.boolean ?? false,
             deleteRule: rules[object["NSDeleteRule"]?.integer ?? 1] ?? .nullify,
@@ -233,5 +234,7 @@ private struct CompiledModelReader {
             isTransient: object["NSIsTransient"]?.boolean ?? false,
             minCount: Int(clamping: max(0, object["NSMinCount"]?.integer ?? 0)), maxCount: isToMany ? max(0, maxCount) : 1,
             userInfo: try userInfo(object))
+        if let renaming = try archive.string(object["NSRenamingIdentifier"]), renaming != propertyName { relationship.renamingIdentifier = renaming }
+        return relationship
     }
 }

@@ -11,6 +11,9 @@ public class PropertyDescription: @unchecked Sendable, CustomStringConvertible {
     public var isTransient: Bool
     /// Free-form metadata from the model file.
     public var userInfo: [String: String]
+    /// The property's name in an earlier model version when it was renamed (Xcode's "Renaming ID", `elementID`):
+    /// an inferred migration carries the old property's values over.
+    public var renamingIdentifier: String?
 
     /// The entity that declares the property (set when the model is built).
     public internal(set) unowned(unsafe) var entity: EntityDescription!

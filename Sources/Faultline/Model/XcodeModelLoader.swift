@@ -186,6 +186,7 @@ final class XcodeModelReader: NSObject, XMLParserDelegate {
             maxValue: try isDate ? number("maxDateTimeInterval") : number("maxValueString"),
             regularExpression: a["regularExpressionString"])
         attribute.derivationExpression = a["derivationExpression"]
+        attribute.renamingIdentifier = a["elementID"]
         attribute.defaultValue = try defaultValue(a, type: type, entity: entity, property: name)
         return attribute
     }
@@ -266,10 +267,12 @@ final class XcodeModelReader: NSObject, XMLParserDelegate {
         let toMany = a["toMany"] == "YES"
         var maxCount = try count("maxCount")
         if toMany, maxCount == 1 { maxCount = 0 }
-        return RelationshipDescription(
+        let relationship = RelationshipDescription(
             name: name, destination: destination, inverse: a["inverseName"], isToMany: toMany,
             isOrdered: a["ordered"] == "YES", deleteRule: rule, isOptional: a["optional"] == "YES",
             isTransient: a["transient"] == "YES", minCount: try count("minCount") ?? 0,
             maxCount: toMany ? maxCount : 1)
+        relationship.renamingIdentifier = a["elementID"]
+        return relationship
     }
 }

@@ -1,0 +1,103 @@
+import Foundation
+
+/// How the objects of one model version become objects of the next (Core Data's `NSMappingModel`): per destination
+/// entity, the source entity its objects come from, and per property where its value comes from.
+public struct MappingModel: Sendable {
+    /// The objects of one destination entity.
+    public struct EntityMapping: Sendable {
+        /// The source entity, nil for an entity the new version adds (it starts empty).
+        public let source: String?
+        public let destination: String
+        public var attributes: [AttributeMapping]
+        public var relationships: [RelationshipMapping]
+        /// The source entity's own stored properties the new version drops.
+        public var removed: [String] = []
+    }
+
+    /// Where a destination attribute's value comes from.
+    public struct AttributeMapping: Sendable {
+        public let destination: String
+        /// The source attribute, nil for an attribute the new version adds (its default, else nil).
+        public let source: String?
+        /// How the value changes type on the way, if it does.
+        public let conversion: Conversion
+    }
+
+    /// A value's change of type that an inferred mapping allows.
+    public enum Conversion: String, Sendable {
+        case none
+        /// Between integer widths, booleans, and to doubles, floats or decimals: a value out of the destination's
+        /// range stops the migration, naming the object.
+        case number
+        /// A number or Boolean written as text.
+        case toString
+        /// Text read as a number (a value that is not one stops the migration, naming the object).
+        case fromString
+    }
+
+    /// Where a destination relationship's links come from.
+    public struct RelationshipMapping: Sendable {
+        public let destination: String
+        /// The source relationship, nil for a relationship the new version adds (it starts empty, unless its
+        /// inverse was there).
+        public let source: String?
+    }
+
+    public var entityMappings: [EntityMapping]
+    /// Source entities whose objects the new version drops.
+    public var removedEntities: [String]
+
+    /// What the mapping does, a line per change (for `faultline migrate --dry-run`).
+    public var changes: [String] {
+        var lines: [String] = []
+        for mapping in entityMappings {
+            guard let source = mapping.source else {
+                lines.append("+ entity \(mapping.destination) (new, empty)")
+                continue
+            }
+            var changed: [String] = []
+            for attribute in mapping.attributes {
+                switch (attribute.source, attribute.conversion) {
+                case (nil, _): changed.append("+ \(attribute.destination)")
+                case (let from?, .none) where from != attribute.destination: changed.append("\(from) → \(attribute.destination)")
+                case (let from?, let conversion) where conversion != .none:
+                    changed.append("\(from)\(from == attribute.destination ? "" : " → \(attribute.destination)") (\(conversion.rawValue) conversion)")
+                default: break
+                }
+            }
+            for relationship in mapping.relationships {
+                switch relationship.source {
+                case nil: changed.append("+ \(relationship.destination) (relationship)")
+                case let from? where from != relationship.destination: changed.append("\(from) → \(relationship.destination) (relationship)")
+                default: break
+                }
+            }
+            changed += mapping.removed.map { "- \($0)" }
+            let header = source == mapping.destination ? "entity \(source)" : "entity \(source) → \(mapping.destination)"
+            lines.append(header + (changed.isEmpty ? ": copied" : ": " + changed.joined(separator: ", ")))
+        }
+        for removed in removedEntities { lines.append("- entity \(removed) (its objects are dropped)") }
+        return lines
+    }
+}
+
+/// A migration that cannot be done: the entity, the property and why, or the objects whose data the new version
+/// does not allow. Nothing has been written when it is thrown.
+public struct MigrationError: Error, CustomStringConvertible, Sendable {
+    public let entity: String?
+    public let property: String?
+    public let problem: String
+
+    public init(entity: String? = nil, property: String? = nil, problem: String) {
+        self.entity = entity
+        self.property = property
+        self.problem = problem
+    }
+
+    public var description: String {
+        var text = "migration"
+        if let entity { text += ", entity '\(entity)'" }
+        if let property { text += ", property '\(property)'" }
+        return text + ": " + problem
+    }
+}

@@ -1,0 +1,126 @@
+import CSQLite
+import Foundation
+
+/// What a migration does or did: its steps from version to version, each with its mapping and the rows it copies.
+public struct MigrationPlan: Sendable, CustomStringConvertible {
+    public struct Step: Sendable {
+        public let from: String
+        public let to: String
+        public let mapping: MappingModel
+        /// Rows each destination entity gets (counted in the source for a dry run).
+        public var rows: [String: Int]
+    }
+
+    /// The version the store was made with, and the one it is migrated to.
+    public let from: String
+    public let to: String
+    public var steps: [Step]
+
+    public var description: String {
+        guard !steps.isEmpty else { return "the store is at version '\(to)' already: nothing to migrate\n" }
+        var text = "migration of the store from version '\(from)' to '\(to)' in \(steps.count) step\(steps.count == 1 ? "" : "s") (inferred):\n"
+        for (i, step) in steps.enumerated() {
+            text += "\(i + 1). '\(step.from)' → '\(step.to)'\n"
+            for line in step.mapping.changes { text += "   \(line)\n" }
+            let rows = step.rows.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
+            text += "   rows: \(step.rows.isEmpty && i > 0 ? "as the step before leaves them" : rows.isEmpty ? "none" : rows)\n"
+        }
+        return text
+    }
+}
+
+extension PersistentStoreCoordinator {
+    /// Migrates the store at `store` to a version of the model bundle (`.xcdatamodeld` or `.momd`): the bundle's
+    /// current version, or `version`. The store's own version is found as opening finds it; then the store goes
+    /// through every version in between, each step inferred (`MappingModel.inferred`). Every step writes a new store
+    /// beside the old one in one transaction; the old file is replaced (an atomic rename) only when all succeeded, so
+    /// an interrupted migration leaves the old store as it was. With `dryRun`, nothing is written and the plan (with
+    /// the rows each entity would get) is returned.
+    @discardableResult
+    public static func migrateStore(at store: URL, toVersionOf bundle: URL, version: String? = nil, dryRun: Bool = false) throws -> MigrationPlan {
+        let versions = try ManagedObjectModel.versions(ofBundle: bundle)
+        let ordered = versions.sorted { $0.name.compare($1.name, options: [.numeric]) == .orderedAscending }
+        let target = version ?? versions[0].name
+        guard let targetIndex = ordered.firstIndex(where: { $0.name == target }) else {
+            throw MigrationError(problem: "the bundle has no version '\(target)' (it has \(ordered.map { "'\($0.name)'" }.joined(separator: ", ")))")
+        }
+        let sourceName = try open(store, withVersionOf: bundle, options: .readOnly).version
+        guard let sourceIndex = ordered.firstIndex(where: { $0.name == sourceName }) else { throw MigrationError(problem: "no version '\(sourceName)'") }
+        var plan = MigrationPlan(from: sourceName, to: target, steps: [])
+        guard sourceIndex != targetIndex else { return plan }
+        guard sourceIndex < targetIndex else {
+            throw MigrationError(problem: "the store is at version '\(sourceName)', which comes after '\(target)'; migrating back is not supported")
+        }
+        for i in sourceIndex..<targetIndex {
+            let (from, to) = (ordered[i], ordered[i + 1])
+            let mapping: MappingModel
+            do { mapping = try MappingModel.inferred(from: from.model, to: to.model) } catch let error as MigrationError {
+                throw MigrationError(entity: error.entity, property: error.property, problem: "from '\(from.name)' to '\(to.name)': \(error.problem)")
+            }
+            plan.steps.append(.init(from: from.name, to: to.name, mapping: mapping, rows: [:]))
+        }
+        let models = Dictionary(uniqueKeysWithValues: versions.map { ($0.name, $0.model) })
+        if dryRun {
+            let reader = try ReadOnlyOpening(path: store.path).connect(reportingAs: store.path)
+            for i in plan.steps.indices where i == 0 {
+                let source = models[plan.steps[i].from]!
+                for mapping in plan.steps[i].mapping.entityMappings {
+                    guard let name = mapping.source, let entity = source.entity(named: name) else { continue }
+                    let count = try reader.prepare("SELECT count(*) FROM \(entity.table.name) WHERE Z_ENT = ?")
+                    count.bind(Int64(entity.entityNumber), at: 1)
+                    plan.steps[i].rows[mapping.destination] = try count.step() ? Int(count.int64(at: 0)) : 0
+                }
+            }
+            return plan
+        }
+        try checkpoint(store)
+        let uuid = try ReadOnlyOpening(path: store.path).connect(reportingAs: store.path).readUUID(path: store.path)
+        var input = store
+        var scratch: [URL] = []
+        defer { for file in scratch { removeStoreFiles(file) } }
+        for i in plan.steps.indices {
+            let output = store.deletingLastPathComponent().appendingPathComponent(".\(store.lastPathComponent).migrating-\(i + 1)")
+            removeStoreFiles(output)
+            scratch.append(output)
+            var step = MigrationStep(source: models[plan.steps[i].from]!, destination: models[plan.steps[i].to]!, mapping: plan.steps[i].mapping)
+            do {
+                let reader = try ReadOnlyOpening(path: input.path).connect(reportingAs: input.path)
+                try step.run(reading: reader, uuid: uuid, into: output)
+            } catch let error as MigrationError {
+                throw MigrationError(entity: error.entity, property: error.property, problem: "from '\(plan.steps[i].from)' to '\(plan.steps[i].to)': \(error.problem)")
+            }
+            plan.steps[i].rows = step.copied
+            input = output
+        }
+        // The old store's WAL is empty after the checkpoint; its -wal and -shm must not outlive it beside the new file.
+        for suffix in ["-wal", "-shm"] { try? FileManager.default.removeItem(atPath: store.path + suffix) }
+        guard rename(input.path, store.path) == 0 else {
+            throw StoreError.notAStore(path: store.path, detail: "the migrated store could not replace it: \(String(cString: strerror(errno)))")
+        }
+        return plan
+    }
+
+    /// Writes a WAL store's `-wal` into the file, so that the file alone holds the store.
+    private static func checkpoint(_ store: URL) throws {
+        guard FileManager.default.fileExists(atPath: store.path + "-wal") else { return }
+        let connection: SQLiteConnection
+        do { connection = try SQLiteConnection(path: store.path, create: false) } catch let error as SQLiteError {
+            throw StoreError.sqlite(path: store.path, error: error)
+        }
+        do { try connection.execute("PRAGMA wal_checkpoint(TRUNCATE)") } catch let error as SQLiteError {
+            throw StoreError.sqlite(path: store.path, error: error)
+        }
+    }
+
+    private static func removeStoreFiles(_ url: URL) {
+        for suffix in ["", "-wal", "-shm", "-journal"] { try? FileManager.default.removeItem(atPath: url.path + suffix) }
+    }
+}
+
+extension SQLiteConnection {
+    /// The store's `Z_UUID`.
+    func readUUID(path: String) throws -> String {
+        guard let (uuid, _) = try StoreMetadata.row(of: self) else { throw StoreError.notAStore(path: path, detail: "its Z_METADATA row is missing") }
+        return uuid
+    }
+}

@@ -1,0 +1,42 @@
+import ArgumentParser
+import Faultline
+import Foundation
+
+struct MigrateCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "migrate",
+        abstract: "Migrate a store to a version of its model: inferred (lightweight) steps through every version in between.",
+        discussion: """
+        The store's version is found by its schema (or, with a .momd, Core Data's hashes). Each step writes a new store \
+        beside the old one in one transaction; the old file is replaced only when every step succeeded. A change a \
+        lightweight migration cannot infer, or data the new version does not allow, is an error naming the entity, \
+        the property or the objects, and the store is left as it was. --dry-run prints the plan and writes nothing.
+        """)
+
+    @Option(help: "The model bundle: .xcdatamodeld or .momd, holding the store's version and the target.")
+    var model: String
+
+    @Option(help: "The SQLite store to migrate.")
+    var store: String
+
+    @Option(help: "The version to migrate to (default: the bundle's current version).")
+    var to: String?
+
+    @Flag(help: "Print the plan (per step: entities and properties added, removed, renamed, converted; rows) and write nothing.")
+    var dryRun = false
+
+    func run() throws {
+        try reportingErrors("migrate") {
+            guard FileManager.default.fileExists(atPath: store) else { throw ValidationError("no store at '\(store)'") }
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: model, isDirectory: &isDirectory), isDirectory.boolValue,
+                  ["xcdatamodeld", "momd"].contains(URL(fileURLWithPath: model).pathExtension) else {
+                throw ValidationError("--model must be an .xcdatamodeld or .momd bundle holding the store's version (got '\(model)')")
+            }
+            let plan = try PersistentStoreCoordinator.migrateStore(at: URL(fileURLWithPath: store), toVersionOf: URL(fileURLWithPath: model),
+                                                                    version: to, dryRun: dryRun)
+            print(plan, terminator: "")
+            if !dryRun && !plan.steps.isEmpty { print("migrated \(store) to '\(plan.to)'") }
+        }
+    }
+}
