@@ -144,6 +144,11 @@ final class Statement {
 
     // MARK: Columns (0-based)
 
+    /// Columns of the result.
+    var columnCount: Int32 { sqlite3_column_count(handle) }
+    /// A result column's name.
+    func columnName(at column: Int32) -> String { sqlite3_column_name(handle, column).map { String(cString: $0) } ?? "" }
+
     @inline(__always) func int64(at column: Int32) -> Int64 { sqlite3_column_int64(handle, column) }
     @inline(__always) func double(at column: Int32) -> Double { sqlite3_column_double(handle, column) }
     @inline(__always) func columnType(at column: Int32) -> Int32 { sqlite3_column_type(handle, column) }

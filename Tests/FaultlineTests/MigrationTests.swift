@@ -1,0 +1,208 @@
+import Foundation
+import XCTest
+@testable import Faultline
+
+/// Migrating stores Apple's Core Data wrote (../shared/fixtures/coredata-stores) to later versions of their model,
+/// each from a temporary copy, and the inference rules on models written for the test.
+final class MigrationTests: XCTestCase {
+    func storesFolder() throws -> URL {
+        guard let fixtures = fixturesDirectory() else { throw XCTSkip("../shared/fixtures is absent: migrations of Core Data's stores are not checked") }
+        return fixtures.appendingPathComponent("coredata-stores")
+    }
+
+    /// Every row of `table` as column → value, by Z_PK.
+    func rows(_ path: String, _ table: String) throws -> [Int64: [String: String]] {
+        let connection = try SQLiteConnection(path: path, create: false)
+        let statement = try connection.prepare("SELECT * FROM \(table)")
+        var result: [Int64: [String: String]] = [:]
+        let count = sqlite3ColumnCount(statement)
+        while try statement.step() {
+            var row: [String: String] = [:]
+            for i in 0..<count { row[statement.columnName(at: i)] = "\(statement.slot(at: i))" }
+            result[statement.int64(at: 0)] = row
+        }
+        return result
+    }
+
+    /// Version 3 → 4 of wibosco's model (a Boolean added): every object keeps its key, its values and its links,
+    /// the new attribute has its default, the store keeps its UUID, and no scratch file is left.
+    func testAStoreMigratesByInferenceAndKeepsEveryValue() throws {
+        let folder = try storesFolder()
+        let dir = TemporaryDirectory()
+        let store = try copyStore(folder.appendingPathComponent("wibosco-migration/CoreDataMigration_Example_3.sqlite"), into: dir)
+        let before = (posts: try rows(store.path, "ZPOST"), colors: try rows(store.path, "ZCOLOR"))
+        let uuid = try XCTUnwrap(PersistentStoreCoordinator.metadataForPersistentStore(at: store)["NSStoreUUID"] as? String)
+        let bundle = folder.appendingPathComponent("wibosco-migration/CoreDataMigration_Example.xcdatamodeld")
+        let plan = try PersistentStoreCoordinator.migrateStore(at: store, toVersionOf: bundle)
+        XCTAssertEqual(plan.steps.map(\.to), ["CoreDataMigration_Example 4"])
+        XCTAssertEqual(plan.steps[0].rows, ["Post": 7_995, "Color": 7_995])
+        let after = (posts: try rows(store.path, "ZPOST"), colors: try rows(store.path, "ZCOLOR"))
+        XCTAssertEqual(after.posts.count, before.posts.count)
+        for (key, old) in before.posts {
+            let new = try XCTUnwrap(after.posts[key])
+            for column in ["Z_ENT", "ZDATE", "ZPOSTID", "ZCOLOR"] { XCTAssertEqual(new[column], old[column], "Post p\(key) \(column)") }
+            XCTAssertEqual(new["ZHIDE"], "integer(0)", "the new Boolean has its default")
+        }
+        for (key, old) in before.colors {
+            let new = try XCTUnwrap(after.colors[key])
+            for column in ["ZCOLORID", "ZHEX", "ZPOST"] { XCTAssertEqual(new[column], old[column], "Color p\(key) \(column)") }
+        }
+        XCTAssertEqual(try PersistentStoreCoordinator.metadataForPersistentStore(at: store)["NSStoreUUID"] as? String, uuid)
+        // It opens with the current version, and a read follows the links.
+        let coordinator = PersistentStoreCoordinator(managedObjectModel: try ManagedObjectModel(contentsOf: bundle))
+        try coordinator.addPersistentStore(at: store)
+        let context = ManagedObjectContext(.privateQueue, coordinator: coordinator)
+        try context.performAndWait {
+            let post = try XCTUnwrap(context.fetch(FetchRequest<ManagedObject>(entityName: "Post", predicate: try ObjectPredicate(format: "postID == %@", "3415CF33-29D7-4DB3-ABF0-720E0C9B8226"))).first)
+            XCTAssertTrue((post.value(forKey: "color") as? ManagedObject)?.value(forKey: "post") as? ManagedObject === post)
+        }
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: dir.url.path).filter { $0.contains("migrating") }, [])
+    }
+
+    /// Core Data migrated CoreDataPlus's version-1 store to version 2 (an entity renamed through its Renaming ID, a
+    /// transformable and a UUID attribute dropped, a fetch index added); Faultline's migration of the same store gives
+    /// the same rows.
+    func testFaultlinesMigrationGivesCoreDatasRows() throws {
+        let folder = try storesFolder().appendingPathComponent("coredataplus-samplemodel")
+        let dir = TemporaryDirectory()
+        let store = try copyStore(folder.appendingPathComponent("SampleModel_V1.sqlite"), into: dir)
+        let other = TemporaryDirectory()
+        let coreData = try copyStore(folder.appendingPathComponent("SampleModel_V2.sqlite"), into: other)
+        let plan = try PersistentStoreCoordinator.migrateStore(at: store, toVersionOf: folder.appendingPathComponent("SampleModel.xcdatamodeld"), version: "SampleModel2")
+        XCTAssertTrue(plan.description.contains("entity ExpensiveSportCar → LuxuryCar: copied"), plan.description)
+        XCTAssertTrue(plan.description.contains("entity Car: - color"), plan.description)
+        for table in ["ZCAR", "ZPERSON"] {
+            let ours = try rows(store.path, table), theirs = try rows(coreData.path, table)
+            XCTAssertEqual(ours.count, theirs.count, table)
+            for (key, expected) in theirs {
+                var mine = try XCTUnwrap(ours[key], "\(table) p\(key)")
+                var expected = expected
+                mine["Z_OPT"] = nil
+                expected["Z_OPT"] = nil
+                XCTAssertEqual(mine, expected, "\(table) p\(key)")
+            }
+        }
+    }
+
+    /// Version 1 → 4 of wibosco's model: version 3 adds a required to-one relationship to a new entity, which no old
+    /// object has; the migration stops naming them and the store keeps every byte.
+    func testDataTheNewVersionDoesNotAllowStopsTheMigrationAndChangesNothing() throws {
+        let folder = try storesFolder()
+        let dir = TemporaryDirectory()
+        let store = try copyStore(folder.appendingPathComponent("wibosco-migration/CoreDataMigration_Example_1.sqlite"), into: dir)
+        let before = try Data(contentsOf: store)
+        let bundle = folder.appendingPathComponent("wibosco-migration/CoreDataMigration_Example.xcdatamodeld")
+        let plan = try PersistentStoreCoordinator.migrateStore(at: store, toVersionOf: bundle, dryRun: true)
+        XCTAssertEqual(plan.steps.map(\.to), ["CoreDataMigration_Example 2", "CoreDataMigration_Example 3", "CoreDataMigration_Example 4"])
+        XCTAssertTrue(plan.description.contains("entity Post: + hexColor, - color"), plan.description)
+        XCTAssertEqual(try Data(contentsOf: store), before, "a dry run writes nothing")
+        XCTAssertThrowsError(try PersistentStoreCoordinator.migrateStore(at: store, toVersionOf: bundle)) { error in
+            XCTAssertTrue("\(error)".hasPrefix("migration, entity 'Post', property 'color': from 'CoreDataMigration_Example 2' to 'CoreDataMigration_Example 3': the new version requires this relationship and the old objects have no destination for it: p1, p2"), "\(error)")
+        }
+        XCTAssertEqual(try Data(contentsOf: store), before)
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: dir.url.path), [store.lastPathComponent])
+        // Up to version 2 it goes.
+        try PersistentStoreCoordinator.migrateStore(at: store, toVersionOf: bundle, version: "CoreDataMigration_Example 2")
+        XCTAssertEqual(try rows(store.path, "ZPOST").count, 1_001)
+    }
+
+    // MARK: Inference
+
+    func model(_ entities: [EntityDescription]) throws -> ManagedObjectModel { try ManagedObjectModel(entities: entities) }
+
+    func testInferenceRules() throws {
+        let old = try model([
+            EntityDescription(name: "Item", properties: [
+                AttributeDescription(name: "title", type: .string), AttributeDescription(name: "count", type: .integer16),
+                AttributeDescription(name: "when", type: .date), AttributeDescription(name: "gone", type: .string),
+                RelationshipDescription(name: "tags", destination: "Tag", inverse: "item", isToMany: true),
+            ]),
+            EntityDescription(name: "Tag", properties: [
+                AttributeDescription(name: "name", type: .string),
+                RelationshipDescription(name: "item", destination: "Item", inverse: "tags"),
+            ]),
+        ])
+        let heading = AttributeDescription(name: "heading", type: .string)
+        heading.renamingIdentifier = "title"
+        let new = try model([
+            EntityDescription(name: "Item", properties: [
+                heading, AttributeDescription(name: "count", type: .integer64), AttributeDescription(name: "when", type: .date),
+                AttributeDescription(name: "rank", type: .integer32, isOptional: false, defaultValue: Int64(3)),
+                RelationshipDescription(name: "tags", destination: "Tag", inverse: "items", isToMany: true, isOrdered: true),
+            ]),
+            EntityDescription(name: "Tag", properties: [
+                AttributeDescription(name: "name", type: .string),
+                RelationshipDescription(name: "items", destination: "Item", inverse: "tags", isToMany: true),
+            ]),
+        ])
+        let mapping = try MappingModel.inferred(from: old, to: new)
+        XCTAssertEqual(mapping.changes, [
+            "entity Item: count (number conversion), title → heading, + rank, - gone",
+            "entity Tag: + items (relationship), - item",
+        ])
+        // A type Core Data cannot convert.
+        let stringly = try model([EntityDescription(name: "Item", properties: [AttributeDescription(name: "when", type: .string)])])
+        XCTAssertThrowsError(try MappingModel.inferred(from: old, to: stringly)) { error in
+            XCTAssertEqual("\(error)", "migration, entity 'Item', property 'when': its type changes from Date to String, which a lightweight migration cannot convert; that needs a mapping model")
+        }
+    }
+
+    /// Links survive a relationship turned from one-to-many into many-to-many, and the added required attribute gets
+    /// its default in every row.
+    func testRelationshipsChangingStorageKeepTheirLinks() throws {
+        let dir = TemporaryDirectory()
+        let bundle = dir.file("Shop.xcdatamodeld")
+        let versions = [("Shop.xcdatamodel", """
+            <entity name="Item"><attribute name="title" optional="YES" attributeType="String"/>
+              <relationship name="tags" optional="YES" toMany="YES" destinationEntity="Tag" inverseName="item" inverseEntity="Tag"/></entity>
+            <entity name="Tag"><attribute name="name" optional="YES" attributeType="String"/>
+              <relationship name="item" optional="YES" maxCount="1" destinationEntity="Item" inverseName="tags" inverseEntity="Item"/></entity>
+            """), ("Shop 2.xcdatamodel", """
+            <entity name="Item"><attribute name="title" optional="YES" attributeType="String"/>
+              <attribute name="stock" attributeType="Integer 32" defaultValueString="7"/>
+              <relationship name="tags" optional="YES" toMany="YES" destinationEntity="Tag" inverseName="items" inverseEntity="Tag"/></entity>
+            <entity name="Tag"><attribute name="name" optional="YES" attributeType="String"/>
+              <relationship name="items" optional="YES" toMany="YES" destinationEntity="Item" inverseName="tags" inverseEntity="Item"/></entity>
+            """)]
+        for (name, entities) in versions {
+            let folder = bundle.appendingPathComponent(name)
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            try Data("<?xml version=\"1.0\" encoding=\"UTF-8\"?><model type=\"com.apple.IDECoreDataModeler.DataModel\">\(entities)</model>".utf8)
+                .write(to: folder.appendingPathComponent("contents"))
+        }
+        try Data(#"<?xml version="1.0" encoding="UTF-8"?><plist version="1.0"><dict><key>_XCCurrentVersionName</key><string>Shop 2.xcdatamodel</string></dict></plist>"#.utf8)
+            .write(to: bundle.appendingPathComponent(".xccurrentversion"))
+        let store = dir.file("shop.sqlite")
+        do {
+            let coordinator = PersistentStoreCoordinator(managedObjectModel: try ManagedObjectModel(contentsOf: bundle.appendingPathComponent("Shop.xcdatamodel")))
+            try coordinator.addPersistentStore(at: store)
+            let context = ManagedObjectContext(.privateQueue, coordinator: coordinator)
+            try context.performAndWait {
+                for i in 0..<3 {
+                    let item = try context.insertNewObject(forEntityName: "Item")
+                    try item.setValue("item \(i)", forKey: "title")
+                    for j in 0..<2 {
+                        let tag = try context.insertNewObject(forEntityName: "Tag")
+                        try tag.setValue("tag \(i).\(j)", forKey: "name")
+                        try tag.setValue(item, forKey: "item")
+                    }
+                }
+                try context.save()
+            }
+        }
+        try PersistentStoreCoordinator.migrateStore(at: store, toVersionOf: bundle)
+        let coordinator = PersistentStoreCoordinator(managedObjectModel: try ManagedObjectModel(contentsOf: bundle))
+        try coordinator.addPersistentStore(at: store)
+        let context = ManagedObjectContext(.privateQueue, coordinator: coordinator)
+        try context.performAndWait {
+            var request = FetchRequest<ManagedObject>(entityName: "Item")
+            request.sortDescriptors = [FetchSortDescriptor(keyPath: "title")]
+            let items = try context.fetch(request)
+            XCTAssertEqual(items.map { $0.value(forKey: "stock") as? Int32 }, [7, 7, 7])
+            XCTAssertEqual(items.map { Set($0.objects(forRelationship: "tags").compactMap { $0.value(forKey: "name") as? String }) },
+                           [["tag 0.0", "tag 0.1"], ["tag 1.0", "tag 1.1"], ["tag 2.0", "tag 2.1"]])
+        }
+    }
+}
+
+private func sqlite3ColumnCount(_ statement: Statement) -> Int32 { statement.columnCount }
