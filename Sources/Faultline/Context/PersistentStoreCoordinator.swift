@@ -31,7 +31,18 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
     /// Opens the SQLite store at `url`, creating it when absent (unless `options` has `.readOnly`). Fails with a
     /// `StoreError` when the file is not a store, is damaged, or was made for another model.
     public func addPersistentStore(at url: URL, options: PersistentStoreOptions = []) throws {
-        let opened = try SQLiteStore(path: url.path, model: managedObjectModel, readOnly: options.contains(.readOnly), probes: probes)
+        let opened: SQLiteStore
+        do {
+            opened = try SQLiteStore(path: url.path, model: managedObjectModel, readOnly: options.contains(.readOnly), probes: probes)
+        } catch StoreError.modelMismatch(let path, let differences)
+                    where options.contains(.migratesAutomatically) && options.contains(.infersMappingAutomatically) && !options.contains(.readOnly) {
+            // Core Data's lightweight migration on open: the model's bundle holds the store's version.
+            guard let bundle = managedObjectModel.bundle, let version = managedObjectModel.versionName else {
+                throw StoreError.modelMismatch(path: path, differences: differences + ["(no migration: the model was not loaded from a model bundle, which would hold the store's version)"])
+            }
+            try Self.migrateStore(at: url, toVersionOf: bundle, version: version)
+            opened = try SQLiteStore(path: url.path, model: managedObjectModel, readOnly: false, probes: probes)
+        }
         withLock {
             store = opened
             statementProbe = opened.connection.probe

@@ -23,6 +23,9 @@ public final class ManagedObjectModel: @unchecked Sendable {
     /// What the loader accepted as Xcode does but a reader should know of (an unreadable default value dropped, a
     /// number read as a Boolean), each naming the entity and attribute; set while the model is loaded.
     public internal(set) var warnings: [ModelError] = []
+    /// The `.xcdatamodeld` or `.momd` bundle the model was loaded from, and its version's name there.
+    public internal(set) var bundle: URL?
+    public internal(set) var versionName: String?
     /// By entity number − 1: the entity with its descendants, and the entity alone (the entities a fetch covers,
     /// kept so that a fetch does not build the array).
     let hierarchies: [[EntityDescription]]

@@ -14,11 +14,15 @@ extension ManagedObjectModel {
             case "xcdatamodeld":
                 let version = try Self.currentVersion(ofBundle: url)
                 try self.init(xcodeContentsOf: version.appendingPathComponent("contents"), source: path)
+                bundle = url
+                versionName = version.deletingPathExtension().lastPathComponent
             case "xcdatamodel":
                 try self.init(xcodeContentsOf: url.appendingPathComponent("contents"), source: path)
             case "momd":
                 let version = try Self.currentVersion(ofBundle: url)
                 try self.init(compiledModel: try Self.read(version, source: path), source: version.path)
+                bundle = url
+                versionName = version.deletingPathExtension().lastPathComponent
             default:
                 throw ModelError(source: path, problem: "a folder must be an .xcdatamodeld or .momd bundle, or an .xcdatamodel")
             }

@@ -6,4 +6,13 @@ public struct PersistentStoreOptions: OptionSet, Sendable {
     /// Core Data's `NSReadOnlyPersistentStoreOption`: the file is opened read only and never created, converted or
     /// written; a missing or empty file is an error rather than a new store, and a save fails.
     public static let readOnly = PersistentStoreOptions(rawValue: 1)
+
+    /// Core Data's `NSMigratePersistentStoresAutomaticallyOption`: a store made with another version of the model is
+    /// migrated to the coordinator's model when it is added (with `.infersMappingAutomatically`; the model must have
+    /// been loaded from its `.xcdatamodeld` or `.momd`, which holds the store's version).
+    public static let migratesAutomatically = PersistentStoreOptions(rawValue: 2)
+
+    /// Core Data's `NSInferMappingModelAutomaticallyOption`: the migration's mapping is inferred
+    /// (`MappingModel.inferred(from:to:)`).
+    public static let infersMappingAutomatically = PersistentStoreOptions(rawValue: 4)
 }

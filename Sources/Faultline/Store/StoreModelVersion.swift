@@ -8,13 +8,21 @@ extension ManagedObjectModel {
             let bundle = try CompiledBundle(url)
             let current = bundle.current.deletingPathExtension().lastPathComponent
             let ordered = [current] + bundle.versions.keys.filter { $0 != current }.sorted()
-            return try ordered.map { name in (name, try ManagedObjectModel(contentsOf: bundle.versions[name]!)) }
+            return try ordered.map { name in
+                let model = try ManagedObjectModel(contentsOf: bundle.versions[name]!)
+                model.bundle = url
+                model.versionName = name
+                return (name, model)
+            }
         }
         let current = try currentVersion(ofBundle: url).lastPathComponent
         let names = ((try? FileManager.default.contentsOfDirectory(atPath: url.path)) ?? []).filter { $0.hasSuffix(".xcdatamodel") }
         let ordered = [current] + names.filter { $0 != current }.sorted()
         return try ordered.map { name in
-            (String(name.dropLast(".xcdatamodel".count)), try ManagedObjectModel(contentsOf: url.appendingPathComponent(name)))
+            let model = try ManagedObjectModel(contentsOf: url.appendingPathComponent(name))
+            model.bundle = url
+            model.versionName = String(name.dropLast(".xcdatamodel".count))
+            return (model.versionName!, model)
         }
     }
 }
