@@ -1,0 +1,114 @@
+import CSQLite
+import Foundation
+import XCTest
+
+/// `faultline migrate` as a user runs it: the plan, the migration, a refusal that changes nothing, and a migration
+/// killed at any moment leaving the old store or the new one, never a mixture.
+final class MigrateCLITests: CLITestCase {
+    /// A two-version bundle: version 2 adds a required Integer 32 with a default and renames `title` to `heading`.
+    func shopBundle() throws -> String {
+        let bundle = dir.appendingPathComponent("Shop.xcdatamodeld")
+        let versions = [("Shop.xcdatamodel", """
+            <entity name="Item"><attribute name="title" optional="YES" attributeType="String"/><attribute name="price" optional="YES" attributeType="Integer 64"/></entity>
+            """), ("Shop 2.xcdatamodel", """
+            <entity name="Item"><attribute name="heading" optional="YES" attributeType="String" elementID="title"/>
+              <attribute name="price" optional="YES" attributeType="Integer 64"/><attribute name="stock" attributeType="Integer 32" defaultValueString="7"/></entity>
+            """)]
+        for (name, entities) in versions {
+            let folder = bundle.appendingPathComponent(name)
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            try Data("<?xml version=\"1.0\" encoding=\"UTF-8\"?><model type=\"com.apple.IDECoreDataModeler.DataModel\">\(entities)</model>".utf8)
+                .write(to: folder.appendingPathComponent("contents"))
+        }
+        try Data(#"<?xml version="1.0" encoding="UTF-8"?><plist version="1.0"><dict><key>_XCCurrentVersionName</key><string>Shop 2.xcdatamodel</string></dict></plist>"#.utf8)
+            .write(to: bundle.appendingPathComponent(".xccurrentversion"))
+        return bundle.path
+    }
+
+    /// A version-1 store of `count` items (loaded, then multiplied in SQL).
+    func shopStore(_ bundle: String, count: Int) throws -> String {
+        let store = dir.appendingPathComponent("shop.sqlite").path
+        let data = try write("items.json", #"{"Item": [{"title": "seed", "price": 1}]}"#)
+        let load = try run(["load", "--model", bundle + "/Shop.xcdatamodel", "--store", store, data])
+        XCTAssertEqual(load.status, 0, load.stderr)
+        var db: OpaquePointer?
+        XCTAssertEqual(sqlite3_open(store, &db), SQLITE_OK)
+        defer { sqlite3_close(db) }
+        let sql = """
+            WITH RECURSIVE n(i) AS (SELECT 2 UNION ALL SELECT i + 1 FROM n WHERE i < \(count))
+            INSERT INTO ZITEM (Z_PK, Z_ENT, Z_OPT, ZPRICE, ZTITLE) SELECT i, 1, 1, i * 3, 'item ' || i FROM n;
+            UPDATE Z_PRIMARYKEY SET Z_MAX = \(count) WHERE Z_ENT = 1;
+            PRAGMA wal_checkpoint(TRUNCATE);
+            """
+        XCTAssertEqual(sqlite3_exec(db, sql, nil, nil, nil), SQLITE_OK)
+        return store
+    }
+
+    func testMigrateDryRunThenMigrate() throws {
+        let bundle = try shopBundle()
+        let store = try shopStore(bundle, count: 500)
+        let before = try Data(contentsOf: URL(fileURLWithPath: store))
+        let plan = try run(["migrate", "--model", bundle, "--store", store, "--dry-run"])
+        XCTAssertEqual(plan.status, 0, plan.stderr)
+        XCTAssertEqual(plan.stdout, """
+            migration of the store from version 'Shop' to 'Shop 2' in 1 step (inferred):
+            1. 'Shop' → 'Shop 2'
+               entity Item: title → heading, + stock
+               rows: Item 500
+
+            """)
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: store)), before, "a dry run writes nothing")
+        let migrated = try run(["migrate", "--model", bundle, "--store", store])
+        XCTAssertEqual(migrated.status, 0, migrated.stderr)
+        XCTAssertTrue(migrated.stdout.hasSuffix("migrated \(store) to 'Shop 2'\n"), migrated.stdout)
+        let query = try run(["query", "--model", bundle, "--store", store, "Item", "heading == 'item 42'"])
+        XCTAssertEqual(query.status, 0, query.stderr)
+        XCTAssertTrue(query.stdout.contains(#""heading": "item 42", "price": 126, "stock": 7"#), query.stdout)
+        let again = try run(["migrate", "--model", bundle, "--store", store])
+        XCTAssertEqual(again.stdout, "the store is at version 'Shop 2' already: nothing to migrate\n")
+        let bad = try run(["migrate", "--model", bundle + "/Shop.xcdatamodel", "--store", store])
+        XCTAssertEqual(bad.status, 1)
+        XCTAssertTrue(bad.stderr.contains("--model must be an .xcdatamodeld or .momd bundle"), bad.stderr)
+    }
+
+    /// kill -9 at moments spread over a migration: each time the store opens, whole, as version 1 or version 2,
+    /// with every item; the next migration finishes the job.
+    func testAMigrationKilledAtAnyMomentLeavesTheOldStoreOrTheNew() throws {
+        let bundle = try shopBundle()
+        let count = 200_000
+        let store = try shopStore(bundle, count: count)
+        var outcomes: [String] = []
+        for delay in [0.05, 0.15, 0.3, 0.6, 1.0, 1.6] {
+            let process = Process()
+            process.executableURL = binary
+            process.arguments = ["migrate", "--model", bundle, "--store", store]
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            Thread.sleep(forTimeInterval: delay)
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+            var db: OpaquePointer?
+            XCTAssertEqual(sqlite3_open_v2(store, &db, SQLITE_OPEN_READONLY, nil), SQLITE_OK)
+            var check: OpaquePointer?
+            sqlite3_prepare_v2(db, "PRAGMA integrity_check", -1, &check, nil)
+            XCTAssertEqual(sqlite3_step(check), SQLITE_ROW)
+            XCTAssertEqual(String(cString: sqlite3_column_text(check, 0)), "ok", "after a kill at \(delay) s")
+            sqlite3_finalize(check)
+            sqlite3_close(db)
+            let counted = try run(["query", "--model", bundle, "--store", store, "Item", "--result", "count"])
+            XCTAssertEqual(counted.status, 0, "after a kill at \(delay) s: \(counted.stderr)")
+            XCTAssertEqual(counted.stdout, "{\"count\": \(count)}\n", "after a kill at \(delay) s")
+            outcomes.append(counted.stderr.contains("version 'Shop'") ? "old" : "new")
+            if outcomes.last == "new" { break }
+        }
+        let finished = try run(["migrate", "--model", bundle, "--store", store])
+        XCTAssertEqual(finished.status, 0, finished.stderr)
+        let counted = try run(["query", "--model", bundle, "--store", store, "Item", "stock == 7", "--result", "count"])
+        XCTAssertEqual(counted.stdout, "{\"count\": \(count)}\n", counted.stderr)
+        XCTAssertEqual(counted.stderr, "", "version 2 now")
+        XCTAssertTrue(outcomes.contains("old"), "some kill came before the swap: \(outcomes)")
+        let left = try FileManager.default.contentsOfDirectory(atPath: dir.path).filter { $0.contains("migrating") }
+        XCTAssertEqual(left, [], "a finished migration leaves no scratch store, not even those of killed ones")
+    }
+}
