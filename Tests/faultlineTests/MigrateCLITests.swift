@@ -58,8 +58,10 @@ final class MigrateCLITests: CLITestCase {
 
             """)
         XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: store)), before, "a dry run writes nothing")
-        let migrated = try run(["migrate", "--model", bundle, "--store", store])
+        let migrated = try run(["migrate", "--model", bundle, "--store", store], environment: ["FAULTLINE_MIGRATIONDEBUG": "1"])
         XCTAssertEqual(migrated.status, 0, migrated.stderr)
+        XCTAssertTrue(migrated.stderr.hasPrefix("Faultline: annotation: migration: step 1 of 1: 'Shop' → 'Shop 2' (inferred), writing .shop.sqlite.migrating-1\n"
+                                                + "Faultline: annotation: migration: Item: 500 rows copied\n"), migrated.stderr)
         XCTAssertTrue(migrated.stdout.hasSuffix("migrated \(store) to 'Shop 2'\n"), migrated.stdout)
         let query = try run(["query", "--model", bundle, "--store", store, "Item", "heading == 'item 42'"])
         XCTAssertEqual(query.status, 0, query.stderr)

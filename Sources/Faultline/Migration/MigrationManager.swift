@@ -37,7 +37,11 @@ extension PersistentStoreCoordinator {
     /// an interrupted migration leaves the old store as it was. With `dryRun`, nothing is written and the plan (with
     /// the rows each entity would get) is returned.
     @discardableResult
-    public static func migrateStore(at store: URL, toVersionOf bundle: URL, version: String? = nil, dryRun: Bool = false) throws -> MigrationPlan {
+    public static func migrateStore(at store: URL, toVersionOf bundle: URL, version: String? = nil, dryRun: Bool = false,
+                                    debug: Bool = ProbeConfiguration.environment.migrationDebug) throws -> MigrationPlan {
+        func note(_ text: String) {
+            if debug { FileHandle.standardError.write(Data("Faultline: annotation: migration: \(text)\n".utf8)) }
+        }
         let versions = try ManagedObjectModel.versions(ofBundle: bundle)
         let ordered = versions.sorted { $0.name.compare($1.name, options: [.numeric]) == .orderedAscending }
         let target = version ?? versions[0].name
@@ -83,6 +87,8 @@ extension PersistentStoreCoordinator {
             removeStoreFiles(output)
             scratch.append(output)
             var step = MigrationStep(source: models[plan.steps[i].from]!, destination: models[plan.steps[i].to]!, mapping: plan.steps[i].mapping)
+            note("step \(i + 1) of \(plan.steps.count): '\(plan.steps[i].from)' → '\(plan.steps[i].to)' (inferred), writing \(output.lastPathComponent)")
+            let started = ProbeClock.now()
             do {
                 let reader = try ReadOnlyOpening(path: input.path).connect(reportingAs: input.path)
                 try step.run(reading: reader, uuid: uuid, into: output)
@@ -90,6 +96,8 @@ extension PersistentStoreCoordinator {
                 throw MigrationError(entity: error.entity, property: error.property, problem: "from '\(plan.steps[i].from)' to '\(plan.steps[i].to)': \(error.problem)")
             }
             plan.steps[i].rows = step.copied
+            for (entity, rows) in step.copied.sorted(by: { $0.key < $1.key }) { note("\(entity): \(rows) rows copied") }
+            note(String(format: "step \(i + 1) done in %.4fs", ProbeClock.seconds(started, ProbeClock.now())))
             input = output
         }
         // The old store's WAL is empty after the checkpoint; its -wal and -shm must not outlive it beside the new file.
@@ -97,6 +105,7 @@ extension PersistentStoreCoordinator {
         guard rename(input.path, store.path) == 0 else {
             throw StoreError.notAStore(path: store.path, detail: "the migrated store could not replace it: \(String(cString: strerror(errno)))")
         }
+        note("\(store.lastPathComponent) replaced by the version-'\(target)' store")
         return plan
     }
 

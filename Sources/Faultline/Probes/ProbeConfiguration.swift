@@ -11,6 +11,8 @@ public struct ProbeConfiguration: Sendable, Equatable {
     public var traceBindValues: Bool
     /// Stop when a context or object is used off its queue.
     public var concurrencyDebug: Bool
+    /// Print each migration step, entity by entity (`FAULTLINE_MIGRATIONDEBUG=1`, `-com.apple.CoreData.MigrationDebug 1`).
+    public var migrationDebug = false
     /// Which fault events capture the caller's stack (for their call site).
     public var faultCallSites: FaultCallSites
 
@@ -47,6 +49,7 @@ public struct ProbeConfiguration: Sendable, Equatable {
         if let path = environment["FAULTLINE_TRACE"], !path.isEmpty { tracePath = path }
         if environment["FAULTLINE_TRACE_BINDS"] == "1" { traceBindValues = true }
         if let flag = environment["FAULTLINE_CONCURRENCYDEBUG"].flatMap(Int.init) { concurrencyDebug = flag > 0 }
+        if let flag = environment["FAULTLINE_MIGRATIONDEBUG"].flatMap(Int.init) { migrationDebug = flag > 0 }
         switch environment["FAULTLINE_FAULT_STACKS"] {
         case "all"?: faultCallSites = .all
         case "none"?: faultCallSites = .none
@@ -59,6 +62,8 @@ public struct ProbeConfiguration: Sendable, Equatable {
                 if let level = Int(arguments[i + 1]) { sqlDebugLevel = max(0, min(level, 4)) }
             case "-com.apple.CoreData.ConcurrencyDebug":
                 if let flag = Int(arguments[i + 1]) { concurrencyDebug = flag > 0 }
+            case "-com.apple.CoreData.MigrationDebug":
+                if let flag = Int(arguments[i + 1]) { migrationDebug = flag > 0 }
             default:
                 break
             }
