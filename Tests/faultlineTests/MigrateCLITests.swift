@@ -58,11 +58,20 @@ final class MigrateCLITests: CLITestCase {
 
             """)
         XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: store)), before, "a dry run writes nothing")
-        let migrated = try run(["migrate", "--model", bundle, "--store", store], environment: ["FAULTLINE_MIGRATIONDEBUG": "1"])
+        let trace = dir.appendingPathComponent("migration.jsonl").path
+        let migrated = try run(["migrate", "--model", bundle, "--store", store], environment: ["FAULTLINE_MIGRATIONDEBUG": "1", "FAULTLINE_TRACE": trace])
         XCTAssertEqual(migrated.status, 0, migrated.stderr)
         XCTAssertTrue(migrated.stderr.hasPrefix("Faultline: annotation: migration: step 1 of 1: 'Shop' → 'Shop 2' (inferred), writing .shop.sqlite.migrating-1\n"
                                                 + "Faultline: annotation: migration: Item: 500 rows copied\n"), migrated.stderr)
         XCTAssertTrue(migrated.stdout.hasSuffix("migrated \(store) to 'Shop 2'\n"), migrated.stdout)
+        // The trace has the step's migration event, and the report shows it.
+        let events = try String(contentsOfFile: trace, encoding: .utf8).split(separator: "\n").filter { $0.contains(#""type":"migration""#) }
+        XCTAssertEqual(events.count, 1)
+        XCTAssertTrue(events[0].contains(#""step":1,"from":"Shop","to":"Shop 2","entity":"Item","rows":500,"statements":501"#), String(events[0]))
+        let report = try run(["report", trace, "-o", dir.appendingPathComponent("migration.html").path])
+        XCTAssertEqual(report.status, 0, report.stderr)
+        let page = try String(contentsOf: dir.appendingPathComponent("migration.html"), encoding: .utf8)
+        XCTAssertTrue(page.contains("<h3>Migration</h3>") && page.contains("<td>step 1: &#39;Shop&#39; → &#39;Shop 2&#39;</td><td>Item</td><td class=n>500</td>"), page)
         let query = try run(["query", "--model", bundle, "--store", store, "Item", "heading == 'item 42'"])
         XCTAssertEqual(query.status, 0, query.stderr)
         XCTAssertTrue(query.stdout.contains(#""heading": "item 42", "price": 126, "stock": 7"#), query.stdout)

@@ -40,7 +40,7 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
             guard let bundle = managedObjectModel.bundle, let version = managedObjectModel.versionName else {
                 throw StoreError.modelMismatch(path: path, differences: differences + ["(no migration: the model was not loaded from a model bundle, which would hold the store's version)"])
             }
-            try Self.migrateStore(at: url, toVersionOf: bundle, version: version)
+            try Self.migrateStore(at: url, toVersionOf: bundle, version: version, probes: probes)
             opened = try SQLiteStore(path: url.path, model: managedObjectModel, readOnly: false, probes: probes)
         }
         withLock {

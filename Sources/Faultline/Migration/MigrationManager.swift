@@ -38,7 +38,7 @@ extension PersistentStoreCoordinator {
     /// the rows each entity would get) is returned.
     @discardableResult
     public static func migrateStore(at store: URL, toVersionOf bundle: URL, version: String? = nil, dryRun: Bool = false,
-                                    debug: Bool = ProbeConfiguration.environment.migrationDebug) throws -> MigrationPlan {
+                                    debug: Bool = ProbeConfiguration.environment.migrationDebug, probes: Probes = .shared) throws -> MigrationPlan {
         func note(_ text: String) {
             if debug { FileHandle.standardError.write(Data("Faultline: annotation: migration: \(text)\n".utf8)) }
         }
@@ -96,7 +96,13 @@ extension PersistentStoreCoordinator {
                 throw MigrationError(entity: error.entity, property: error.property, problem: "from '\(plan.steps[i].from)' to '\(plan.steps[i].to)': \(error.problem)")
             }
             plan.steps[i].rows = step.copied
-            for (entity, rows) in step.copied.sorted(by: { $0.key < $1.key }) { note("\(entity): \(rows) rows copied") }
+            for (entity, rows) in step.copied.sorted(by: { $0.key < $1.key }) {
+                note("\(entity): \(rows) rows copied")
+                if probes.isEnabled, let cost = step.costs[entity] {
+                    probes.record(.migration(MigrationEvent(step: i + 1, from: plan.steps[i].from, to: plan.steps[i].to, entity: entity,
+                                                            rows: rows, statements: cost.statements, duration: cost.seconds)))
+                }
+            }
             note(String(format: "step \(i + 1) done in %.4fs", ProbeClock.seconds(started, ProbeClock.now())))
             input = output
         }

@@ -11,6 +11,8 @@ struct MigrationStep {
 
     /// Rows copied, by destination entity (for the plan and the trace).
     private(set) var copied: [String: Int] = [:]
+    /// Per destination entity: statements run and seconds taken to copy its rows.
+    private(set) var costs: [String: (statements: Int, seconds: Double)] = [:]
 
     init(source: ManagedObjectModel, destination: ManagedObjectModel, mapping: MappingModel) {
         self.source = source
@@ -50,6 +52,7 @@ struct MigrationStep {
                 guard let target = to.attribute(named: attributeMapping.destination), target.columnName != nil else { continue }
                 attributes.append((target, attributeMapping.source.flatMap { from.attribute(named: $0) }, attributeMapping.conversion))
             }
+            let started = ProbeClock.now()
             let read = ["Z_PK", "Z_OPT"] + attributes.compactMap { $0.1?.columnName }
             let select = try reader.prepare("SELECT \(read.joined(separator: ", ")) FROM \(from.table.name) WHERE Z_ENT = ?")
             select.bind(Int64(from.entityNumber), at: 1)
@@ -84,6 +87,8 @@ struct MigrationStep {
                 throw MigrationError(entity: to.name, problem: "the new version requires a value the old objects lack: \(missing.joined(separator: ", "))\(missing.count == 10 ? " and more" : ""); give the attributes a default value, or migrate with a mapping model")
             }
             copied[to.name, default: 0] += count
+            let cost = costs[to.name] ?? (0, 0)
+            costs[to.name] = (cost.statements + 1 + count, cost.seconds + ProbeClock.seconds(started, ProbeClock.now()))
         }
     }
 

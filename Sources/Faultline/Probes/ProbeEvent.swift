@@ -13,6 +13,7 @@ public enum ProbeEvent: Sendable {
     case batch(BatchEvent)
     case merge(MergeEvent)
     case refresh(RefreshEvent)
+    case migration(MigrationEvent)
 
     /// The event's type name in the trace.
     public var type: String { typeName.description }
@@ -30,8 +31,23 @@ public enum ProbeEvent: Sendable {
         case .batch: return "batch"
         case .merge: return "merge"
         case .refresh: return "refresh"
+        case .migration: return "migration"
         }
     }
+}
+
+/// One entity's objects copied by a migration step (docs/migration.md).
+public struct MigrationEvent: Sendable, Equatable {
+    /// The step's place in the migration (1, 2, …) and its versions.
+    public var step: Int
+    public var from: String
+    public var to: String
+    /// The destination entity and the rows it got.
+    public var entity: String
+    public var rows: Int
+    /// Statements the entity's copy ran (its SELECT and one INSERT per row).
+    public var statements: Int
+    public var duration: Double
 }
 
 /// A store file opened (logged before anything is read from it).

@@ -60,6 +60,8 @@ public final class SQLDebugLogger: ProbeRecorder, @unchecked Sendable {
             line("annotation", "merge of \(e.inserted) inserted, \(e.updated) updated, \(e.deleted) deleted objects: \(e.refreshed) refreshed in \(Self.seconds(e.duration))s")
         case .refresh(let e):
             line("annotation", "refresh of \(e.objects) object\(e.objects == 1 ? "" : "s") (\(e.mergeChanges ? "merging changes" : "to faults")) in \(Self.seconds(e.duration))s")
+        case .migration(let e):
+            line("annotation", "migration step \(e.step) ('\(e.from)' → '\(e.to)'): \(e.rows) rows of \(e.entity) copied in \(Self.seconds(e.duration))s")
         case .signpost, .prefetchUse:
             return
         case .save(let e):

@@ -224,6 +224,14 @@ public final class TraceWriter: ProbeRecorder, @unchecked Sendable {
             json.int("refreshed", e.refreshed)
             json.seconds("duration", e.duration)
             json.int("context", e.context)
+        case .migration(let e):
+            json.int("step", e.step)
+            json.string("from", e.from)
+            json.string("to", e.to)
+            json.string("entity", e.entity)
+            json.int("rows", e.rows)
+            json.int("statements", e.statements)
+            json.seconds("duration", e.duration)
         case .refresh(let e):
             json.int("objects", e.objects)
             json.key("mergeChanges")

@@ -43,7 +43,7 @@ public struct ProbeCounters: Codable, Sendable, Equatable {
             if e.source == .database { cacheMisses += 1 } else { cacheHits += 1 }
         case .save:
             saves += 1
-        case .connect, .queryPlan, .signpost, .prefetchUse, .batch, .merge, .refresh:
+        case .connect, .queryPlan, .signpost, .prefetchUse, .batch, .merge, .refresh, .migration:
             break
         }
     }

@@ -133,7 +133,7 @@ public struct TraceSummary: Sendable {
                 cacheMisses.time += event.duration
                 add(&faultEntities, (event.objectEntity ?? "?") + (event.relationship.map { ".\($0)" } ?? ""), event.duration)
                 add(&missSites, event.callSite ?? "(unknown call site)", event.duration)
-            case .connect, .signpost, .prefetchUse, .batch, .merge, .refresh:
+            case .connect, .signpost, .prefetchUse, .batch, .merge, .refresh, .migration:
                 break
             }
             if !event.segment.isEmpty, event.kind != .signpost {

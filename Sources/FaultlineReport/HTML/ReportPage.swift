@@ -110,6 +110,14 @@ public struct ReportPage {
         out += tallies("Faults and cache misses by entity and relationship", s.faultsByEntity, rows: false)
         out += tallies("Cache misses by call site", s.missesByCallSite, rows: false)
         if !s.segments.isEmpty { out += tallies("Segments (signposts)", s.segments, rows: false) }
+        let migrations = t.events.filter { $0.kind == .migration }
+        if !migrations.isEmpty {
+            out += "<h3>Migration</h3>\n<table><tr><th>step</th><th>entity</th><th>rows</th><th>statements</th><th>time</th></tr>\n"
+            for m in migrations {
+                out += "<tr><td>\(e(m.name ?? ""))</td><td>\(e(m.entity ?? ""))</td><td class=n>\(m.rows)</td><td class=n>\(m.statements)</td><td class=n>\(seconds(m.duration))</td></tr>\n"
+            }
+            out += "</table>\n"
+        }
         return out
     }
 

@@ -29,7 +29,7 @@ public enum ChromeTrace {
                 let duration = event.duration * 1e6
                 events.append(["name": name, "ph": "X", "ts": end - duration, "dur": duration, "pid": 1, "tid": tracks[event.kind]!,
                                "cat": event.kind.rawValue, "args": args])
-            case .batch, .merge, .refresh:
+            case .batch, .merge, .refresh, .migration:
                 events.append(["name": "\(event.kind.rawValue) \(event.entity ?? "")", "ph": "X", "ts": end - event.duration * 1e6, "dur": event.duration * 1e6,
                                "pid": 1, "tid": 2, "cat": event.kind.rawValue, "args": ["line": event.line]])
             case .connect, .queryPlan, .prefetchUse:

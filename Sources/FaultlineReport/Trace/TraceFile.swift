@@ -205,6 +205,10 @@ public struct TraceFile: Sendable {
         e.deleted = try f.counts("deleted")
         e.error = f.string("error")
         e.name = (f.object["name"] ?? f.object["path"]) as? String
+        if e.kind == .migration {
+            // "step N: 'from' → 'to'", the step a migration event belongs to.
+            e.name = "step \(try f.count("step")): '\(f.string("from") ?? "?")' → '\(f.string("to") ?? "?")'"
+        }
         if let nodes = f.object["nodes"] as? [[String: Any]] { e.planDetails = nodes.compactMap { $0["detail"] as? String } }
     }
 }
