@@ -106,6 +106,51 @@ final class MigrationTests: XCTestCase {
         XCTAssertEqual(try rows(store.path, "ZPOST").count, 1_001)
     }
 
+    /// wibosco's chain with the custom code its versions need: v2 keeps v1's `color` as `hexColor`, v3 moves
+    /// `hexColor` into a new required `Color` object. From version 1 (and from version 2), every post reaches version 4
+    /// with its values, and its colour in a `Color`.
+    func testPoliciesCarryWhatInferenceCannot() throws {
+        struct KeepColor: EntityMigrationPolicy {
+            func createDestinationInstances(forSource source: MigrationSource, in migration: MigrationContext) throws {
+                try migration.destination(for: source, entity: "Post")?.setValue(source["color"], forKey: "hexColor")
+            }
+        }
+        struct ColorObjects: EntityMigrationPolicy {
+            func createDestinationInstances(forSource source: MigrationSource, in migration: MigrationContext) throws {
+                guard let post = try migration.destination(for: source, entity: "Post") else { return }
+                let color = try migration.context.insertNewObject(forEntityName: "Color")
+                try color.setValue(source["hexColor"], forKey: "hex")
+                try color.setValue("color-\(source.key)", forKey: "colorID")
+                try post.setValue(color, forKey: "color")
+            }
+        }
+        var policies = MigrationPolicies()
+        policies.set(KeepColor(), forEntity: "Post", migratingTo: "CoreDataMigration_Example 2")
+        policies.set(ColorObjects(), forEntity: "Post", migratingTo: "CoreDataMigration_Example 3")
+        let folder = try storesFolder().appendingPathComponent("wibosco-migration")
+        let bundle = folder.appendingPathComponent("CoreDataMigration_Example.xcdatamodeld")
+        for (file, colorColumn) in [("CoreDataMigration_Example_1.sqlite", "ZCOLOR"), ("CoreDataMigration_Example_2.sqlite", "ZHEXCOLOR")] {
+            let dir = TemporaryDirectory()
+            let store = try copyStore(folder.appendingPathComponent(file), into: dir)
+            let before = try rows(store.path, "ZPOST")
+            let plan = try PersistentStoreCoordinator.migrateStore(at: store, toVersionOf: bundle, policies: policies)
+            XCTAssertEqual(plan.to, "CoreDataMigration_Example 4", file)
+            let posts = try rows(store.path, "ZPOST"), colors = try rows(store.path, "ZCOLOR")
+            XCTAssertEqual(posts.count, before.count, file)
+            XCTAssertEqual(colors.count, before.count, file)
+            for (key, old) in before {
+                let new = try XCTUnwrap(posts[key], "\(file) p\(key)")
+                XCTAssertEqual(new["ZPOSTID"], old["ZPOSTID"])
+                XCTAssertEqual(new["ZDATE"], old["ZDATE"])
+                guard case let colorKey? = new["ZCOLOR"].flatMap({ $0.hasPrefix("integer(") ? Int64($0.dropFirst(8).dropLast()) : nil }) else {
+                    return XCTFail("\(file) p\(key) has no colour: \(new)")
+                }
+                XCTAssertEqual(colors[colorKey]?["ZHEX"], old[colorColumn], "\(file) p\(key)'s colour")
+                XCTAssertEqual(colors[colorKey]?["ZPOST"], "integer(\(key))", "the inverse")
+            }
+        }
+    }
+
     // MARK: Inference
 
     func model(_ entities: [EntityDescription]) throws -> ManagedObjectModel { try ManagedObjectModel(entities: entities) }

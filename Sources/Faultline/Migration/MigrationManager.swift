@@ -34,10 +34,12 @@ extension PersistentStoreCoordinator {
     /// current version, or `version`. The store's own version is found as opening finds it; then the store goes
     /// through every version in between, each step inferred (`MappingModel.inferred`). Every step writes a new store
     /// beside the old one in one transaction; the old file is replaced (an atomic rename) only when all succeeded, so
-    /// an interrupted migration leaves the old store as it was. With `dryRun`, nothing is written and the plan (with
-    /// the rows each entity would get) is returned.
+    /// an interrupted migration leaves the old store as it was. `policies` add custom code to the steps that need it
+    /// (`EntityMigrationPolicy`). With `dryRun`, nothing is written and the plan (with the rows each entity would get)
+    /// is returned.
     @discardableResult
     public static func migrateStore(at store: URL, toVersionOf bundle: URL, version: String? = nil, dryRun: Bool = false,
+                                    policies: MigrationPolicies = MigrationPolicies(),
                                     debug: Bool = ProbeConfiguration.environment.migrationDebug, probes: Probes = .shared) throws -> MigrationPlan {
         func note(_ text: String) {
             if debug { FileHandle.standardError.write(Data("Faultline: annotation: migration: \(text)\n".utf8)) }
@@ -86,8 +88,10 @@ extension PersistentStoreCoordinator {
             let output = store.deletingLastPathComponent().appendingPathComponent(".\(store.lastPathComponent).migrating-\(i + 1)")
             removeStoreFiles(output)
             scratch.append(output)
-            var step = MigrationStep(source: models[plan.steps[i].from]!, destination: models[plan.steps[i].to]!, mapping: plan.steps[i].mapping)
-            note("step \(i + 1) of \(plan.steps.count): '\(plan.steps[i].from)' → '\(plan.steps[i].to)' (inferred), writing \(output.lastPathComponent)")
+            let stepPolicies = policies.policies(migratingTo: plan.steps[i].to)
+            var step = MigrationStep(source: models[plan.steps[i].from]!, destination: models[plan.steps[i].to]!, mapping: plan.steps[i].mapping,
+                                     policies: stepPolicies, versions: (plan.steps[i].from, plan.steps[i].to))
+            note("step \(i + 1) of \(plan.steps.count): '\(plan.steps[i].from)' → '\(plan.steps[i].to)' (inferred\(stepPolicies.isEmpty ? "" : ", with policies for \(stepPolicies.keys.sorted().joined(separator: ", "))")), writing \(output.lastPathComponent)")
             let started = ProbeClock.now()
             do {
                 let reader = try ReadOnlyOpening(path: input.path).connect(reportingAs: input.path)

@@ -14,10 +14,17 @@ struct MigrationStep {
     /// Per destination entity: statements run and seconds taken to copy its rows.
     private(set) var costs: [String: (statements: Int, seconds: Double)] = [:]
 
-    init(source: ManagedObjectModel, destination: ManagedObjectModel, mapping: MappingModel) {
+    /// Custom code for entities of this step, by source entity name.
+    let policies: [String: any EntityMigrationPolicy]
+    let versions: (from: String, to: String)
+
+    init(source: ManagedObjectModel, destination: ManagedObjectModel, mapping: MappingModel,
+         policies: [String: any EntityMigrationPolicy] = [:], versions: (from: String, to: String) = ("", "")) {
         self.source = source
         self.destination = destination
         self.mapping = mapping
+        self.policies = policies
+        self.versions = versions
     }
 
     /// Writes the destination store at `target` from the store read through `reader`.
@@ -31,7 +38,6 @@ struct MigrationStep {
         do {
             try copyRows(from: reader, to: writer)
             try copyRelationships(from: reader, to: writer)
-            try checkRequiredRelationships(writer)
             try setKeys(writer)
             try setMetadata(writer, uuid: uuid)
             try writer.execute("COMMIT")
@@ -39,6 +45,54 @@ struct MigrationStep {
             try? writer.execute("ROLLBACK")
             throw error
         }
+        if !policies.isEmpty { try runPolicies(reading: reader, target: target) }
+        try checkRequiredValues(writer)
+    }
+
+    // MARK: Policies
+
+    private func runPolicies(reading reader: SQLiteConnection, target: URL) throws {
+        let coordinator = PersistentStoreCoordinator(managedObjectModel: destination, probes: .disabled)
+        try coordinator.addPersistentStore(at: target)
+        let context = ManagedObjectContext(.privateQueue, coordinator: coordinator)
+        let migration = MigrationContext(context: context, from: versions.from, to: versions.to)
+        for (sourceName, policy) in policies.sorted(by: { $0.key < $1.key }) {
+            guard let from = source.entity(named: sourceName) else {
+                throw MigrationError(entity: sourceName, problem: "a migration policy is set for it, and the old version has no such entity")
+            }
+            let sources = try objects(of: from, in: reader)
+            try context.performAndWait {
+                for object in sources { try policy.createDestinationInstances(forSource: object, in: migration) }
+                if let name = mapping.entityMappings.first(where: { $0.source == sourceName })?.destination {
+                    var request = FetchRequest<ManagedObject>(entityName: name)
+                    request.includesSubentities = false
+                    for object in try context.fetch(request) { try policy.createRelationships(forDestination: object, in: migration) }
+                }
+                try context.save()
+            }
+        }
+    }
+
+    /// Every stored object of exactly `entity` in the old store, with its attribute values and to-one keys.
+    private func objects(of entity: EntityDescription, in reader: SQLiteConnection) throws -> [MigrationSource] {
+        let stored = entity.properties.filter { $0.columnName != nil }
+        let columns = ["Z_PK"] + stored.map { $0.columnName! }
+        let select = try reader.prepare("SELECT \(columns.joined(separator: ", ")) FROM \(entity.table.name) WHERE Z_ENT = ?")
+        select.bind(Int64(entity.entityNumber), at: 1)
+        var result: [MigrationSource] = []
+        while try select.step() {
+            var values: [String: Any] = [:]
+            for (i, property) in stored.enumerated() {
+                let slot = select.slot(at: Int32(i + 1))
+                if let attribute = property as? AttributeDescription {
+                    values[property.name] = ValueCoding.value(of: slot, type: attribute.type, transformer: attribute.valueTransformerName)
+                } else if case .integer(let key) = slot {
+                    values[property.name] = key
+                }
+            }
+            result.append(MigrationSource(entity: entity.name, key: select.int64(at: 0), values: values))
+        }
+        return result
     }
 
     // MARK: Rows
@@ -59,7 +113,6 @@ struct MigrationStep {
             let write = ["Z_PK", "Z_ENT", "Z_OPT"] + attributes.map { $0.0.columnName! }
             let insert = try writer.prepare("INSERT INTO \(to.table.name)(\(write.joined(separator: ", "))) VALUES(\(write.map { _ in "?" }.joined(separator: ", ")))")
             var count = 0
-            var missing: [String] = []
             while try select.step() {
                 let key = select.int64(at: 0)
                 insert.reset()
@@ -75,16 +128,10 @@ struct MigrationStep {
                         value = try convert(stored, conversion, to: target, object: "\(to.name) p\(key)")
                         if case .null = value { value = target.defaultSlot }
                     }
-                    if case .null = value, !target.isOptional, missing.count < 10 {
-                        missing.append("p\(key) (\(target.name))")
-                    }
                     insert.bind(value, at: Int32(i + 4))
                 }
                 while try insert.step() {}
                 count += 1
-            }
-            if !missing.isEmpty {
-                throw MigrationError(entity: to.name, problem: "the new version requires a value the old objects lack: \(missing.joined(separator: ", "))\(missing.count == 10 ? " and more" : ""); give the attributes a default value, or migrate with a mapping model")
             }
             copied[to.name, default: 0] += count
             let cost = costs[to.name] ?? (0, 0)
@@ -275,20 +322,25 @@ struct MigrationStep {
         return result
     }
 
-    /// Objects the new version requires a destination for that the old version gave none.
-    private func checkRequiredRelationships(_ writer: SQLiteConnection) throws {
+    /// Objects left without a value the new version requires: an attribute with no value and no default, or a
+    /// to-one relationship with no destination.
+    private func checkRequiredValues(_ writer: SQLiteConnection) throws {
         for entity in destination.entities {
-            for relationship in entity.relationships where relationship.entity === entity && !relationship.isOptional && !relationship.isTransient {
-                guard !relationship.isToMany, let column = relationship.columnName else { continue }
+            for property in entity.properties where property.entity === entity && !property.isOptional && !property.isTransient {
+                guard let column = property.columnName else { continue }
                 let statement = try writer.prepare("SELECT Z_PK FROM \(entity.table.name) WHERE Z_ENT >= ? AND Z_ENT <= ? AND \(column) IS NULL LIMIT 10")
                 statement.bind(Int64(entity.entityNumber), at: 1)
                 statement.bind(Int64(entity.lastDescendantNumber), at: 2)
                 var missing: [String] = []
                 while try statement.step() { missing.append("p\(statement.int64(at: 0))") }
-                if !missing.isEmpty {
-                    throw MigrationError(entity: entity.name, property: relationship.name,
-                                         problem: "the new version requires this relationship and the old objects have no destination for it: \(missing.joined(separator: ", "))\(missing.count == 10 ? " and more" : ""); migrate with a mapping model that creates them")
+                guard !missing.isEmpty else { continue }
+                let objects = missing.joined(separator: ", ") + (missing.count == 10 ? " and more" : "")
+                if property is RelationshipDescription {
+                    throw MigrationError(entity: entity.name, property: property.name,
+                                         problem: "the new version requires this relationship and the old objects have no destination for it: \(objects); migrate with a policy (EntityMigrationPolicy) that creates them")
                 }
+                throw MigrationError(entity: entity.name, property: property.name,
+                                     problem: "the new version requires a value the old objects lack: \(objects); give the attribute a default value, or migrate with a policy that sets it")
             }
         }
     }
