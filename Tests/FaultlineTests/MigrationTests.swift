@@ -188,8 +188,11 @@ final class MigrationTests: XCTestCase {
         // A type Core Data cannot convert.
         let stringly = try model([EntityDescription(name: "Item", properties: [AttributeDescription(name: "when", type: .string)])])
         XCTAssertThrowsError(try MappingModel.inferred(from: old, to: stringly)) { error in
-            XCTAssertEqual("\(error)", "migration, entity 'Item', property 'when': its type changes from Date to String, which a lightweight migration cannot convert; that needs a mapping model")
+            XCTAssertEqual("\(error)", "migration, entity 'Item', property 'when': its type changes from Date to String, which a lightweight migration cannot convert; that needs a migration policy (EntityMigrationPolicy) for the entity")
         }
+        // With a policy for the entity, the property is left to it.
+        XCTAssertEqual(try MappingModel.inferred(from: old, to: stringly, withPolicies: ["Item"]).changes.first, "entity Item: + when, - count, - gone, - title, - when, - tags",
+                       "the old Date is dropped; the new String is the policy's")
     }
 
     /// Links survive a relationship turned from one-to-many into many-to-many, and the added required attribute gets

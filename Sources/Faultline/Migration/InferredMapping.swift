@@ -7,7 +7,11 @@ extension MappingModel {
     /// change; attribute types may change between numbers (integer widths, Boolean, Double, Float, Decimal) and between
     /// numbers and strings. Anything else is an error naming the entity, the property and why. Whether the data fits
     /// (a NULL in a now-required attribute) is checked when the migration runs.
-    public static func inferred(from source: ManagedObjectModel, to destination: ManagedObjectModel) throws -> MappingModel {
+    ///
+    /// For the source entities in `withPolicies` (a policy migrates their objects too), a change that cannot be
+    /// inferred leaves the property to the policy (it starts empty) instead of failing.
+    public static func inferred(from source: ManagedObjectModel, to destination: ManagedObjectModel,
+                                withPolicies: Set<String> = []) throws -> MappingModel {
         var mappings: [EntityMapping] = []
         var used: Set<String> = []
         for entity in destination.entities {
@@ -21,26 +25,31 @@ extension MappingModel {
             // Objects keep their keys: an entity must stay in the hierarchy (table) its objects come from.
             if let root = mappings.first(where: { $0.source != nil && destination.entity(named: $0.destination)?.root === entity.root }),
                let otherSource = root.source.flatMap({ source.entity(named: $0) }), otherSource.root !== from.root {
-                throw MigrationError(entity: entity.name, problem: "its objects come from \(from.name), in another inheritance hierarchy than \(otherSource.name)'s; merging hierarchies needs a mapping model")
+                throw MigrationError(entity: entity.name, problem: "its objects come from \(from.name), in another inheritance hierarchy than \(otherSource.name)'s; merging hierarchies is not supported")
             }
             var attributes: [AttributeMapping] = []
             var relationships: [RelationshipMapping] = []
             for property in entity.properties where !property.isTransient && property.entity === entity {
                 let old = from.property(named: property.name) ?? property.renamingIdentifier.flatMap { from.property(named: $0) }
+                let leftToPolicy = withPolicies.contains(from.name)
                 if let attribute = property as? AttributeDescription {
                     guard let oldAttribute = old as? AttributeDescription, !oldAttribute.isTransient else {
-                        if old is RelationshipDescription {
-                            throw MigrationError(entity: entity.name, property: property.name, problem: "a relationship in the old version is an attribute in the new one; that needs a mapping model")
+                        if old is RelationshipDescription && !leftToPolicy {
+                            throw MigrationError(entity: entity.name, property: property.name, problem: "a relationship in the old version is an attribute in the new one; that needs a migration policy (EntityMigrationPolicy) for the entity")
                         }
                         attributes.append(AttributeMapping(destination: attribute.name, source: nil, conversion: .none))
                         continue
                     }
-                    attributes.append(AttributeMapping(destination: attribute.name, source: oldAttribute.name,
-                                                       conversion: try conversion(from: oldAttribute, to: attribute, entity: entity.name)))
+                    do {
+                        attributes.append(AttributeMapping(destination: attribute.name, source: oldAttribute.name,
+                                                           conversion: try conversion(from: oldAttribute, to: attribute, entity: entity.name)))
+                    } catch where leftToPolicy {
+                        attributes.append(AttributeMapping(destination: attribute.name, source: nil, conversion: .none))
+                    }
                 } else if let relationship = property as? RelationshipDescription {
                     guard let oldRelationship = old as? RelationshipDescription, !oldRelationship.isTransient else {
-                        if old is AttributeDescription {
-                            throw MigrationError(entity: entity.name, property: property.name, problem: "an attribute in the old version is a relationship in the new one; that needs a mapping model")
+                        if old is AttributeDescription && !leftToPolicy {
+                            throw MigrationError(entity: entity.name, property: property.name, problem: "an attribute in the old version is a relationship in the new one; that needs a migration policy (EntityMigrationPolicy) for the entity")
                         }
                         relationships.append(RelationshipMapping(destination: relationship.name, source: nil))
                         continue
@@ -50,6 +59,10 @@ extension MappingModel {
                     let mapsThere = newDestination.name == oldDestination.name || newDestination.renamingIdentifier == oldDestination.name
                         || newDestination.selfAndDescendants.contains { $0.name == oldDestination.name || $0.renamingIdentifier == oldDestination.name }
                     guard mapsThere else {
+                        if leftToPolicy {
+                            relationships.append(RelationshipMapping(destination: relationship.name, source: nil))
+                            continue
+                        }
                         throw MigrationError(entity: entity.name, property: relationship.name,
                                              problem: "it led to \(oldDestination.name) and now leads to \(newDestination.name); changing a relationship's destination needs a mapping model")
                     }
@@ -108,6 +121,6 @@ extension MappingModel {
         if old.type == .string && numbers.contains(new.type) { return .fromString }
         if (old.type == .string && new.type == .uri) || (old.type == .uri && new.type == .string) { return .none }
         throw MigrationError(entity: entity, property: new.name,
-                             problem: "its type changes from \(old.type.rawValue) to \(new.type.rawValue), which a lightweight migration cannot convert; that needs a mapping model")
+                             problem: "its type changes from \(old.type.rawValue) to \(new.type.rawValue), which a lightweight migration cannot convert; that needs a migration policy (EntityMigrationPolicy) for the entity")
     }
 }

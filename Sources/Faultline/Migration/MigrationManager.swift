@@ -60,7 +60,8 @@ extension PersistentStoreCoordinator {
         for i in sourceIndex..<targetIndex {
             let (from, to) = (ordered[i], ordered[i + 1])
             let mapping: MappingModel
-            do { mapping = try MappingModel.inferred(from: from.model, to: to.model) } catch let error as MigrationError {
+            let withPolicies = Set(policies.policies(migratingTo: to.name).keys)
+            do { mapping = try MappingModel.inferred(from: from.model, to: to.model, withPolicies: withPolicies) } catch let error as MigrationError {
                 throw MigrationError(entity: error.entity, property: error.property, problem: "from '\(from.name)' to '\(to.name)': \(error.problem)")
             }
             plan.steps.append(.init(from: from.name, to: to.name, mapping: mapping, rows: [:]))
