@@ -260,7 +260,7 @@ final class ScenarioCoverageTests: XCTestCase {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("faultline-coverage-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: dir) }
         let ids = ["fetch-objects", "update", "traversal-vs-fetch", "batch-size", "index-small", "normalized-search", "aggregate",
-                   "point-lookup", "range-query", "blobs", "batch-delete", "merge-cost"]
+                   "point-lookup", "range-query", "blobs", "batch-delete", "merge-cost", "migration"]
         let options = BenchRunner.Options(scale: BenchScale(name: "test", rows: 400), repetitions: 1, outputFolder: dir, scenarioIDs: ids)
         let results = try BenchRunner(options: options).run()
         XCTAssertEqual(results.scenarios.map(\.id), ids)
@@ -273,6 +273,11 @@ final class ScenarioCoverageTests: XCTestCase {
         for variant in ["engine, cold", "engine, warm"] {
             let c = try counters("fetch-objects", variant).counters
             XCTAssertEqual([c.statements, c.fetches, c.rows, c.fetchedObjects, c.fullScanStatements], [1, 1, 400, 400, 1], variant)
+        }
+        // A migration step copies each of the 400 items with one INSERT after one SELECT.
+        for variant in ["inferred step (copy)", "step with a policy"] {
+            let c = try counters("migration", variant).counters
+            XCTAssertEqual([c.statements, c.rows], [401, 400], variant)
         }
         // 100 updates in one save: the save's statements, and nothing fetched row by row.
         let update = try counters("update", "engine")

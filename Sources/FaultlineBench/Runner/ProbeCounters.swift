@@ -43,7 +43,11 @@ public struct ProbeCounters: Codable, Sendable, Equatable {
             if e.source == .database { cacheMisses += 1 } else { cacheHits += 1 }
         case .save:
             saves += 1
-        case .connect, .queryPlan, .signpost, .prefetchUse, .batch, .merge, .refresh, .migration:
+        case .migration(let e):
+            // A migration's copy runs on connections of its own: its event carries the statements and rows.
+            statements += e.statements
+            rows += e.rows
+        case .connect, .queryPlan, .signpost, .prefetchUse, .batch, .merge, .refresh:
             break
         }
     }
