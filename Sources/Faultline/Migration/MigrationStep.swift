@@ -219,6 +219,7 @@ struct MigrationStep {
 
     private func copyRelationships(from reader: SQLiteConnection, to writer: SQLiteConnection) throws {
         var done: Set<ObjectIdentifier> = []
+        var entityOf: [String: [Int64: Int64]]?
         for entityMapping in mapping.entityMappings {
             guard let to = destination.entity(named: entityMapping.destination), let sourceName = entityMapping.source,
                   let from = source.entity(named: sourceName) else { continue }
@@ -237,19 +238,20 @@ struct MigrationStep {
                           let oldInverse = oldInverseOwner.relationship(named: oldInverseName) {
                     pairs = try links(of: oldInverse, in: reader).map { ($0.1, $0.0, 0, $0.3) }
                 }
-                try write(pairs, for: relationship, in: writer)
+                guard !pairs.isEmpty else { continue }
+                if entityOf == nil { entityOf = try rowEntities(writer) }
+                try write(pairs, for: relationship, entityOf: entityOf!, in: writer)
                 // A one-to-one keeps a column on both sides.
                 if relationship.storage == .toOneColumn, let inverse = relationship.inverse, inverse.storage == .toOneColumn {
-                    try write(pairs.map { ($0.1, $0.0, 0, $0.3) }, for: inverse, in: writer)
+                    try write(pairs.map { ($0.1, $0.0, 0, $0.3) }, for: inverse, entityOf: entityOf!, in: writer)
                 }
             }
         }
     }
 
     /// Writes links into the destination's storage for `relationship` (and so for its inverse).
-    private func write(_ pairs: [(Int64, Int64, Int64, Int64)], for relationship: RelationshipDescription, in writer: SQLiteConnection) throws {
-        guard !pairs.isEmpty else { return }
-        let entityOf = try rowEntities(writer)
+    private func write(_ pairs: [(Int64, Int64, Int64, Int64)], for relationship: RelationshipDescription,
+                       entityOf: [String: [Int64: Int64]], in writer: SQLiteConnection) throws {
         switch relationship.storage {
         case .toOneColumn:
             try setForeignKeys(pairs, relationship: relationship, owner: relationship.entity, target: relationship.destination, entityOf: entityOf, in: writer, flipped: false)
