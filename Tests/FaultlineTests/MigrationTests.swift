@@ -12,7 +12,10 @@ final class MigrationTests: XCTestCase {
 
     /// Every row of `table` as column → value, by Z_PK.
     func rows(_ path: String, _ table: String) throws -> [Int64: [String: String]] {
-        let connection = try SQLiteConnection(path: path, create: false)
+        try rows(try SQLiteConnection(path: path, create: false), table)
+    }
+
+    func rows(_ connection: SQLiteConnection, _ table: String) throws -> [Int64: [String: String]] {
         let statement = try connection.prepare("SELECT * FROM \(table)")
         var result: [Int64: [String: String]] = [:]
         let count = sqlite3ColumnCount(statement)
@@ -148,6 +151,68 @@ final class MigrationTests: XCTestCase {
                 XCTAssertEqual(colors[colorKey]?["ZHEX"], old[colorColumn], "\(file) p\(key)'s colour")
                 XCTAssertEqual(colors[colorKey]?["ZPOST"], "integer(\(key))", "the inverse")
             }
+        }
+    }
+
+    /// Every fixture store older than its bundle's current version reaches it (wibosco's with the colour policies
+    /// its version 3 needs), and every column both versions have keeps every row's value, table by table.
+    func testEveryOlderFixtureStoreMigratesToItsCurrentVersionKeepingItsValues() throws {
+        let folder = try storesFolder()
+        struct ColorObjects: EntityMigrationPolicy {
+            func createDestinationInstances(forSource source: MigrationSource, in migration: MigrationContext) throws {
+                guard let post = try migration.destination(for: source, entity: "Post") else { return }
+                let color = try migration.context.insertNewObject(forEntityName: "Color")
+                try color.setValue(source["hexColor"], forKey: "hex")
+                try post.setValue(color, forKey: "color")
+            }
+        }
+        var policies = MigrationPolicies()
+        policies.set(ColorObjects(), forEntity: "Post", migratingTo: "CoreDataMigration_Example 3")
+        let cases = [
+            ("bnr-coredatastack/TestModel.sqlite", "bnr-coredatastack/Sample.xcdatamodeld", "TestModel 2"),
+            ("flickrsearcher/starter_database.sqlite", "flickrsearcher/FlickrSearcher.xcdatamodeld", "FlickrSearcher 2"),
+            ("wibosco-migration/CoreDataMigration_Example_1.sqlite", "wibosco-migration/CoreDataMigration_Example.xcdatamodeld", "CoreDataMigration_Example 4"),
+            ("wibosco-migration/CoreDataMigration_Example_2.sqlite", "wibosco-migration/CoreDataMigration_Example.xcdatamodeld", "CoreDataMigration_Example 4"),
+            ("wibosco-migration/CoreDataMigration_Example_3.sqlite", "wibosco-migration/CoreDataMigration_Example.xcdatamodeld", "CoreDataMigration_Example 4"),
+        ]
+        for (file, bundleName, current) in cases {
+            let dir = TemporaryDirectory()
+            let store = try copyStore(folder.appendingPathComponent(file), into: dir)
+            let bundle = folder.appendingPathComponent(bundleName)
+            // The old rows, read through a scratch copy (the store may hold its rows in its -wal).
+            let reader = try ReadOnlyOpening(path: store.path).connect(reportingAs: store.path)
+            let oldModel = try PersistentStoreCoordinator.open(store, withVersionOf: bundle, options: .readOnly).coordinator.managedObjectModel
+            var before: [String: [Int64: [String: String]]] = [:]
+            for table in oldModel.tables { before[table.name] = try rows(reader, table.name) }
+            let plan = try PersistentStoreCoordinator.migrateStore(at: store, toVersionOf: bundle, policies: policies)
+            XCTAssertEqual(plan.to, current, file)
+            XCTAssertEqual(try ManagedObjectModel.versions(ofBundle: bundle).first?.name, current, "\(file): the bundle's current version")
+            let after = try SQLiteConnection(path: store.path, create: false)
+            let newModel = try ManagedObjectModel(contentsOf: bundle)
+            // Columns that hold the same property in both versions (v4's ZCOLOR is a relationship, v1's a string).
+            func properties(_ model: ManagedObjectModel, _ table: String) -> [String: String] {
+                var result: [String: String] = [:]
+                for entity in model.entities where entity.table.name == table {
+                    for property in entity.properties { if let column = property.columnName { result[column] = "\(type(of: property)) \(property.name)" } }
+                }
+                return result
+            }
+            var compared = 0
+            for (table, oldRows) in before {
+                guard let newRows = try? rows(after, table) else { continue }
+                let (oldProperties, newProperties) = (properties(oldModel, table), properties(newModel, table))
+                let same = Set(oldProperties.keys.filter { oldProperties[$0] == newProperties[$0] })
+                XCTAssertEqual(newRows.count, oldRows.count, "\(file) \(table)")
+                for (key, old) in oldRows {
+                    let new = try XCTUnwrap(newRows[key], "\(file) \(table) p\(key)")
+                    XCTAssertEqual(new["Z_PK"], old["Z_PK"])
+                    for (column, value) in old where same.contains(column) {
+                        XCTAssertEqual(new[column], value, "\(file) \(table) p\(key) \(column)")
+                        compared += 1
+                    }
+                }
+            }
+            XCTAssertGreaterThanOrEqual(compared, before.values.reduce(0) { $0 + $1.count }, "\(file): at least a value per row")
         }
     }
 
