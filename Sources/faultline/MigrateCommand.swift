@@ -5,7 +5,7 @@ import Foundation
 struct MigrateCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "migrate",
-        abstract: "Migrate a store to a version of its model: inferred (lightweight) steps through every version in between.",
+        abstract: "Migrate a store to a version of its model: inferred (lightweight) or mapped steps through every version in between.",
         discussion: """
         The store's version is found by its schema (or, with a .momd, Core Data's hashes). Each step writes a new store \
         beside the old one in one transaction; the old file is replaced only when every step succeeded. A change a \
@@ -22,6 +22,9 @@ struct MigrateCommand: ParsableCommand {
     @Option(help: "The version to migrate to (default: the bundle's current version).")
     var to: String?
 
+    @Option(help: "A compiled mapping model (.cdm, from the built app) for a step inference cannot do; repeatable.")
+    var mapping: [String] = []
+
     @Flag(help: "Print the plan (per step: entities and properties added, removed, renamed, converted; rows) and write nothing.")
     var dryRun = false
 
@@ -33,8 +36,14 @@ struct MigrateCommand: ParsableCommand {
                   ["xcdatamodeld", "momd"].contains(URL(fileURLWithPath: model).pathExtension) else {
                 throw ValidationError("--model must be an .xcdatamodeld or .momd bundle holding the store's version (got '\(model)')")
             }
+            let mappings = try mapping.map { path -> MappingModel in
+                if path.hasSuffix(".xcmappingmodel") {
+                    throw ValidationError("'\(path)' is Xcode's source form; give the compiled .cdm (in the built app, beside the .momd)")
+                }
+                return try MappingModel(compiledMappingModelAt: URL(fileURLWithPath: path))
+            }
             let plan = try PersistentStoreCoordinator.migrateStore(at: URL(fileURLWithPath: store), toVersionOf: URL(fileURLWithPath: model),
-                                                                    version: to, dryRun: dryRun)
+                                                                    version: to, dryRun: dryRun, mappings: mappings)
             print(plan, terminator: "")
             if !dryRun && !plan.steps.isEmpty { print("migrated \(store) to '\(plan.to)'") }
         }

@@ -216,6 +216,49 @@ final class MigrationTests: XCTestCase {
         }
     }
 
+    /// CoreDataPlus's V2 store to V3 through the Xcode-compiled mapping model V2toV3.cdm: `Car.maker` becomes a
+    /// `Maker` object (its policy class, V2to3MakerPolicy, written here in Swift), `previousOwners` starts as the
+    /// mapping's `$source.owner`, and every other value stays.
+    func testACompiledMappingModelWithItsPolicyMigratesAStep() throws {
+        struct MakerPolicy: EntityMigrationPolicy {
+            func createDestinationInstances(forSource source: MigrationSource, in migration: MigrationContext) throws {
+                guard let name = source["maker"] as? String, let car = try migration.destination(for: source, entity: "Car") else { return }
+                let request = FetchRequest<ManagedObject>(entityName: "Maker", predicate: try ObjectPredicate(format: "name == %@", name))
+                let maker = try migration.context.fetch(request).first ?? migration.context.insertNewObject(forEntityName: "Maker")
+                try maker.setValue(name, forKey: "name")
+                try car.setValue(maker, forKey: "createdBy")
+            }
+        }
+        let folder = try storesFolder().appendingPathComponent("coredataplus-samplemodel")
+        let dir = TemporaryDirectory()
+        let store = try copyStore(folder.appendingPathComponent("SampleModel_V2.sqlite"), into: dir)
+        let before = try rows(store.path, "ZCAR")
+        let mapping = try MappingModel(compiledMappingModelAt: folder.appendingPathComponent("V2toV3.cdm"))
+        XCTAssertEqual(mapping.entityMappings.map { $0.name ?? "" }, ["CarToCar", "LuxuryCarToLuxuryCar", "PersonToPerson", "SportCarToSportCar", "Maker"])
+        XCTAssertEqual(mapping.entityMappings.first?.policyClassName, "V2to3MakerPolicy")
+        let bundle = folder.appendingPathComponent("SampleModel.xcdatamodeld")
+        XCTAssertThrowsError(try PersistentStoreCoordinator.migrateStore(at: store, toVersionOf: bundle, version: "SampleModel3", mappings: [mapping])) { error in
+            XCTAssertTrue("\(error)".contains("names the policy class V2to3MakerPolicy; give it in Swift"), "\(error)")
+        }
+        var policies = MigrationPolicies()
+        policies.set(MakerPolicy(), forClassName: "REPLACE_AT_RUNTIME.V2to3MakerPolicy")
+        let plan = try PersistentStoreCoordinator.migrateStore(at: store, toVersionOf: bundle, version: "SampleModel3", mappings: [mapping], policies: policies)
+        XCTAssertTrue(plan.description.contains("'SampleModel2' → 'SampleModel3' (mapping model)"), plan.description)
+        let cars = try rows(store.path, "ZCAR"), makers = try rows(store.path, "ZMAKER")
+        XCTAssertEqual(cars.count, before.count)
+        XCTAssertEqual(Set(makers.values.compactMap { $0["ZNAME"] }), Set(before.values.compactMap { $0["ZMAKER"] }), "one Maker per maker name")
+        let makerNames = Dictionary(uniqueKeysWithValues: makers.map { ("integer(\($0.key))", $0.value["ZNAME"]) })
+        let joins = try rows(store.path, "Z_1PREVIOUSOWNERS")
+        XCTAssertEqual(joins.count, before.values.filter { $0["ZOWNER"] != "null" }.count, "each car's owner is its first previous owner")
+        for (key, old) in before {
+            let new = try XCTUnwrap(cars[key])
+            for column in ["Z_ENT", "ZNUMBERPLATE", "ZMODEL", "ZOWNER", "ZMARKEDFORDELETIONASOF", "ZISLIMITEDEDITION"] {
+                XCTAssertEqual(new[column], old[column], "Car p\(key) \(column)")
+            }
+            XCTAssertEqual(makerNames[new["ZCREATEDBY"] ?? ""] ?? nil, old["ZMAKER"], "Car p\(key)'s maker")
+        }
+    }
+
     // MARK: Inference
 
     func model(_ entities: [EntityDescription]) throws -> ManagedObjectModel { try ManagedObjectModel(entities: entities) }

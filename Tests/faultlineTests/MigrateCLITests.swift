@@ -51,8 +51,8 @@ final class MigrateCLITests: CLITestCase {
         let plan = try run(["migrate", "--model", bundle, "--store", store, "--dry-run"])
         XCTAssertEqual(plan.status, 0, plan.stderr)
         XCTAssertEqual(plan.stdout, """
-            migration of the store from version 'Shop' to 'Shop 2' in 1 step (inferred):
-            1. 'Shop' → 'Shop 2'
+            migration of the store from version 'Shop' to 'Shop 2' in 1 step:
+            1. 'Shop' → 'Shop 2' (inferred)
                entity Item: title → heading, + stock
                rows: Item 500
 

@@ -55,7 +55,6 @@ public final class MigrationContext: @unchecked Sendable {
 /// The policies of a migration: per step (the version it migrates to) and destination entity.
 public struct MigrationPolicies: Sendable {
     var policies: [String: [String: any EntityMigrationPolicy]] = [:]
-    var sources: [String: [String: String]] = [:]
 
     public init() {}
 
@@ -63,6 +62,14 @@ public struct MigrationPolicies: Sendable {
     public mutating func set(_ policy: any EntityMigrationPolicy, forEntity sourceEntity: String, migratingTo version: String) {
         policies[version, default: [:]][sourceEntity] = policy
     }
+
+    /// Uses `policy` where a mapping model names the class `className` (Core Data's `NSEntityMigrationPolicy`
+    /// subclass; its module prefix ignored).
+    public mutating func set(_ policy: any EntityMigrationPolicy, forClassName className: String) {
+        byClassName[String(className.split(separator: ".").last ?? Substring(className))] = policy
+    }
+
+    var byClassName: [String: any EntityMigrationPolicy] = [:]
 
     func policies(migratingTo version: String) -> [String: any EntityMigrationPolicy] { policies[version] ?? [:] }
 }

@@ -113,7 +113,7 @@ extension MappingModel {
         return MappingModel(entityMappings: mappings, removedEntities: removed)
     }
 
-    private static func conversion(from old: AttributeDescription, to new: AttributeDescription, entity: String) throws -> Conversion {
+    static func conversion(from old: AttributeDescription, to new: AttributeDescription, entity: String) throws -> Conversion {
         if old.type == new.type { return .none }
         let numbers: Set<AttributeType> = [.integer16, .integer32, .integer64, .boolean, .double, .float, .decimal]
         if numbers.contains(old.type) && numbers.contains(new.type) { return .number }

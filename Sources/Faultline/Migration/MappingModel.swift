@@ -12,6 +12,9 @@ public struct MappingModel: Sendable {
         public var relationships: [RelationshipMapping]
         /// The source entity's own stored properties the new version drops.
         public var removed: [String] = []
+        /// The mapping's name in a mapping model (`CarToCar`), and the policy class it names, without its module.
+        public var name: String?
+        public var policyClassName: String?
     }
 
     /// Where a destination attribute's value comes from.
@@ -52,7 +55,7 @@ public struct MappingModel: Sendable {
         var lines: [String] = []
         for mapping in entityMappings {
             guard let source = mapping.source else {
-                lines.append("+ entity \(mapping.destination) (new, empty)")
+                lines.append("+ entity \(mapping.destination) (new\(mapping.policyClassName.map { ", policy \($0)" } ?? ", empty"))")
                 continue
             }
             var changed: [String] = []
@@ -73,6 +76,7 @@ public struct MappingModel: Sendable {
                 }
             }
             changed += mapping.removed.map { "- \($0)" }
+            if let policy = mapping.policyClassName { changed.append("policy \(policy)") }
             let header = source == mapping.destination ? "entity \(source)" : "entity \(source) → \(mapping.destination)"
             lines.append(header + (changed.isEmpty ? ": copied" : ": " + changed.joined(separator: ", ")))
         }

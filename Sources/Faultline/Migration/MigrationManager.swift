@@ -18,9 +18,10 @@ public struct MigrationPlan: Sendable, CustomStringConvertible {
 
     public var description: String {
         guard !steps.isEmpty else { return "the store is at version '\(to)' already: nothing to migrate\n" }
-        var text = "migration of the store from version '\(from)' to '\(to)' in \(steps.count) step\(steps.count == 1 ? "" : "s") (inferred):\n"
+        var text = "migration of the store from version '\(from)' to '\(to)' in \(steps.count) step\(steps.count == 1 ? "" : "s"):\n"
         for (i, step) in steps.enumerated() {
-            text += "\(i + 1). '\(step.from)' → '\(step.to)'\n"
+            let mapped = step.mapping.entityMappings.contains { $0.name != nil }
+            text += "\(i + 1). '\(step.from)' → '\(step.to)' (\(mapped ? "mapping model" : "inferred"))\n"
             for line in step.mapping.changes { text += "   \(line)\n" }
             let rows = step.rows.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
             text += "   rows: \(step.rows.isEmpty && i > 0 ? "as the step before leaves them" : rows.isEmpty ? "none" : rows)\n"
@@ -39,7 +40,7 @@ extension PersistentStoreCoordinator {
     /// is returned.
     @discardableResult
     public static func migrateStore(at store: URL, toVersionOf bundle: URL, version: String? = nil, dryRun: Bool = false,
-                                    policies: MigrationPolicies = MigrationPolicies(),
+                                    mappings: [MappingModel] = [], policies: MigrationPolicies = MigrationPolicies(),
                                     debug: Bool = ProbeConfiguration.environment.migrationDebug, probes: Probes = .shared) throws -> MigrationPlan {
         func note(_ text: String) {
             if debug { FileHandle.standardError.write(Data("Faultline: annotation: migration: \(text)\n".utf8)) }
@@ -61,7 +62,19 @@ extension PersistentStoreCoordinator {
             let (from, to) = (ordered[i], ordered[i + 1])
             let mapping: MappingModel
             let withPolicies = Set(policies.policies(migratingTo: to.name).keys)
-            do { mapping = try MappingModel.inferred(from: from.model, to: to.model, withPolicies: withPolicies) } catch let error as MigrationError {
+            do {
+                if let given = mappings.first(where: { $0.fits(from: from.model, to: to.model) }) {
+                    mapping = try given.resolved(from: from.model, to: to.model)
+                    for entityMapping in mapping.entityMappings {
+                        guard let className = entityMapping.policyClassName else { continue }
+                        guard policies.byClassName[className] != nil || dryRun else {
+                            throw MigrationError(entity: entityMapping.destination, problem: "mapping \(entityMapping.name ?? "?") names the policy class \(className); give it in Swift (MigrationPolicies.set(_:forClassName:))")
+                        }
+                    }
+                } else {
+                    mapping = try MappingModel.inferred(from: from.model, to: to.model, withPolicies: withPolicies)
+                }
+            } catch let error as MigrationError {
                 throw MigrationError(entity: error.entity, property: error.property, problem: "from '\(from.name)' to '\(to.name)': \(error.problem)")
             }
             plan.steps.append(.init(from: from.name, to: to.name, mapping: mapping, rows: [:]))
@@ -89,7 +102,12 @@ extension PersistentStoreCoordinator {
             let output = store.deletingLastPathComponent().appendingPathComponent(".\(store.lastPathComponent).migrating-\(i + 1)")
             removeStoreFiles(output)
             scratch.append(output)
-            let stepPolicies = policies.policies(migratingTo: plan.steps[i].to)
+            var stepPolicies = policies.policies(migratingTo: plan.steps[i].to)
+            for entityMapping in plan.steps[i].mapping.entityMappings {
+                if let className = entityMapping.policyClassName, let source = entityMapping.source, let policy = policies.byClassName[className] {
+                    stepPolicies[source] = policy
+                }
+            }
             var step = MigrationStep(source: models[plan.steps[i].from]!, destination: models[plan.steps[i].to]!, mapping: plan.steps[i].mapping,
                                      policies: stepPolicies, versions: (plan.steps[i].from, plan.steps[i].to))
             note("step \(i + 1) of \(plan.steps.count): '\(plan.steps[i].from)' → '\(plan.steps[i].to)' (inferred\(stepPolicies.isEmpty ? "" : ", with policies for \(stepPolicies.keys.sorted().joined(separator: ", "))")), writing \(output.lastPathComponent)")
