@@ -6,12 +6,16 @@ extension ManagedObjectModel {
     /// `.mom` file and Core Data caches it in a store's `Z_MODELCACHE` (see docs/store-format.md).
     public convenience init(compiledModel data: Data, source: String) throws {
         let entities: [EntityDescription]
+        let identifiers: [String]
         do {
-            entities = try CompiledModelReader(archive: try KeyedArchive(data)).entities()
+            let reader = CompiledModelReader(archive: try KeyedArchive(data))
+            entities = try reader.entities()
+            identifiers = try reader.versionIdentifiers()
         } catch let error as CoreDataFormatError {
             throw ModelError(source: source, problem: "not a compiled Core Data model: \(error.problem)")
         }
         try self.init(entities: entities, source: source)
+        if !identifiers.isEmpty { versionIdentifiers = identifiers }
     }
 
     /// The model a Core Data store carries in its `Z_MODELCACHE` table (raw deflate of a compiled model); nil when
@@ -57,6 +61,12 @@ private struct CompiledModelReader {
             result.append(try entity(reference))
         }
         return result
+    }
+
+    /// `NSVersionIdentifiers` (a set of strings).
+    func versionIdentifiers() throws -> [String] {
+        guard let model = try archive.resolve(archive.root), let set = try archive.field("NSVersionIdentifiers", of: model) else { return [] }
+        return try archive.elements(of: set).compactMap { try archive.string($0) }.sorted()
     }
 
     /// The (unresolved) members of a collection: an `NSKnownKeysDictionary1`'s values, a dictionary's objects, an

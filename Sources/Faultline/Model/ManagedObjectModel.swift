@@ -23,6 +23,9 @@ public final class ManagedObjectModel: @unchecked Sendable {
     /// What the loader accepted as Xcode does but a reader should know of (an unreadable default value dropped, a
     /// number read as a Boolean), each naming the entity and attribute; set while the model is loaded.
     public internal(set) var warnings: [ModelError] = []
+    /// The model's version identifiers (Xcode's "Identifier" of the version, `NSVersionIdentifiers`), which a store's
+    /// metadata keeps as `NSStoreModelVersionIdentifiers`.
+    public var versionIdentifiers: [String] = [""]
     /// The `.xcdatamodeld` or `.momd` bundle the model was loaded from, and its version's name there.
     public internal(set) var bundle: URL?
     public internal(set) var versionName: String?

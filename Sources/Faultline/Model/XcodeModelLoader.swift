@@ -26,6 +26,7 @@ extension ManagedObjectModel {
         try self.init(entities: reader.entities, fetchRequestTemplates: reader.templates,
                       configurations: reader.configurations, source: source)
         warnings = reader.warnings
+        if let identifier = reader.versionIdentifier { versionIdentifiers = [identifier] }
     }
 }
 
@@ -38,6 +39,7 @@ final class XcodeModelReader: NSObject, XMLParserDelegate {
     var error: ModelError?
     var warnings: [ModelError] = []
     var sawModel = false
+    var versionIdentifier: String?
 
     private struct PendingEntity {
         var attributes: [String: String]
@@ -71,6 +73,7 @@ final class XcodeModelReader: NSObject, XMLParserDelegate {
         switch element {
         case "model":
             sawModel = true
+            if let identifier = attributes["userDefinedModelVersionIdentifier"] { versionIdentifier = identifier }
         case "entity":
             guard let name = attributes["name"], !name.isEmpty else { return fail("an <entity> has no name", parser: parser) }
             guard entity == nil else { return fail("entity '\(name)' is nested inside another <entity>", entity: name, parser: parser) }

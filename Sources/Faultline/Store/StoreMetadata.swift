@@ -38,7 +38,7 @@ struct StoreMetadata {
             "NSStoreModelVersionHashes": hashes,
             "NSStoreModelVersionHashesDigest": Self.digest(of: hashes),
             "NSStoreModelVersionHashesVersion": 3,
-            "NSStoreModelVersionIdentifiers": [""],
+            "NSStoreModelVersionIdentifiers": model.versionIdentifiers,
             "_NSAutoVacuumLevel": "2",
             "FaultlineStoreFormat": 2,
         ]
