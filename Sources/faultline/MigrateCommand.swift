@@ -22,7 +22,7 @@ struct MigrateCommand: ParsableCommand {
     @Option(help: "The version to migrate to (default: the bundle's current version).")
     var to: String?
 
-    @Option(help: "A compiled mapping model (.cdm, from the built app) for a step inference cannot do; repeatable.")
+    @Option(help: "A mapping model (.xcmappingmodel, or the compiled .cdm from the built app) for a step inference cannot do; repeatable.")
     var mapping: [String] = []
 
     @Flag(help: "Print the plan (per step: entities and properties added, removed, renamed, converted; rows) and write nothing.")
@@ -37,10 +37,9 @@ struct MigrateCommand: ParsableCommand {
                 throw ValidationError("--model must be an .xcdatamodeld or .momd bundle holding the store's version (got '\(model)')")
             }
             let mappings = try mapping.map { path -> MappingModel in
-                if path.hasSuffix(".xcmappingmodel") {
-                    throw ValidationError("'\(path)' is Xcode's source form; give the compiled .cdm (in the built app, beside the .momd)")
-                }
-                return try MappingModel(compiledMappingModelAt: URL(fileURLWithPath: path))
+                let url = URL(fileURLWithPath: path)
+                return url.pathExtension == "xcmappingmodel" || url.pathExtension == "xml"
+                    ? try MappingModel(xcodeMappingModelAt: url) : try MappingModel(compiledMappingModelAt: url)
             }
             let plan = try PersistentStoreCoordinator.migrateStore(at: URL(fileURLWithPath: store), toVersionOf: URL(fileURLWithPath: model),
                                                                     version: to, dryRun: dryRun, mappings: mappings)

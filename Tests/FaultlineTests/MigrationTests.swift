@@ -236,6 +236,17 @@ final class MigrationTests: XCTestCase {
         let mapping = try MappingModel(compiledMappingModelAt: folder.appendingPathComponent("V2toV3.cdm"))
         XCTAssertEqual(mapping.entityMappings.map { $0.name ?? "" }, ["CarToCar", "LuxuryCarToLuxuryCar", "PersonToPerson", "SportCarToSportCar", "Maker"])
         XCTAssertEqual(mapping.entityMappings.first?.policyClassName, "V2to3MakerPolicy")
+        // Xcode's source form says the same, once both are resolved against the versions.
+        let models = Dictionary(uniqueKeysWithValues: try ManagedObjectModel.versions(ofBundle: folder.appendingPathComponent("SampleModel.xcdatamodeld")).map { ($0.name, $0.model) })
+        func summary(_ model: MappingModel) throws -> [String] {
+            try model.resolved(from: models["SampleModel2"]!, to: models["SampleModel3"]!).entityMappings.map { m in
+                "\(m.name ?? "") \(m.source ?? "-")→\(m.destination) \(m.policyClassName ?? "-") "
+                    + m.attributes.sorted { $0.destination < $1.destination }.map { "\($0.source ?? "-")→\($0.destination)" }.joined(separator: ",") + " "
+                    + m.relationships.sorted { $0.destination < $1.destination }.map { "\($0.source ?? "-")→\($0.destination)" }.joined(separator: ",")
+            }.sorted()
+        }
+        let source = try MappingModel(xcodeMappingModelAt: folder.appendingPathComponent("V2toV3.xcmappingmodel"))
+        XCTAssertEqual(try summary(source), try summary(mapping))
         let bundle = folder.appendingPathComponent("SampleModel.xcdatamodeld")
         XCTAssertThrowsError(try PersistentStoreCoordinator.migrateStore(at: store, toVersionOf: bundle, version: "SampleModel3", mappings: [mapping])) { error in
             XCTAssertTrue("\(error)".contains("names the policy class V2to3MakerPolicy; give it in Swift"), "\(error)")
@@ -256,6 +267,29 @@ final class MigrationTests: XCTestCase {
                 XCTAssertEqual(new[column], old[column], "Car p\(key) \(column)")
             }
             XCTAssertEqual(makerNames[new["ZCREATEDBY"] ?? ""] ?? nil, old["ZMAKER"], "Car p\(key)'s maker")
+        }
+    }
+
+    /// A mapping model's XML is checked before it is parsed: an internal DTD subset (entity definitions) is refused,
+    /// as are bytes that are not XML.
+    func testHostileMappingModelsAreRefused() throws {
+        let dir = TemporaryDirectory()
+        let cases: [(String, String)] = [
+            (#"<?xml version="1.0"?><!DOCTYPE database [<!ENTITY a "b">]><database/>"#, "a document type declaration (<!DOCTYPE) at line 1"),
+            ("<database><object", "not well-formed XML"),
+            (#"<?xml version="1.0"?><?evil?><database/>"#, "a processing instruction"),
+        ]
+        for (text, message) in cases {
+            let file = dir.file("m-\(UUID().uuidString).xml")
+            try Data(text.utf8).write(to: file)
+            XCTAssertThrowsError(try MappingModel(xcodeMappingModelAt: file), text) { error in
+                XCTAssertTrue("\(error)".contains(message), "\(error)")
+            }
+        }
+        let junk = dir.file("junk.cdm")
+        try Data("not an archive".utf8).write(to: junk)
+        XCTAssertThrowsError(try MappingModel(compiledMappingModelAt: junk)) { error in
+            XCTAssertTrue("\(error)".contains("is not a compiled mapping model"), "\(error)")
         }
     }
 

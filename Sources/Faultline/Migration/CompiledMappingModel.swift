@@ -62,7 +62,7 @@ extension MappingModel {
 
     /// The source property an expression reads: `$source.name` (a key path of one component), or the source
     /// instances of `destinationInstancesForEntityMappingNamed:sourceInstances:`.
-    private static func sourceKeyPath(_ expression: PropertyListValue, archive: KeyedArchive) throws -> String? {
+    static func sourceKeyPath(_ expression: PropertyListValue, archive: KeyedArchive) throws -> String? {
         let arguments = try archive.field("NSArguments", of: expression).map { try archive.elements(of: $0) } ?? []
         let selector = try archive.string(expression["NSSelectorName"])
         switch try archive.className(of: expression) {
@@ -96,8 +96,15 @@ extension MappingModel {
             guard let to = destination.entity(named: copy.entityMappings[i].destination) else { continue }
             let from = copy.entityMappings[i].source.flatMap { source.entity(named: $0) }
             copy.entityMappings[i].attributes = try copy.entityMappings[i].attributes.map { mapping in
-                guard let name = mapping.source, let old = from?.attribute(named: name), let new = to.attribute(named: mapping.destination) else { return mapping }
+                guard let name = mapping.source else { return mapping }
+                guard let old = from?.attribute(named: name), let new = to.attribute(named: mapping.destination) else {
+                    return AttributeMapping(destination: mapping.destination, source: nil, conversion: .none)
+                }
                 return AttributeMapping(destination: mapping.destination, source: name, conversion: try Self.conversion(from: old, to: new, entity: to.name))
+            }
+            copy.entityMappings[i].relationships = copy.entityMappings[i].relationships.map { mapping in
+                guard let name = mapping.source, from?.relationship(named: name) != nil else { return RelationshipMapping(destination: mapping.destination, source: nil) }
+                return mapping
             }
             if let from {
                 let kept = Set(copy.entityMappings[i].attributes.compactMap(\.source) + copy.entityMappings[i].relationships.compactMap(\.source))

@@ -5,7 +5,9 @@ import Foundation
 /// document type declaration can define entities that expand to such markup or to gigabytes. Xcode writes neither,
 /// so both are refused, with their line.
 enum XcodeModelPreflight {
-    static func check(_ data: Data) throws(ModelPreflightError) {
+    /// `allowingExternalDoctype`: a `<!DOCTYPE … SYSTEM "…">` naming an external DTD only (no internal subset that
+    /// could define entities), as Xcode's mapping models carry; XMLParser does not fetch it.
+    static func check(_ data: Data, allowingExternalDoctype: Bool = false) throws(ModelPreflightError) {
         if let offset = UTF8Validation.firstInvalidByte(in: data) {
             throw ModelPreflightError(problem: UTF8Validation.describe(data, invalidAt: offset))
         }
@@ -22,6 +24,7 @@ enum XcodeModelPreflight {
         func line(_ offset: Int) -> Int { bytes[..<min(offset, bytes.count)].reduce(1) { $0 + ($1 == UInt8(ascii: "\n") ? 1 : 0) } }
         var i = 0
         var seenMarkup = false
+        var seenMarkupBesidesDeclaration = false
         while i < bytes.count {
             guard bytes[i] == UInt8(ascii: "<") else { i += 1; continue }
             if starts("<!--", at: i) {
@@ -29,6 +32,12 @@ enum XcodeModelPreflight {
             } else if starts("<![CDATA[", at: i) {
                 i = skip(to: "]]>", from: i + 9)
             } else if starts("<!DOCTYPE", at: i) {
+                let end = bytes[i...].firstIndex(of: UInt8(ascii: ">")) ?? bytes.count
+                if allowingExternalDoctype && !seenMarkupBesidesDeclaration && !bytes[i..<end].contains(UInt8(ascii: "[")) {
+                    i = end
+                    seenMarkup = true
+                    continue
+                }
                 throw ModelPreflightError(problem: "a document type declaration (<!DOCTYPE) at line \(line(i)): an Xcode model has none")
             } else if starts("<?", at: i) {
                 let isDeclaration = !seenMarkup && starts("<?xml", at: i) && i + 5 < bytes.count
@@ -42,6 +51,7 @@ enum XcodeModelPreflight {
                 }
                 i = end
             } else {
+                seenMarkupBesidesDeclaration = true
                 i += 1
             }
             seenMarkup = true
