@@ -56,20 +56,25 @@ struct MigrationStep {
         try coordinator.addPersistentStore(at: target)
         let context = ManagedObjectContext(.privateQueue, coordinator: coordinator)
         let migration = MigrationContext(context: context, from: versions.from, to: versions.to)
-        for (sourceName, policy) in policies.sorted(by: { $0.key < $1.key }) {
+        let ordered = policies.sorted { $0.key < $1.key }
+        // Core Data's stages: every policy creates its destination instances, then every policy its relationships.
+        for (sourceName, policy) in ordered {
             guard let from = source.entity(named: sourceName) else {
                 throw MigrationError(entity: sourceName, problem: "a migration policy is set for it, and the old version has no such entity")
             }
             let sources = try objects(of: from, in: reader)
             try context.performAndWait {
                 for object in sources { try policy.createDestinationInstances(forSource: object, in: migration) }
-                if let name = mapping.entityMappings.first(where: { $0.source == sourceName })?.destination {
-                    var request = FetchRequest<ManagedObject>(entityName: name)
-                    request.includesSubentities = false
-                    for object in try context.fetch(request) { try policy.createRelationships(forDestination: object, in: migration) }
-                }
-                try context.save()
             }
+        }
+        try context.performAndWait {
+            for (sourceName, policy) in ordered {
+                guard let name = mapping.entityMappings.first(where: { $0.source == sourceName })?.destination else { continue }
+                var request = FetchRequest<ManagedObject>(entityName: name)
+                request.includesSubentities = false
+                for object in try context.fetch(request) { try policy.createRelationships(forDestination: object, in: migration) }
+            }
+            try context.save()
         }
     }
 
