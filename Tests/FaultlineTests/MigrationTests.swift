@@ -270,6 +270,39 @@ final class MigrationTests: XCTestCase {
         }
     }
 
+    /// The mapping model the issue asks for, written for the test as Xcode's editor would write it: version 2 → 3 of
+    /// wibosco's model makes a `Color` of every `Post` (its `hexColor` becoming the colour's `hex`) and links them
+    /// (`FUNCTION($manager, "destinationInstancesForEntityMappingNamed:sourceInstances:", "PostToColor", $source)`);
+    /// no code.
+    func testAMappingModelMovesAnAttributeIntoANewEntity() throws {
+        typealias M = MappingModel
+        let mapping = M(entityMappings: [
+            M.EntityMapping(name: "PostToPost", source: "Post", destination: "Post",
+                            attributes: [M.AttributeMapping(destination: "date", source: "date"), M.AttributeMapping(destination: "postID", source: "postID")],
+                            relationships: [M.RelationshipMapping(destination: "color", source: M.sourceObject)]),
+            M.EntityMapping(name: "PostToColor", source: "Post", destination: "Color",
+                            attributes: [M.AttributeMapping(destination: "hex", source: "hexColor"), M.AttributeMapping(destination: "colorID", source: "postID")],
+                            relationships: [M.RelationshipMapping(destination: "post", source: M.sourceObject)]),
+        ])
+        let folder = try storesFolder().appendingPathComponent("wibosco-migration")
+        let dir = TemporaryDirectory()
+        let store = try copyStore(folder.appendingPathComponent("CoreDataMigration_Example_2.sqlite"), into: dir)
+        let before = try rows(store.path, "ZPOST")
+        let plan = try PersistentStoreCoordinator.migrateStore(at: store, toVersionOf: folder.appendingPathComponent("CoreDataMigration_Example.xcdatamodeld"), mappings: [mapping])
+        XCTAssertTrue(plan.description.contains("'CoreDataMigration_Example 2' → 'CoreDataMigration_Example 3' (mapping model)"), plan.description)
+        XCTAssertTrue(plan.description.contains("'CoreDataMigration_Example 3' → 'CoreDataMigration_Example 4' (inferred)"), plan.description)
+        let posts = try rows(store.path, "ZPOST"), colors = try rows(store.path, "ZCOLOR")
+        XCTAssertEqual(posts.count, before.count)
+        XCTAssertEqual(colors.count, before.count)
+        for (key, old) in before {
+            XCTAssertEqual(posts[key]?["ZPOSTID"], old["ZPOSTID"])
+            XCTAssertEqual(posts[key]?["ZCOLOR"], "integer(\(key))", "Post p\(key) → the Color made of it")
+            XCTAssertEqual(colors[key]?["ZHEX"], old["ZHEXCOLOR"], "Color p\(key)")
+            XCTAssertEqual(colors[key]?["ZCOLORID"], old["ZPOSTID"])
+            XCTAssertEqual(colors[key]?["ZPOST"], "integer(\(key))")
+        }
+    }
+
     /// A mapping model's XML is checked before it is parsed: an internal DTD subset (entity definitions) is refused,
     /// as are bytes that are not XML.
     func testHostileMappingModelsAreRefused() throws {

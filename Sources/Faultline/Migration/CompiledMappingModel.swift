@@ -52,10 +52,8 @@ extension MappingModel {
                 let (property, from) = try sourceProperty(mapping)
                 relationships.append(RelationshipMapping(destination: property, source: from))
             }
-            var entityMapping = EntityMapping(source: source, destination: destination, attributes: attributes, relationships: relationships)
-            entityMapping.name = name
-            entityMapping.policyClassName = policy.map { String($0.split(separator: ".").last ?? Substring($0)) }
-            mappings.append(entityMapping)
+            mappings.append(EntityMapping(name: name, source: source, destination: destination, attributes: attributes, relationships: relationships,
+                                          policyClassName: policy.map { String($0.split(separator: ".").last ?? Substring($0)) }))
         }
         self.init(entityMappings: mappings, removedEntities: [])
     }
@@ -66,6 +64,8 @@ extension MappingModel {
         let arguments = try archive.field("NSArguments", of: expression).map { try archive.elements(of: $0) } ?? []
         let selector = try archive.string(expression["NSSelectorName"])
         switch try archive.className(of: expression) {
+        case "NSVariableExpression":
+            return try archive.string(expression["NSVariable"]) == "source" ? MappingModel.sourceObject : nil
         case "NSKeyPathExpression":
             guard selector == "valueForKeyPath:", let operand = try archive.field("NSOperand", of: expression),
                   try archive.string(operand["NSVariable"]) == "source", arguments.count == 1,
@@ -80,11 +80,15 @@ extension MappingModel {
         }
     }
 
-    /// Whether the mapping fits a step from `source` to `destination`: its entities are theirs, and it maps every
-    /// entity of the destination.
+    /// Whether the mapping fits a step from `source` to `destination`: its entities and the properties it writes are
+    /// theirs, and it maps every entity of the destination. A mapping serves the first step it fits.
     func fits(from source: ManagedObjectModel, to destination: ManagedObjectModel) -> Bool {
         entityMappings.allSatisfy { mapping in
-            destination.entity(named: mapping.destination) != nil && (mapping.source.map { source.entity(named: $0) != nil } ?? true)
+            guard let to = destination.entity(named: mapping.destination) else { return false }
+            guard mapping.source.map({ source.entity(named: $0) != nil }) ?? true else { return false }
+            // The properties it writes are the new version's (a generated `$source.<name>` may find no source one).
+            return mapping.attributes.allSatisfy { to.attribute(named: $0.destination) != nil }
+                && mapping.relationships.allSatisfy { to.relationship(named: $0.destination) != nil }
         } && destination.entities.allSatisfy { entity in entityMappings.contains { $0.destination == entity.name } }
     }
 
@@ -103,7 +107,9 @@ extension MappingModel {
                 return AttributeMapping(destination: mapping.destination, source: name, conversion: try Self.conversion(from: old, to: new, entity: to.name))
             }
             copy.entityMappings[i].relationships = copy.entityMappings[i].relationships.map { mapping in
-                guard let name = mapping.source, from?.relationship(named: name) != nil else { return RelationshipMapping(destination: mapping.destination, source: nil) }
+                guard let name = mapping.source, name == MappingModel.sourceObject || from?.relationship(named: name) != nil else {
+                    return RelationshipMapping(destination: mapping.destination, source: nil)
+                }
                 return mapping
             }
             if let from {

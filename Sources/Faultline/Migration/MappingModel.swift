@@ -15,15 +15,33 @@ public struct MappingModel: Sendable {
         /// The mapping's name in a mapping model (`CarToCar`), and the policy class it names, without its module.
         public var name: String?
         public var policyClassName: String?
+
+        /// An entity mapping written in Swift (as Xcode's mapping model editor would write one): the objects of
+        /// `source` (each keeps its key) become objects of `destination`.
+        public init(name: String? = nil, source: String?, destination: String, attributes: [AttributeMapping],
+                    relationships: [RelationshipMapping], policyClassName: String? = nil) {
+            self.name = name
+            self.source = source
+            self.destination = destination
+            self.attributes = attributes
+            self.relationships = relationships
+            self.policyClassName = policyClassName
+        }
     }
 
     /// Where a destination attribute's value comes from.
     public struct AttributeMapping: Sendable {
         public let destination: String
-        /// The source attribute, nil for an attribute the new version adds (its default, else nil).
+        /// The source attribute (`$source.<name>`), nil for an attribute the new version adds (its default, else nil).
         public let source: String?
         /// How the value changes type on the way, if it does.
         public let conversion: Conversion
+
+        public init(destination: String, source: String?, conversion: Conversion = .none) {
+            self.destination = destination
+            self.source = source
+            self.conversion = conversion
+        }
     }
 
     /// A value's change of type that an inferred mapping allows.
@@ -42,13 +60,28 @@ public struct MappingModel: Sendable {
     public struct RelationshipMapping: Sendable {
         public let destination: String
         /// The source relationship, nil for a relationship the new version adds (it starts empty, unless its
-        /// inverse was there).
+        /// inverse was there), or `MappingModel.sourceObject`: the object another entity mapping made of this same
+        /// source object (`FUNCTION($manager, "destinationInstancesForEntityMappingNamed:sourceInstances:", "PostToColor", $source)`).
         public let source: String?
+
+        public init(destination: String, source: String?) {
+            self.destination = destination
+            self.source = source
+        }
     }
+
+    /// A relationship mapping's source meaning the source object itself (`$source`).
+    public static let sourceObject = "$source"
 
     public var entityMappings: [EntityMapping]
     /// Source entities whose objects the new version drops.
     public var removedEntities: [String]
+
+    /// A mapping model written in Swift; `faultline`'s migration fills in conversions and what it drops when it uses it.
+    public init(entityMappings: [EntityMapping], removedEntities: [String] = []) {
+        self.entityMappings = entityMappings
+        self.removedEntities = removedEntities
+    }
 
     /// What the mapping does, a line per change (for `faultline migrate --dry-run`).
     public var changes: [String] {

@@ -58,13 +58,15 @@ extension PersistentStoreCoordinator {
         guard sourceIndex < targetIndex else {
             throw MigrationError(problem: "the store is at version '\(sourceName)', which comes after '\(target)'; migrating back is not supported")
         }
+        var unused = mappings
         for i in sourceIndex..<targetIndex {
             let (from, to) = (ordered[i], ordered[i + 1])
             let mapping: MappingModel
             let withPolicies = Set(policies.policies(migratingTo: to.name).keys)
             do {
-                if let given = mappings.first(where: { $0.fits(from: from.model, to: to.model) }) {
-                    mapping = try given.resolved(from: from.model, to: to.model)
+                if let index = unused.firstIndex(where: { $0.fits(from: from.model, to: to.model) }) {
+                    // A mapping model serves one step: the first whose versions it fits.
+                    mapping = try unused.remove(at: index).resolved(from: from.model, to: to.model)
                     for entityMapping in mapping.entityMappings {
                         guard let className = entityMapping.policyClassName else { continue }
                         guard policies.byClassName[className] != nil || dryRun else {

@@ -235,7 +235,12 @@ struct MigrationStep {
                 if let inverse = relationship.inverse { done.insert(ObjectIdentifier(inverse)) }
                 // The links come from the old relationship, or from its inverse's old relationship, turned around.
                 var pairs: [(Int64, Int64, Int64, Int64)] = []
-                if let old = relationshipMapping.source.flatMap({ from.relationship(named: $0) }) {
+                if relationshipMapping.source == MappingModel.sourceObject {
+                    // Each object to what another entity mapping made of the same source object (same key).
+                    let keys = try reader.prepare("SELECT Z_PK FROM \(from.table.name) WHERE Z_ENT = ?")
+                    keys.bind(Int64(from.entityNumber), at: 1)
+                    while try keys.step() { pairs.append((keys.int64(at: 0), keys.int64(at: 0), 0, 0)) }
+                } else if let old = relationshipMapping.source.flatMap({ from.relationship(named: $0) }) {
                     pairs = try links(of: old, in: reader)
                 } else if let inverse = relationship.inverse, let inverseMapping = mapping.entityMappings.first(where: { $0.destination == inverse.entity.name }),
                           let oldInverseName = inverseMapping.relationships.first(where: { $0.destination == inverse.name })?.source,
