@@ -303,6 +303,34 @@ final class MigrationTests: XCTestCase {
         }
     }
 
+    /// A uniqueness constraint the new version adds, which the old data breaks, stops the migration naming the
+    /// object; the store keeps every byte.
+    func testANewUniquenessConstraintTheDataBreaksStopsTheMigration() throws {
+        let dir = TemporaryDirectory()
+        let bundle = dir.file("Tags.xcdatamodeld")
+        for (name, body) in [("Tags.xcdatamodel", ""), ("Tags 2.xcdatamodel", "<uniquenessConstraints><uniquenessConstraint><constraint value=\"name\"/></uniquenessConstraint></uniquenessConstraints>")] {
+            let folder = bundle.appendingPathComponent(name)
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            try Data("<?xml version=\"1.0\"?><model type=\"com.apple.IDECoreDataModeler.DataModel\"><entity name=\"Tag\"><attribute name=\"name\" optional=\"YES\" attributeType=\"String\"/>\(body)</entity></model>".utf8)
+                .write(to: folder.appendingPathComponent("contents"))
+        }
+        let store = dir.file("tags.sqlite")
+        do {
+            let coordinator = PersistentStoreCoordinator(managedObjectModel: try ManagedObjectModel(contentsOf: bundle.appendingPathComponent("Tags.xcdatamodel")))
+            try coordinator.addPersistentStore(at: store)
+            let context = ManagedObjectContext(.privateQueue, coordinator: coordinator)
+            try context.performAndWait {
+                for name in ["swift", "sqlite", "swift"] { try context.insertNewObject(forEntityName: "Tag").setValue(name, forKey: "name") }
+                try context.save()
+            }
+        }
+        let before = try Data(contentsOf: store)
+        XCTAssertThrowsError(try PersistentStoreCoordinator.migrateStore(at: store, toVersionOf: bundle, version: "Tags 2")) { error in
+            XCTAssertEqual("\(error)", "migration, entity 'Tag': from 'Tags' to 'Tags 2': p3 has the ZNAME of an object copied before it; the new version's uniqueness constraint does not allow two")
+        }
+        XCTAssertEqual(try Data(contentsOf: store), before)
+    }
+
     /// A mapping model's XML is checked before it is parsed: an internal DTD subset (entity definitions) is refused,
     /// as are bytes that are not XML.
     func testHostileMappingModelsAreRefused() throws {

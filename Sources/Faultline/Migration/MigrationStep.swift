@@ -135,7 +135,11 @@ struct MigrationStep {
                     }
                     insert.bind(value, at: Int32(i + 4))
                 }
-                while try insert.step() {}
+                do {
+                    while try insert.step() {}
+                } catch let error as SQLiteError where error.isUniqueConstraint {
+                    throw MigrationError(entity: to.name, problem: "p\(key) has the \(error.failedUniqueColumns.joined(separator: ", ")) of an object copied before it; the new version's uniqueness constraint does not allow two")
+                }
                 count += 1
             }
             copied[to.name, default: 0] += count
