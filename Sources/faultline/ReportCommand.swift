@@ -1,4 +1,5 @@
 import ArgumentParser
+import Faultline
 import FaultlineReport
 import Foundation
 
@@ -33,6 +34,12 @@ struct ReportCommand: ParsableCommand {
     @Option(help: "A call site (Module/File.swift:42) or file whose findings are not reported; repeatable.")
     var allow: [String] = []
 
+    @Option(name: .customLong("allow-file"), help: "A file of allowed call sites or files, one per line, and `fingerprint <SQL>` lines for statements; # starts a comment.")
+    var allowFile: String?
+
+    @Option(name: .customLong("fail-on"), help: "Exit 1 when a finding of these kinds remains: any, or a comma-separated list (n-plus-one, relationship-faults, count-through-faults, full-scan, temp-b-tree, repeated-fetch, avoidable-fetch, large-fetch, unused-prefetch, small-saves).")
+    var failOn: String?
+
     @Option(help: "Faults of one entity from one call site, each reading SQLite, that make an N+1 finding.")
     var nPlusOne = AnalyzerThresholds().nPlusOne
 
@@ -51,8 +58,21 @@ struct ReportCommand: ParsableCommand {
     @Option(help: "Full-scan steps a statement must add up to before its scan is flagged.")
     var fullScanSteps = AnalyzerThresholds().fullScanSteps
 
+    /// The kinds `--fail-on` names (all for `any`).
+    func failingKinds() throws -> Set<Finding.Kind> {
+        guard let failOn else { return [] }
+        if failOn.trimmingCharacters(in: .whitespaces).lowercased() == "any" { return Set(Finding.Kind.allCases) }
+        return Set(try failOn.split(separator: ",").map { name in
+            guard let kind = Finding.Kind(named: String(name)) else {
+                throw ValidationError("--fail-on: unknown kind '\(name)' (known: any, \(Finding.Kind.allCases.map(\.slug).joined(separator: ", ")))")
+            }
+            return kind
+        })
+    }
+
     func validate() throws {
         guard !traces.isEmpty else { throw ValidationError("give at least one trace file") }
+        _ = try failingKinds()
         guard model == nil || store != nil else { throw ValidationError("--model goes with --store") }
         guard [nPlusOne, repeatedFetch, avoidableFetch, largeFetch, smallSaves, fullScanSteps].allSatisfy({ $0 > 0 }) else {
             throw ValidationError("thresholds must be positive")
@@ -71,7 +91,24 @@ struct ReportCommand: ParsableCommand {
             thresholds.largeFetch = largeFetch
             thresholds.smallSaves = smallSaves
             thresholds.fullScanSteps = fullScanSteps
-            let analyzers = Analyzers(thresholds: thresholds, allowedCallSites: Set(allow))
+            var allowed = Set(allow)
+            var allowedFingerprints: Set<String> = []
+            if let allowFile {
+                let text = String(decoding: try InputFile.read(allowFile), as: UTF8.self)
+                for (number, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+                    let line = raw.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init)?
+                        .trimmingCharacters(in: .whitespaces) ?? ""
+                    if line.isEmpty { continue }
+                    if line.hasPrefix("fingerprint ") {
+                        allowedFingerprints.insert(StatementFingerprint.of(String(line.dropFirst("fingerprint ".count)).trimmingCharacters(in: .whitespaces)))
+                    } else if line.contains(" ") {
+                        throw ValidationError("\(allowFile):\(number + 1): not a call site, a file or a `fingerprint <SQL>` line: \(line.prefix(80))")
+                    } else {
+                        allowed.insert(line)
+                    }
+                }
+            }
+            let analyzers = Analyzers(thresholds: thresholds, allowedCallSites: allowed)
             // With a store: its model names a log's tables, its data plans a log's statements and proves indexes.
             let prover = try store.map { store in
                 try IndexProver(coordinator: openStore(store, model: model, readOnly: true), store: URL(fileURLWithPath: store))
@@ -82,13 +119,25 @@ struct ReportCommand: ParsableCommand {
                 if let prover, trace.source == .coreDataLog { trace = trace.withPlans(from: prover.coordinator) }
                 var input = ReportPage.Input(trace: trace, analyzers: analyzers)
                 if let prover { input.findings = prover.prove(input.findings, fromLog: trace.source == .coreDataLog) }
+                if !allowedFingerprints.isEmpty {
+                    input.findings.removeAll { $0.sql.map { allowedFingerprints.contains(StatementFingerprint.of($0)) } ?? false }
+                }
                 inputs.append(input)
             }
             if let output { try OutputFile.write(Data(ReportPage(inputs: inputs).html.utf8), to: output) }
             if let chrome { try OutputFile.write(ChromeTrace.data(inputs[0].trace), to: chrome) }
+            let failing = try failingKinds()
+            let gated = inputs.flatMap(\.findings).filter { failing.contains($0.kind) }
+            defer {
+                if !gated.isEmpty {
+                    let kinds = Set(gated.map(\.kind.slug)).sorted().joined(separator: ", ")
+                    FileHandle.standardError.write(Data("faultline report: \(gated.count) finding\(gated.count == 1 ? "" : "s") of the kinds --fail-on names (\(kinds))\n".utf8))
+                }
+            }
             if json {
                 let data = try FindingsJSON.data(inputs.map { ($0.trace.path, $0.trace.source, $0.findings) })
                 print(String(decoding: data, as: UTF8.self))
+                if !gated.isEmpty { throw ExitCode(1) }
                 return
             }
             for input in inputs {
@@ -104,6 +153,7 @@ struct ReportCommand: ParsableCommand {
                 for warning in input.trace.warnings { print("  warning: \(warning)") }
             }
             if let output { print("wrote \(output)" + (chrome.map { " and \($0)" } ?? "")) }
+            if !gated.isEmpty { throw ExitCode(1) }
         }
     }
 }

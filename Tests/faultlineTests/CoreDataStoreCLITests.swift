@@ -161,6 +161,21 @@ final class CoreDataStoreCLITests: CLITestCase {
         XCTAssertTrue((scan["fix"] as? String)?.hasPrefix("CREATE INDEX ZPOST_ZPOSTID ON ZPOST (ZPOSTID) — proven on a scratch copy of Posts.sqlite") == true, "\(scan)")
         XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: store)), before)
 
+        // The CI gate: --fail-on exits 1 while a finding of the kinds remains; an allow file can name the statement.
+        let gate = try run(["report", log, "--store", store, "--json", "--fail-on", "full-scan,n-plus-one"])
+        XCTAssertEqual(gate.status, 1)
+        XCTAssertTrue(gate.stderr.hasPrefix("faultline report: 2 findings of the kinds --fail-on names (full-scan, n-plus-one)"), gate.stderr)
+        let allowFile = try write("allow.txt", """
+            # known and accepted
+            fingerprint SELECT 0, t0.Z_PK, t0.Z_OPT, t0.ZDATE, t0.ZPOSTID, t0.ZCOLOR FROM ZPOST t0 WHERE t0.ZPOSTID = ?
+
+            """)
+        let allowed = try run(["report", log, "--store", store, "--json", "--fail-on", "full-scan", "--allow-file", allowFile])
+        XCTAssertEqual(allowed.status, 0, allowed.stderr)
+        let unknown = try run(["report", log, "--fail-on", "slow"])
+        XCTAssertNotEqual(unknown.status, 0)
+        XCTAssertTrue(unknown.stderr.contains("--fail-on: unknown kind 'slow'"), unknown.stderr)
+
         let compare = try run(["compare", log, log])
         XCTAssertEqual(compare.status, 0, compare.stderr + compare.stdout)
     }

@@ -1,5 +1,30 @@
 import Foundation
 
+extension Finding.Kind {
+    /// The kind's name on the command line (`--fail-on n-plus-one`) and in JSON (`id`).
+    public var slug: String {
+        switch self {
+        case .nPlusOne: return "n-plus-one"
+        case .relationshipFaultStorm: return "relationship-faults"
+        case .countThroughFaults: return "count-through-faults"
+        case .fullScan: return "full-scan"
+        case .tempBTree: return "temp-b-tree"
+        case .repeatedFetch: return "repeated-fetch"
+        case .avoidableFetch: return "avoidable-fetch"
+        case .largeFetchWithoutBatchSize: return "large-fetch"
+        case .unusedPrefetch: return "unused-prefetch"
+        case .manySmallSaves: return "small-saves"
+        }
+    }
+
+    /// The kind a slug or a kind's name (case-insensitive) names.
+    public init?(named name: String) {
+        let wanted = name.trimmingCharacters(in: .whitespaces).lowercased()
+        guard let kind = Self.allCases.first(where: { $0.slug == wanted || $0.rawValue.lowercased() == wanted }) else { return nil }
+        self = kind
+    }
+}
+
 extension Finding {
     /// How urgent the finding is: `high` for patterns that grow with the data (N+1 faults, relationship faults one by
     /// one, full scans), `medium` for costs that repeat, `low` for waste.
@@ -33,7 +58,7 @@ public enum FindingsJSON {
             for finding in report.findings {
                 var object: [String: Any] = [
                     "file": report.path, "source": report.source == .coreDataLog ? "coredata-log" : "faultline-trace",
-                    "kind": finding.kind.rawValue, "severity": finding.severity, "count": finding.count,
+                    "kind": finding.kind.rawValue, "id": finding.kind.slug, "severity": finding.severity, "count": finding.count,
                     "time": finding.cost, "lines": finding.lines, "evidence": finding.evidence, "fix": finding.fix,
                 ]
                 object["entity"] = finding.entity ?? NSNull()
