@@ -11,15 +11,17 @@ extension SQLiteStore {
         defer { externalFilesWritten = []; externalFilesReleased = [] }
         do {
             try inTransaction {
-                // Checked before anything is written: a constraint's UNIQUE index would refuse the row first.
-                let violations = try constraintConflicts(changes)
-                if !violations.isEmpty { throw SaveError.constraintConflicts(violations) }
+                let constrained = changes.inserted.contains { $0.entity.hasUniquenessConstraints }
+                    || changes.updated.contains { $0.entity.hasUniquenessConstraints }
+                if constrained {
+                    // Checked before anything is written: a constraint's UNIQUE index would refuse the row first.
+                    let violations = try constraintConflicts(changes)
+                    if !violations.isEmpty { throw SaveError.constraintConflicts(violations) }
+                }
                 var conflicts: [(ManagedObject, Int64)] = []
                 let positions = orderPositions(changes)
                 // Core Data's order is inserts, updates, deletes. With uniqueness constraints, deletes go first and
                 // inserts last: a row that takes over a deleted or changed row's values comes after it let them go.
-                let constrained = changes.inserted.contains { $0.entity.hasUniquenessConstraints }
-                    || changes.updated.contains { $0.entity.hasUniquenessConstraints }
                 if constrained {
                     for object in changes.deleted where !(try delete(object)) { conflicts.append((object, object.version)) }
                 } else {
@@ -112,7 +114,7 @@ extension SQLiteStore {
             statement = try self.statement(sql)
             if let mask = object.changes.smallValue { plan.updateStatements[mask] = statement }
         }
-        let external = plan.externalSlots.filter { object.changes.contains($0) }
+        let external = plan.externalSlots.isEmpty ? [] : plan.externalSlots.filter { object.changes.contains($0) }
         if !external.isEmpty { try releaseExternalFiles(of: object, slots: external, plan: plan) }
         var index: Int32 = 1
         for (_, slot, isEntity) in columns {
