@@ -23,7 +23,6 @@ struct CoreDataLogReader {
     private struct Pending {
         let sql: CoreDataSQL
         let line: Int
-        var binds: [String] = []
         var connectionTime: Double?
         var executionTime: Double?
         var isFetch = false
@@ -37,7 +36,7 @@ struct CoreDataLogReader {
     /// The main fetch a prefetch or a batch belongs to.
     private var lastMainFetch: TraceEvent?
     /// SELECTs since the last fetch was timed (a fetch's own, then its prefetches'), and prefetched keys seen then.
-    private var selectsSinceFetch: [TraceEvent] = []
+    private var selectsSinceFetch: [(event: TraceEvent, sql: CoreDataSQL)] = []
     private var prefetchesSinceFetch: [String] = []
     /// The plan being read (level 4): its SQL and rows.
     private var plan: (sql: String, line: Int, rows: [String])?
@@ -138,7 +137,7 @@ struct CoreDataLogReader {
         events.append(event)
         if sql.kind == .select {
             lastFetchStatement = event
-            if event.purpose != "schema" { selectsSinceFetch.append(event) }
+            if event.purpose != "schema" { selectsSinceFetch.append((event, sql)) }
         }
     }
 
@@ -199,7 +198,7 @@ struct CoreDataLogReader {
                 fault.duration = fetch.duration
                 fault.line = statement.line
             } else if let statement = lastFetchStatement, statement === events.last {
-                selectsSinceFetch.removeAll { $0 === statement }
+                selectsSinceFetch.removeAll { $0.event === statement }
                 statement.purpose = "relationshipFault"
                 fault.duration = statement.duration
                 fault.line = statement.line
@@ -248,12 +247,13 @@ struct CoreDataLogReader {
         let prefetched = prefetchesSinceFetch
         selectsSinceFetch = []
         prefetchesSinceFetch = []
-        let main = selects.first { !($0.sql.map(CoreDataSQL.init)?.usesIntarray ?? false) } ?? selects.first
-        let sql = main?.sql.map(CoreDataSQL.init)
+        let first = selects.first { !$0.sql.usesIntarray } ?? selects.first
+        let main = first?.event
+        let sql = first?.sql
         let fetch = TraceEvent(kind: .fetch, time: clock, line: main?.line ?? line)
         fetch.duration = seconds
         fetch.statements = selects.count
-        fetch.sqlTime = selects.reduce(0) { $0 + $1.duration }
+        fetch.sqlTime = selects.reduce(0) { $0 + $1.event.duration }
         fetch.results = rows
         fetch.prefetch = prefetched
         main?.rows = rows
@@ -294,10 +294,7 @@ struct CoreDataLogReader {
     // MARK: details:
 
     private mutating func details(_ text: String, at line: Int) -> Bool {
-        if text.hasPrefix("SQLite bind[") {
-            if let equals = text.range(of: "] = ") { pending?.binds.append(String(text[equals.upperBound...])) }
-            return true
-        }
+        if text.hasPrefix("SQLite bind[") { return true }
         let body = text.hasPrefix("SQLite: ") ? String(text.dropFirst("SQLite: ".count)) : text
         if body.hasPrefix("EXPLAIN QUERY PLAN ") {
             finishPlan()
