@@ -18,7 +18,7 @@ final class MigrationTests: XCTestCase {
     func rows(_ connection: SQLiteConnection, _ table: String) throws -> [Int64: [String: String]] {
         let statement = try connection.prepare("SELECT * FROM \(table)")
         var result: [Int64: [String: String]] = [:]
-        let count = sqlite3ColumnCount(statement)
+        let count = statement.columnCount
         while try statement.step() {
             var row: [String: String] = [:]
             for i in 0..<count { row[statement.columnName(at: i)] = "\(statement.slot(at: i))" }
@@ -308,12 +308,11 @@ final class MigrationTests: XCTestCase {
     func testANewUniquenessConstraintTheDataBreaksStopsTheMigration() throws {
         let dir = TemporaryDirectory()
         let bundle = dir.file("Tags.xcdatamodeld")
-        for (name, body) in [("Tags.xcdatamodel", ""), ("Tags 2.xcdatamodel", "<uniquenessConstraints><uniquenessConstraint><constraint value=\"name\"/></uniquenessConstraint></uniquenessConstraints>")] {
-            let folder = bundle.appendingPathComponent(name)
-            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-            try Data("<?xml version=\"1.0\"?><model type=\"com.apple.IDECoreDataModeler.DataModel\"><entity name=\"Tag\"><attribute name=\"name\" optional=\"YES\" attributeType=\"String\"/>\(body)</entity></model>".utf8)
-                .write(to: folder.appendingPathComponent("contents"))
-        }
+        let tag = #"<entity name="Tag"><attribute name="name" optional="YES" attributeType="String"/>"#
+        try writeModelBundle(at: bundle, versions: [
+            ("Tags", tag + "</entity>"),
+            ("Tags 2", tag + #"<uniquenessConstraints><uniquenessConstraint><constraint value="name"/></uniquenessConstraint></uniquenessConstraints></entity>"#),
+        ])
         let store = dir.file("tags.sqlite")
         do {
             let coordinator = PersistentStoreCoordinator(managedObjectModel: try ManagedObjectModel(contentsOf: bundle.appendingPathComponent("Tags.xcdatamodel")))
@@ -403,26 +402,18 @@ final class MigrationTests: XCTestCase {
     func testRelationshipsChangingStorageKeepTheirLinks() throws {
         let dir = TemporaryDirectory()
         let bundle = dir.file("Shop.xcdatamodeld")
-        let versions = [("Shop.xcdatamodel", """
+        try writeModelBundle(at: bundle, versions: [("Shop", """
             <entity name="Item"><attribute name="title" optional="YES" attributeType="String"/>
               <relationship name="tags" optional="YES" toMany="YES" destinationEntity="Tag" inverseName="item" inverseEntity="Tag"/></entity>
             <entity name="Tag"><attribute name="name" optional="YES" attributeType="String"/>
               <relationship name="item" optional="YES" maxCount="1" destinationEntity="Item" inverseName="tags" inverseEntity="Item"/></entity>
-            """), ("Shop 2.xcdatamodel", """
+            """), ("Shop 2", """
             <entity name="Item"><attribute name="title" optional="YES" attributeType="String"/>
               <attribute name="stock" attributeType="Integer 32" defaultValueString="7"/>
               <relationship name="tags" optional="YES" toMany="YES" destinationEntity="Tag" inverseName="items" inverseEntity="Tag"/></entity>
             <entity name="Tag"><attribute name="name" optional="YES" attributeType="String"/>
               <relationship name="items" optional="YES" toMany="YES" destinationEntity="Item" inverseName="tags" inverseEntity="Item"/></entity>
-            """)]
-        for (name, entities) in versions {
-            let folder = bundle.appendingPathComponent(name)
-            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-            try Data("<?xml version=\"1.0\" encoding=\"UTF-8\"?><model type=\"com.apple.IDECoreDataModeler.DataModel\">\(entities)</model>".utf8)
-                .write(to: folder.appendingPathComponent("contents"))
-        }
-        try Data(#"<?xml version="1.0" encoding="UTF-8"?><plist version="1.0"><dict><key>_XCCurrentVersionName</key><string>Shop 2.xcdatamodel</string></dict></plist>"#.utf8)
-            .write(to: bundle.appendingPathComponent(".xccurrentversion"))
+            """)], current: "Shop 2")
         let store = dir.file("shop.sqlite")
         do {
             let coordinator = PersistentStoreCoordinator(managedObjectModel: try ManagedObjectModel(contentsOf: bundle.appendingPathComponent("Shop.xcdatamodel")))
@@ -457,4 +448,17 @@ final class MigrationTests: XCTestCase {
     }
 }
 
-private func sqlite3ColumnCount(_ statement: Statement) -> Int32 { statement.columnCount }
+/// Writes an `.xcdatamodeld` bundle: one `.xcdatamodel` per version with the given entity XML, and the current
+/// version's marker when one is named.
+private func writeModelBundle(at bundle: URL, versions: [(name: String, entities: String)], current: String? = nil) throws {
+    for (name, entities) in versions {
+        let folder = bundle.appendingPathComponent(name + ".xcdatamodel")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        try Data(#"<?xml version="1.0" encoding="UTF-8"?><model type="com.apple.IDECoreDataModeler.DataModel">\#(entities)</model>"#.utf8)
+            .write(to: folder.appendingPathComponent("contents"))
+    }
+    if let current {
+        try Data(#"<?xml version="1.0" encoding="UTF-8"?><plist version="1.0"><dict><key>_XCCurrentVersionName</key><string>\#(current).xcdatamodel</string></dict></plist>"#.utf8)
+            .write(to: bundle.appendingPathComponent(".xccurrentversion"))
+    }
+}
