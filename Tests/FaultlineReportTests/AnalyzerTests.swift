@@ -18,20 +18,7 @@ final class AnalyzerTests: XCTestCase {
     }
 
     func model(indexedPopulation: Bool = false) throws -> ManagedObjectModel {
-        try ManagedObjectModel(entities: [
-            EntityDescription(name: "City", properties: [
-                AttributeDescription(name: "name", type: .string),
-                AttributeDescription(name: "population", type: .integer64, isIndexed: indexedPopulation),
-                AttributeDescription(name: "rank", type: .integer64),
-                RelationshipDescription(name: "mayor", destination: "Person", inverse: "mayorOf"),
-                RelationshipDescription(name: "residents", destination: "Person", inverse: "homeTown", isToMany: true),
-            ]),
-            EntityDescription(name: "Person", properties: [
-                AttributeDescription(name: "name", type: .string),
-                RelationshipDescription(name: "mayorOf", destination: "City", inverse: "mayor"),
-                RelationshipDescription(name: "homeTown", destination: "City", inverse: "residents"),
-            ]),
-        ])
+        try CityStore.model(indexedPopulation: indexedPopulation)
     }
 
     /// A store of `cities` cities, each with a mayor who lives there; then `body` runs with a trace on. Returns
@@ -42,22 +29,7 @@ final class AnalyzerTests: XCTestCase {
         let model = try model(indexedPopulation: indexedPopulation)
         let store = dir.appendingPathComponent("store-\(UUID().uuidString).sqlite")
         lastStore = store
-        let setup = PersistentStoreCoordinator(managedObjectModel: model, probes: .disabled)
-        try setup.addPersistentStore(at: store)
-        let writer = ManagedObjectContext(.privateQueue, coordinator: setup)
-        try writer.performAndWait {
-            for i in 0..<cities {
-                let city = try writer.insertNewObject(forEntityName: "City")
-                try city.setValue("City \(i)", forKey: "name")
-                try city.setValue(Int64(i * 1_000), forKey: "population")
-                try city.setValue(Int64(cities - i), forKey: "rank")
-                let mayor = try writer.insertNewObject(forEntityName: "Person")
-                try mayor.setValue("Mayor \(i)", forKey: "name")
-                try city.setValue(mayor, forKey: "mayor")
-                try mayor.setValue(city, forKey: "homeTown")
-            }
-            try writer.save()
-        }
+        try CityStore.write(cities: cities, model: model, to: store)
         let path = dir.appendingPathComponent("trace-\(UUID().uuidString).jsonl").path
         let coordinator = PersistentStoreCoordinator(managedObjectModel: model, probes: Probes(configuration: ProbeConfiguration(tracePath: path)))
         try coordinator.addPersistentStore(at: store)

@@ -13,37 +13,9 @@ final class CoreDataLogTwoWaysTests: XCTestCase {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("faultline-twoways-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: dir) }
-        let model = try ManagedObjectModel(entities: [
-            EntityDescription(name: "City", properties: [
-                AttributeDescription(name: "name", type: .string),
-                AttributeDescription(name: "population", type: .integer64),
-                RelationshipDescription(name: "mayor", destination: "Person", inverse: "mayorOf"),
-                RelationshipDescription(name: "residents", destination: "Person", inverse: "homeTown", isToMany: true),
-            ]),
-            EntityDescription(name: "Person", properties: [
-                AttributeDescription(name: "name", type: .string),
-                RelationshipDescription(name: "mayorOf", destination: "City", inverse: "mayor"),
-                RelationshipDescription(name: "homeTown", destination: "City", inverse: "residents"),
-            ]),
-        ])
+        let model = try CityStore.model()
         let store = dir.appendingPathComponent("cities.sqlite")
-        do {
-            let setup = PersistentStoreCoordinator(managedObjectModel: model, probes: .disabled)
-            try setup.addPersistentStore(at: store)
-            let writer = ManagedObjectContext(.privateQueue, coordinator: setup)
-            try writer.performAndWait {
-                for i in 0..<40 {
-                    let city = try writer.insertNewObject(forEntityName: "City")
-                    try city.setValue("City \(i)", forKey: "name")
-                    try city.setValue(Int64(i * 1_000), forKey: "population")
-                    let mayor = try writer.insertNewObject(forEntityName: "Person")
-                    try mayor.setValue("Mayor \(i)", forKey: "name")
-                    try city.setValue(mayor, forKey: "mayor")
-                    try mayor.setValue(city, forKey: "homeTown")
-                }
-                try writer.save()
-            }
-        }
+        try CityStore.write(cities: 40, model: model, to: store)
         let tracePath = dir.appendingPathComponent("run.jsonl").path
         let lines = LineCollector()
         do {
