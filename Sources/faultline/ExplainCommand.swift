@@ -12,6 +12,10 @@ struct ExplainCommand: ParsableCommand {
 
     @OptionGroup var fetch: FetchOptions
 
+    static func duration(_ seconds: Double) -> String {
+        seconds >= 1 ? String(format: "%.2f s", seconds) : seconds >= 1e-3 ? String(format: "%.2f ms", seconds * 1e3) : String(format: "%.0f µs", seconds * 1e6)
+    }
+
     func run() throws {
         try reportingErrors("explain") {
             guard FileManager.default.fileExists(atPath: options.store) else { throw ValidationError("no store at '\(options.store)'") }
@@ -21,9 +25,12 @@ struct ExplainCommand: ParsableCommand {
             var out = "SQL: \(explanation.sql)\n"
             if !explanation.bindings.isEmpty { out += "bindings: \(explanation.bindings.joined(separator: ", "))\n" }
             out += "\n\(explanation.plan)\n"
-            if explanation.suggestions.isEmpty {
-                let clean = explanation.plan.fullScans.isEmpty && !explanation.plan.sortsInTemporaryBTree
-                out += clean ? "\nverdict: no full scan, no temporary B-tree.\n" : "\nverdict: no index found that would help.\n"
+            if let measured = explanation.measurement {
+                out += "\nmeasured on a scratch copy: \(measured.examined) rows examined, \(measured.returned) returned, \(Self.duration(measured.seconds))\n"
+            }
+            out += "\nverdict: \(explanation.verdict)\n"
+            if explanation.suggestions.isEmpty && explanation.verdict.contains(" examines ") && !explanation.verdict.contains("right plan") {
+                out += "no single index made it examine half as many rows on a scratch copy.\n"
             }
             for suggestion in explanation.suggestions {
                 out += "\nsuggestion: \(suggestion.sql)\n  gives: \(suggestion.reason) (checked on a scratch copy)\n\n\(suggestion.planWithIndex)\n"

@@ -55,8 +55,11 @@ struct ReportCommand: ParsableCommand {
     @Option(help: "Saves from one call site that make a many-small-saves finding.")
     var smallSaves = AnalyzerThresholds().smallSaves
 
-    @Option(help: "Full-scan steps a statement must add up to before its scan is flagged.")
-    var fullScanSteps = AnalyzerThresholds().fullScanSteps
+    @Option(help: "Rows a statement examines per run below which its table is too small for index advice.")
+    var smallTable = AnalyzerThresholds().smallTable
+
+    @Option(help: "Rows a statement sorts per run below which its temporary B-tree is not flagged.")
+    var sortedRows = AnalyzerThresholds().sortedRows
 
     /// The kinds `--fail-on` names (all for `any`).
     func failingKinds() throws -> Set<Finding.Kind> {
@@ -74,7 +77,7 @@ struct ReportCommand: ParsableCommand {
         guard !traces.isEmpty else { throw ValidationError("give at least one trace file") }
         _ = try failingKinds()
         guard model == nil || store != nil else { throw ValidationError("--model goes with --store") }
-        guard [nPlusOne, repeatedFetch, avoidableFetch, largeFetch, smallSaves, fullScanSteps].allSatisfy({ $0 > 0 }) else {
+        guard [nPlusOne, repeatedFetch, avoidableFetch, largeFetch, smallSaves, smallTable, sortedRows].allSatisfy({ $0 > 0 }) else {
             throw ValidationError("thresholds must be positive")
         }
     }
@@ -90,7 +93,8 @@ struct ReportCommand: ParsableCommand {
             thresholds.avoidableFetch = avoidableFetch
             thresholds.largeFetch = largeFetch
             thresholds.smallSaves = smallSaves
-            thresholds.fullScanSteps = fullScanSteps
+            thresholds.smallTable = smallTable
+            thresholds.sortedRows = sortedRows
             var allowed = Set(allow)
             var allowedFingerprints: Set<String> = []
             if let allowFile {
@@ -145,8 +149,10 @@ struct ReportCommand: ParsableCommand {
                 if let log = input.trace.logStatistics {
                     print("  a Core Data SQL debug log: \(log.coreDataLines) Core Data line\(log.coreDataLines == 1 ? "" : "s"), \(log.otherLines) other line\(log.otherLines == 1 ? "" : "s")")
                 }
+                if !input.findings.isEmpty { print("  " + ReportPage.explanation(input.findings, in: input.trace)) }
                 for finding in input.findings.prefix(20) {
-                    let place = [finding.segment, finding.callSite ?? ""].filter { !$0.isEmpty }.joined(separator: " at ")
+                    let segments = finding.segments.count > 1 ? "\(finding.segments.count) segments" : finding.segment
+                    let place = [segments, finding.callSite ?? ""].filter { !$0.isEmpty }.joined(separator: " at ")
                     print("  \(finding.kind.rawValue)\(place.isEmpty ? "" : " (\(place))"): \(finding.evidence)\n    fix: \(finding.fix)")
                 }
                 if input.findings.count > 20 { print("  … \(input.findings.count - 20) more in the report") }

@@ -30,8 +30,8 @@ final class CoreDataLogTwoWaysTests: XCTestCase {
                 for city in try context.fetch(all) { _ = (city.value(forKey: "mayor") as? ManagedObject)?.value(forKey: "name") }
                 // Relationship faults one by one.
                 for city in try context.fetch(all) { _ = city.objects(forRelationship: "residents").count }
-                // The same filtered (scanning) fetch six times.
-                let big = FetchRequest<ManagedObject>(entityName: "City", predicate: try ObjectPredicate(format: "population > 5000"))
+                // The same selective filtered (scanning) fetch six times: 3 cities of 40.
+                let big = FetchRequest<ManagedObject>(entityName: "City", predicate: try ObjectPredicate(format: "population < 3000"))
                 for _ in 0..<6 { context.reset(); _ = try context.fetch(big) }
                 // Twenty-five saves of one object each.
                 for i in 0..<25 {
@@ -47,7 +47,7 @@ final class CoreDataLogTwoWaysTests: XCTestCase {
 
         var thresholds = AnalyzerThresholds()
         thresholds.largeFetch = 30
-        thresholds.fullScanSteps = 10
+        thresholds.smallTable = 10
         let analyzers = Analyzers(thresholds: thresholds)
         let trace = try TraceFile(path: tracePath)
         let log = try TraceFile(path: logPath, model: model)

@@ -18,7 +18,7 @@ final class QueryPlanTests: XCTestCase {
         let dir = TemporaryDirectory()
         let (_, context) = try makeStack(try regionModel(compound: compound), in: dir)
         return try context.performAndWait {
-            for i in 0..<50 {
+            for i in 0..<1_200 {
                 let region = try context.insertNewObject(forEntityName: "GeographicRegion")
                 try region.setValue(i % 5 == 0 ? Date(timeIntervalSinceReferenceDate: 1) : nil, forKey: "markedForDeletionDate")
                 try region.setValue(Date(timeIntervalSinceReferenceDate: Double(i)), forKey: "updatedAt")

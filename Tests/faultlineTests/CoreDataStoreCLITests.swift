@@ -107,7 +107,7 @@ final class CoreDataStoreCLITests: CLITestCase {
         let trace = dir.appendingPathComponent("app.jsonl").path
         let traced = try run(["query", "--store", store, "Post", "postID == 'x'", "--result", "count"], environment: ["FAULTLINE_TRACE": trace])
         XCTAssertEqual(traced.status, 0, traced.stderr)
-        let report = try run(["report", trace, "--store", store, "--full-scan-steps", "1", "-o", dir.appendingPathComponent("report.html").path])
+        let report = try run(["report", trace, "--store", store, "--small-table", "1", "-o", dir.appendingPathComponent("report.html").path])
         XCTAssertEqual(report.status, 0, report.stderr)
         XCTAssertTrue(report.stdout.contains("CREATE INDEX ZPOST_ZPOSTID ON ZPOST (ZPOSTID) — proven on a scratch copy"), report.stdout)
         XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: store)), before, "the store is unchanged")

@@ -23,7 +23,8 @@ extension ManagedObjectContext {
         guard probesEnabled else { return try fetchObjects(entity: entity, entities: entities, request: request) }
         let returnsObjects = request.includesPropertyValues && request.fetchBatchSize == 0
         let resultType: FetchEvent.ResultType = returnsObjects ? (request.returnsObjectsAsFaults ? .faults : .objects) : .ids
-        return try tracedFetch(request, resultType: resultType, registers: returnsObjects, callSite: callSite(file, line),
+        // A fetch by object IDs fulfils faults the context has registered (batch faulting): not a lookup it could skip.
+        return try tracedFetch(request, resultType: resultType, registers: returnsObjects && request.objectIDs == nil, callSite: callSite(file, line),
                                results: { $0.count }, uris: { $0.map(\.objectID.uriString) }) {
             try fetchObjects(entity: entity, entities: entities, request: request)
         }

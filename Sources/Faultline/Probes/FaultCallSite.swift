@@ -53,6 +53,8 @@ public struct FaultStack: Sendable, Equatable {
                 if raw.hasPrefix("$s9Faultline") || raw.hasPrefix("$ss") || raw.hasPrefix("$s8Dispatch") || raw.hasPrefix("swift_") || raw.hasPrefix("_swift") {
                     continue
                 }
+                // Thunks the compiler made have no line of their own: the frame that called them does.
+                if let location = symbol.sourceLocation, location.line == 0 || location.path.hasPrefix("<") { continue }
                 if let location = symbol.sourceLocation {
                     // `Module/File.swift:line`, as `#fileID` spells it (the module from the mangled symbol).
                     let file = location.path.split(separator: "/").last.map(String.init) ?? location.path

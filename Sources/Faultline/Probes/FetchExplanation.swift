@@ -1,9 +1,19 @@
 import CSQLite
 import Foundation
 
-/// What SQLite plans for a fetch request, and the index that would make it cheaper — proven by creating the
-/// index on a scratch copy of the store and planning again (as SQLite's `.expert` does).
+/// What SQLite plans for a fetch request, whether the plan reads many more rows than the fetch needs, and the index
+/// that would make it cheaper — proven by creating the index on a scratch copy of the store and running the
+/// statement there with and without it, counting the rows it examines (as SQLite's `.expert` proposes indexes, but
+/// measured rather than planned).
 public struct FetchExplanation: Sendable {
+    /// Rows a table must have before index advice matters: below it a scan costs microseconds.
+    public static let smallTableRows = 1_000
+    /// A scan that returns at least this share of the rows it examines is the right plan: an index would read
+    /// nearly as many rows, each through a B-tree lookup in the table's key order instead of one pass over its pages.
+    public static let unselectiveShare = 0.2
+    /// Rows a sort must order before a temporary B-tree is worth an index.
+    public static let sortedRows = 100
+
     /// An index that improves the plan.
     public struct IndexSuggestion: Sendable {
         public let table: String
@@ -13,12 +23,20 @@ public struct FetchExplanation: Sendable {
         public let sql: String
         /// The plan with the index in place (on the scratch copy).
         public let planWithIndex: QueryPlan
+        /// The statement run with the index in place (on the scratch copy).
+        public let measurement: StatementMeasurement?
     }
 
     public let sql: String
     /// Bound values, as SQL literals.
     public let bindings: [String]
     public let plan: QueryPlan
+    /// Rows in the fetched table, when the plan scans, walks an entity or sorts.
+    public let tableRows: Int?
+    /// The statement run on the scratch copy as it is, when the plan scans, walks an entity or sorts.
+    public let measurement: StatementMeasurement?
+    /// The judgement in a sentence: why the plan is fine, or what it costs.
+    public let verdict: String
     public let suggestions: [IndexSuggestion]
 }
 
@@ -52,10 +70,16 @@ extension ManagedObjectContext {
 }
 
 /// Columns an index could serve for a fetch: equality columns first, then one range column, then the order.
-struct IndexCandidates {
-    var equality: [String] = []
-    var range: [String] = []
-    var order: [String] = []
+public struct IndexCandidates: Sendable {
+    /// Columns compared with `=` or `IN`.
+    public var equality: [String] = []
+    /// Columns compared with `<`, `>`, `BETWEEN`, `BEGINSWITH` or `LIKE`.
+    public var range: [String] = []
+    /// The sort's plain columns.
+    public var order: [String] = []
+
+    /// True when no column could serve.
+    public var isEmpty: Bool { equality.isEmpty && range.isEmpty }
 
     init(entity: EntityDescription, predicate: ObjectPredicate?, sort: [FetchSortDescriptor]) {
         func column(_ e: ObjectExpression) -> String? {
@@ -82,7 +106,7 @@ struct IndexCandidates {
 
     /// The candidates of a SELECT's text (a statement read from a log): `t0.<COLUMN> = ?` or `IN` conditions are
     /// equalities; `<`, `>`, `BETWEEN` and `LIKE` ranges; the ORDER BY's plain columns the order.
-    init(sql: String) {
+    public init(sql: String) {
         let whereStart = sql.range(of: " WHERE ")?.upperBound
         let orderStart = sql.range(of: " ORDER BY ")
         if let whereStart {
@@ -137,21 +161,14 @@ extension PersistentStoreCoordinator {
     }
 
     /// Explains a SELECT given as text (one read from Core Data's SQL debug output): SQLite's plan for it on this store
-    /// (its `?` unbound), and the index on the columns it filters and sorts by that removes a full scan or a temporary
-    /// B-tree, tried on a scratch copy. The store is not changed.
+    /// (its `?` unbound, so only the table's size is judged, not what the statement returns), and the index on the
+    /// columns it filters and sorts by that removes a full scan or a temporary B-tree, tried on a scratch copy. The
+    /// store is not changed.
     public func explain(sql: String) throws -> FetchExplanation {
         try withLock {
             let store = try requireStore()
-            let current: QueryPlan
-            do { current = try Self.queryPlan(sql, bindings: [], on: store.connection.handle) } catch let error as SQLiteError {
-                throw StoreError.sqlite(path: store.path, error: error)
-            }
-            var suggestions: [FetchExplanation.IndexSuggestion] = []
-            let table = sql.range(of: " FROM ").map { String(sql[$0.upperBound...].prefix { $0.isLetter || $0.isNumber || $0 == "_" }) }
-            if let table, !table.isEmpty, !current.fullScans.isEmpty || current.sortsInTemporaryBTree {
-                suggestions = try suggest(sql: sql, bindings: [], current: current, table: table, candidates: IndexCandidates(sql: sql), store: store)
-            }
-            return FetchExplanation(sql: sql, bindings: [], plan: current, suggestions: suggestions)
+            let table = sql.range(of: " FROM ").map { String(sql[$0.upperBound...].prefix { $0.isLetter || $0.isNumber || $0 == "_" }) } ?? ""
+            return try explain(sql: sql, bindings: [], table: table, candidates: IndexCandidates(sql: sql), measures: false, store: store)
         }
     }
 
@@ -159,20 +176,66 @@ extension PersistentStoreCoordinator {
         try withLock {
             let store = try requireStore()
             let query = try selectQuery(entity: entity, includesSubentities: includesSubentities, filter: filter)
-            let (sql, bindings) = (query.sql, query.bindings)
-            let current = try Self.queryPlan(sql, bindings: bindings, on: store.connection.handle)
-            var suggestions: [FetchExplanation.IndexSuggestion] = []
-            if !current.fullScans.isEmpty || current.sortsInTemporaryBTree {
-                suggestions = try suggest(sql: sql, bindings: bindings, current: current, table: entity.table.name, candidates: candidates, store: store)
-            }
-            return FetchExplanation(sql: sql, bindings: bindings.map(ConnectionProbe.literal), plan: current, suggestions: suggestions)
+            return try explain(sql: query.sql, bindings: query.bindings, table: entity.table.name, candidates: candidates, measures: true, store: store)
         }
     }
 
-    /// Tries each candidate index on a scratch copy of the store; keeps the first that removes a full scan or a
-    /// temporary B-tree.
-    private func suggest(sql: String, bindings: [Slot], current: QueryPlan, table: String, candidates: IndexCandidates,
-                         store: SQLiteStore) throws -> [FetchExplanation.IndexSuggestion] {
+    /// Plans the statement; when the plan scans, walks a whole entity or sorts, judges it by the table's size and, when
+    /// `measures`, by the rows it examines against those it returns on a scratch copy; tries the candidate indexes
+    /// there when it reads far more than it returns.
+    private func explain(sql: String, bindings: [Slot], table: String, candidates: IndexCandidates, measures: Bool,
+                         store: SQLiteStore) throws -> FetchExplanation {
+        let current: QueryPlan
+        do { current = try Self.queryPlan(sql, bindings: bindings, on: store.connection.handle) } catch let error as SQLiteError {
+            throw StoreError.sqlite(path: store.path, error: error)
+        }
+        let reads = !current.fullScans.isEmpty || !current.entityWalks.isEmpty
+        func done(_ verdict: String, rows: Int? = nil, measurement: StatementMeasurement? = nil, suggestions: [FetchExplanation.IndexSuggestion] = []) -> FetchExplanation {
+            FetchExplanation(sql: sql, bindings: bindings.map(ConnectionProbe.literal), plan: current, tableRows: rows,
+                             measurement: measurement, verdict: verdict, suggestions: suggestions)
+        }
+        guard reads || current.sortsInTemporaryBTree, !table.isEmpty else {
+            return done("no full scan, no walk of a whole entity, no temporary B-tree.")
+        }
+        let rows = (try? store.connection.prepare("SELECT count(*) FROM \(table)")).flatMap { statement -> Int? in
+            (try? statement.step()) == true ? Int(statement.int64(at: 0)) : nil
+        } ?? 0
+        if rows < FetchExplanation.smallTableRows {
+            return done("\(table) has \(rows) rows, fewer than \(FetchExplanation.smallTableRows): too small for an index to matter.", rows: rows)
+        }
+        return try withScratchCopy(of: store) { db in
+            let before = measures ? RowsExamined.measure(sql, bindings: bindings, on: db) : nil
+            let what = !current.fullScans.isEmpty ? "scans all \(rows) rows of \(table)" : !current.entityWalks.isEmpty ? "walks every row of the entity through the Z_ENT index" : "reads its rows through an index"
+            var scanProblem = reads && !candidates.isEmpty
+            var sortProblem = current.sortsInTemporaryBTree
+            var verdict = ""
+            if let before {
+                let share = String(format: "%.1f%%", before.share * 100)
+                if reads && before.share >= FetchExplanation.unselectiveShare {
+                    scanProblem = false
+                    verdict = "the statement \(what) and returns \(before.returned) of the \(before.examined) rows it examines (\(share)): for that share a scan is the right plan, an index would not read fewer rows."
+                } else if reads {
+                    verdict = "the statement \(what): it examines \(before.examined) rows to return \(before.returned) (\(share))."
+                }
+                if sortProblem && before.returned < FetchExplanation.sortedRows {
+                    sortProblem = false
+                    verdict += (verdict.isEmpty ? "" : " ") + "It sorts \(before.returned) rows in a temporary B-tree, too few for an index to matter."
+                }
+            } else if reads {
+                verdict = "the statement \(what)."
+            }
+            if current.sortsInTemporaryBTree && sortProblem { verdict += (verdict.isEmpty ? "" : " ") + "It sorts in a temporary B-tree." }
+            guard scanProblem || sortProblem else {
+                return done(verdict.isEmpty ? "no full scan, no walk of a whole entity, no temporary B-tree." : verdict, rows: rows, measurement: before)
+            }
+            let suggestion = try suggest(sql: sql, bindings: bindings, current: current, before: before, table: table, candidates: candidates,
+                                         entityWalk: !current.entityWalks.isEmpty, scanProblem: scanProblem, sortProblem: sortProblem, db: db)
+            return done(verdict, rows: rows, measurement: before, suggestions: suggestion.map { [$0] } ?? [])
+        }
+    }
+
+    /// Runs `body` on a scratch copy of the store (`VACUUM INTO`), removed afterwards.
+    private func withScratchCopy<R>(of store: SQLiteStore, _ body: (OpaquePointer) throws -> R) throws -> R {
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("faultline-explain-\(UUID().uuidString).sqlite").path
         defer { for suffix in ["", "-wal", "-shm", "-journal"] { try? FileManager.default.removeItem(atPath: scratch + suffix) } }
         let copy = try store.connection.prepare("VACUUM INTO ?")
@@ -181,31 +244,71 @@ extension PersistentStoreCoordinator {
         var db: OpaquePointer?
         guard sqlite3_open_v2(scratch, &db, SQLITE_OPEN_READWRITE, nil) == SQLITE_OK, let db else {
             sqlite3_close_v2(db)
-            return []
+            throw StoreError.sqlite(path: scratch, error: SQLiteError(code: SQLITE_CANTOPEN, message: "cannot open the scratch copy"))
         }
         defer { sqlite3_close_v2(db) }
         SQLFunctions.register(on: db)
-        for columns in candidates.proposals {
+        return try body(db)
+    }
+
+    /// Tries each candidate index on the scratch copy; keeps the one that examines the fewest rows among those that
+    /// at least halve the rows examined (in no more time) or remove the sort.
+    private func suggest(sql: String, bindings: [Slot], current: QueryPlan, before: StatementMeasurement?, table: String,
+                         candidates: IndexCandidates, entityWalk: Bool, scanProblem: Bool, sortProblem: Bool,
+                         db: OpaquePointer) throws -> FetchExplanation.IndexSuggestion? {
+        var proposals = candidates.proposals
+        if entityWalk {
+            // A sub-entity's rows share the table with the rest of the hierarchy: Z_ENT beside the selecting columns
+            // lets SQLite reject other entities' rows from the index alone.
+            let selecting = candidates.equality + candidates.range.prefix(1)
+            if !selecting.isEmpty {
+                proposals.insert(selecting + ["Z_ENT"], at: 0)
+                proposals.append(["Z_ENT"] + selecting)
+            }
+        }
+        var best: (FetchExplanation.IndexSuggestion, StatementMeasurement?)?
+        for columns in proposals {
             let name = ([table] + columns).joined(separator: "_")
             let create = "CREATE INDEX \(name) ON \(table) (\(columns.joined(separator: ", ")))"
             guard sqlite3_exec(db, create, nil, nil, nil) == SQLITE_OK else { continue }
+            defer { sqlite3_exec(db, "DROP INDEX \(name)", nil, nil, nil) }
             let improved = try Self.queryPlan(sql, bindings: bindings, on: db)
-            sqlite3_exec(db, "DROP INDEX \(name)", nil, nil, nil)
-            let removesScan = improved.fullScans.count < current.fullScans.count
-            let removesSort = current.sortsInTemporaryBTree && !improved.sortsInTemporaryBTree
-            guard removesScan || removesSort else { continue }
-            let reason = [removesScan ? "no full scan of \(table)" : nil, removesSort ? "no temporary B-tree for ORDER BY" : nil]
-                .compactMap { $0 }.joined(separator: ", ")
-            return [FetchExplanation.IndexSuggestion(table: table, columns: columns, reason: reason, sql: create, planWithIndex: improved)]
+            let after = before == nil ? nil : RowsExamined.measure(sql, bindings: bindings, on: db)
+            let removesSort = sortProblem && !improved.sortsInTemporaryBTree
+            let readsLess: Bool
+            if let before, let after {
+                readsLess = scanProblem && after.examined * 2 <= before.examined && after.seconds <= before.seconds
+            } else {
+                readsLess = scanProblem && improved.fullScans.count + improved.entityWalks.count < current.fullScans.count + current.entityWalks.count
+            }
+            guard readsLess || removesSort else { continue }
+            var reasons: [String] = []
+            if readsLess {
+                if let before, let after {
+                    reasons.append("examines \(after.examined) rows instead of \(before.examined), in \(Self.duration(after.seconds)) instead of \(Self.duration(before.seconds))")
+                } else {
+                    reasons.append("no full scan of \(table)")
+                }
+            }
+            if removesSort { reasons.append("no temporary B-tree for ORDER BY") }
+            let suggestion = FetchExplanation.IndexSuggestion(table: table, columns: columns, reason: reasons.joined(separator: ", "), sql: create,
+                                                              planWithIndex: improved, measurement: after)
+            if let (_, bestAfter) = best {
+                // Fewer rows examined wins; on a tie the earlier (more useful) proposal stays: times that close are noise.
+                guard let after, let bestAfter, after.examined < bestAfter.examined else { continue }
+            }
+            best = (suggestion, after)
+            if after == nil { break }
         }
-        return []
+        return best?.0
     }
 
-    static func queryPlan(_ sql: String, bindings: [Slot], on db: OpaquePointer) throws -> QueryPlan {
-        var handle: OpaquePointer?
-        let rc = sqlite3_prepare_v2(db, "EXPLAIN QUERY PLAN " + sql, -1, &handle, nil)
-        guard rc == SQLITE_OK, let handle else { throw SQLiteError(connection: db, code: rc, sql: sql) }
-        defer { sqlite3_finalize(handle) }
+    static func duration(_ seconds: Double) -> String {
+        seconds >= 1 ? String(format: "%.2f s", seconds) : seconds >= 1e-3 ? String(format: "%.2f ms", seconds * 1e3) : String(format: "%.0f µs", seconds * 1e6)
+    }
+
+    /// Binds `bindings` to a statement prepared on a raw handle.
+    static func bind(_ bindings: [Slot], to handle: OpaquePointer) {
         for (i, value) in bindings.enumerated() {
             let index = Int32(i + 1)
             switch value {
@@ -216,6 +319,14 @@ extension PersistentStoreCoordinator {
             default: sqlite3_bind_null(handle, index)
             }
         }
+    }
+
+    static func queryPlan(_ sql: String, bindings: [Slot], on db: OpaquePointer) throws -> QueryPlan {
+        var handle: OpaquePointer?
+        let rc = sqlite3_prepare_v2(db, "EXPLAIN QUERY PLAN " + sql, -1, &handle, nil)
+        guard rc == SQLITE_OK, let handle else { throw SQLiteError(connection: db, code: rc, sql: sql) }
+        defer { sqlite3_finalize(handle) }
+        bind(bindings, to: handle)
         var nodes: [QueryPlanEvent.Node] = []
         while sqlite3_step(handle) == SQLITE_ROW {
             nodes.append(QueryPlanEvent.Node(id: Int(sqlite3_column_int(handle, 0)), parent: Int(sqlite3_column_int(handle, 1)),

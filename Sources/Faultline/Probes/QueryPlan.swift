@@ -57,12 +57,24 @@ public struct QueryPlan: Sendable, Equatable, CustomStringConvertible {
     /// Tables read whole: every `SCAN` step. Scanning through an index reads every row too; the index only gives
     /// the order (or, when covering, a narrower read).
     public var fullScans: [Step] { steps.filter { $0.kind == .scan } }
+    /// Index searches whose only constraint is the entity column (`Z_ENT=?`, or a range of it): in an inheritance
+    /// hierarchy they read every row of the entity, as a scan would, though the plan says SEARCH.
+    public var entityWalks: [Step] { steps.filter { $0.kind == .search && Self.isEntityWalk($0.detail) } }
+
+    /// `SEARCH t0 USING INDEX … (Z_ENT=?)` or `(Z_ENT>? AND Z_ENT<?)`.
+    public static func isEntityWalk(_ detail: String) -> Bool {
+        guard detail.hasPrefix("SEARCH"), detail.contains(" INDEX "), let open = detail.lastIndex(of: "("), detail.hasSuffix(")") else { return false }
+        let terms = detail[detail.index(after: open)..<detail.index(before: detail.endIndex)].components(separatedBy: " AND ")
+        return terms.allSatisfy { $0.hasPrefix("Z_ENT") && !$0.hasPrefix("Z_ENT_") }
+    }
+
     /// True when SQLite sorts the result itself (`USE TEMP B-TREE FOR ORDER BY`).
     public var sortsInTemporaryBTree: Bool { steps.contains { $0.kind == .tempBTree && $0.detail.contains("ORDER BY") } }
 
     /// A verdict for each step.
     public func verdict(_ step: Step) -> String {
         switch step.kind {
+        case .search where Self.isEntityWalk(step.detail): return "walks every row of the entity (\(step.index ?? "?"))"
         case .search: return "index \(step.index ?? "?")" + (step.constraint.map { " (\($0))" } ?? "")
         case .scan: return step.index.map { "full scan in index order (\($0))" } ?? "full scan"
         case .tempBTree: return "sorts in a temporary B-tree"

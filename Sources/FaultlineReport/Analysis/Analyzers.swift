@@ -1,10 +1,12 @@
+import Faultline
 import Foundation
 
 /// Thresholds of the analyzers (configurable from the command line).
 public struct AnalyzerThresholds: Sendable {
     /// Faults of one entity (or relationship) from one call site, each reading SQLite, that make an N+1 finding.
     public var nPlusOne = 10
-    /// Runs of one fetch (same entity, predicate and sort, from one call site) that make a repeated-fetch finding.
+    /// Runs of one fetch (same entity, predicate and sort, from one call site) that make a repeated-fetch finding;
+    /// also the distinct constants that make fetches of one shape from one call site a fetch in a loop.
     public var repeatedFetch = 5
     /// Fetches from one call site whose objects were all registered already that make an avoidable-fetch finding.
     public var avoidableFetch = 3
@@ -12,13 +14,20 @@ public struct AnalyzerThresholds: Sendable {
     public var largeFetch = 1_000
     /// Saves from one call site that make a many-small-saves finding (when they average 2 objects or fewer).
     public var smallSaves = 20
-    /// Full-scan steps (rows visited) a statement must add up to before its scan is flagged.
-    public var fullScanSteps = 1_000
+    /// Rows a statement examines per run below which its table is too small for an index to matter.
+    public var smallTable = FetchExplanation.smallTableRows
+    /// A scan that returns at least this share of the rows it examines is the right plan: an index would read
+    /// about as many rows, each through a B-tree lookup.
+    public var unselectiveShare = FetchExplanation.unselectiveShare
+    /// Rows a statement sorts per run below which its temporary B-tree costs too little for an index to matter.
+    public var sortedRows = FetchExplanation.sortedRows
 
     public init() {}
 }
 
-/// Finds the patterns the seeds warn about in a trace.
+/// Finds the patterns the seeds warn about in a trace, one finding per problem: the events of one kind from one
+/// call site (or, where there is none, of one statement, entity or relationship) make one finding, whatever
+/// segments they ran in.
 public struct Analyzers {
     public var thresholds: AnalyzerThresholds
     /// Call sites whose findings are not reported (`Module/File.swift:42`, or a file to allow all its lines).
@@ -43,185 +52,278 @@ public struct Analyzers {
         return found.sorted { $0.cost != $1.cost ? $0.cost > $1.cost : $0.count > $1.count }
     }
 
+    /// The time the trace's fetches, saves and faults took, and the part of it the findings' events took (each
+    /// event counted once, however many findings name it).
+    public static func explainedTime(_ findings: [Finding], in trace: TraceFile) -> (explained: Double, total: Double) {
+        var total = 0.0
+        for event in trace.events where event.kind == .fetch || event.kind == .save || event.kind == .fault || event.kind == .cacheMiss {
+            total += event.duration
+        }
+        var seen = Set<Int>()
+        var explained = 0.0
+        for finding in findings {
+            for index in finding.events where index < trace.events.count && seen.insert(index).inserted {
+                explained += trace.events[index].duration
+            }
+        }
+        return (explained, total)
+    }
+
     /// Where a log's finding happens in the app: a Core Data log names no code.
     static let callSiteHint = "(The log names no code: Instruments' Core Data template shows each fetch's and fault's call stack, and running the same code on Faultline's engine with FAULTLINE_TRACE=trace.jsonl gives the call site of every finding.)"
 
+    /// Events of one problem: counts, cost, the first few lines, the segments they ran in.
     private struct Group {
         var count = 0
         var cost = 0.0
         var fullScanSteps = 0
+        var vmSteps = 0
+        var rows = 0
         var savedObjects = 0
         var lines: [Int] = []
+        var members: [Int] = []
+        var segments: [String] = []
         var sample: TraceEvent
-        mutating func add(_ event: TraceEvent) {
+        var sampleIndex: Int
+        /// Hashes of the distinct predicates (fetch groups).
+        var predicates = Set<Int>()
+
+        mutating func add(_ event: TraceEvent, at index: Int) {
             count += 1
             cost += event.duration
             fullScanSteps += event.fullScanSteps
+            vmSteps += event.vmSteps
+            rows += event.rows
             savedObjects += event.savedObjects
             if lines.count < 5 { lines.append(event.line) }
+            members.append(index)
+            if segments.last != event.segment && !event.segment.isEmpty && !segments.contains(event.segment) { segments.append(event.segment) }
+            if event.kind == .fetch { predicates.insert(event.predicate?.hashValue ?? 0) }
+        }
+
+        func finding(_ kind: Finding.Kind, evidence: String, fix: String, cost: Double? = nil, events: [Int]? = nil) -> Finding {
+            Finding(kind: kind, segment: segments.first ?? "", segments: segments, callSite: sample.callSite, evidence: evidence, fix: fix,
+                    cost: cost ?? self.cost, count: count, lines: lines, events: events ?? members)
         }
     }
 
-    private func group(_ events: [TraceEvent], by key: (TraceEvent) -> String?) -> [(String, Group)] {
-        var groups: [String: Group] = [:]
-        var order: [String] = []
-        for event in events {
-            guard let k = key(event) else { continue }
-            if groups[k] == nil { groups[k] = Group(sample: event); order.append(k) }
-            groups[k]!.add(event)
+    private func group(_ trace: TraceFile, where include: (TraceEvent) -> Bool, by key: (TraceEvent) -> String) -> [Group] {
+        var positions: [String: Int] = [:]
+        var groups: [Group] = []
+        for (index, event) in trace.events.enumerated() where include(event) {
+            let k = key(event)
+            if let position = positions[k] {
+                groups[position].add(event, at: index)
+            } else {
+                positions[k] = groups.count
+                var group = Group(sample: event, sampleIndex: index)
+                group.add(event, at: index)
+                groups.append(group)
+            }
         }
-        return order.map { ($0, groups[$0]!) }
+        return groups
     }
+
+    /// A call site inside the engine: a fetch the engine ran for a fault (a batch of a batched fetch result), not
+    /// one the program asked for.
+    private static func isEngineCallSite(_ site: String?) -> Bool { site?.hasPrefix("Faultline/") ?? false }
 
     /// N+1: one call site fulfilling many faults of one entity (or one relationship) from SQLite, one at a time.
     func faultStorms(_ trace: TraceFile) -> [Finding] {
-        let misses = trace.events.filter { $0.kind == .cacheMiss && $0.batch == nil }
-        return group(misses) { "\($0.segment)|\($0.callSite ?? "")|\($0.faultKind ?? "")|\($0.objectEntity ?? "")|\($0.relationship ?? "")|\($0.countOnly)" }
-            .compactMap { _, g in
-                guard g.count >= thresholds.nPlusOne else { return nil }
-                let e = g.sample
-                let entity = e.objectEntity ?? "?"
-                if e.faultKind == "relationship", let relationship = e.relationship, e.countOnly {
-                    return Finding(kind: .countThroughFaults, segment: e.segment, callSite: e.callSite,
-                                   evidence: "\(entity).\(relationship): \(g.count) relationship faults fired only to count the members",
-                                   fix: "keep a denormalized counter attribute on \(entity), updated in willSave (as Moody's numberOfMoods), or count in SQL with one fetch: context.count(for:) on the destination with a predicate on the inverse",
-                                   cost: g.cost, count: g.count, lines: g.lines)
-                }
-                if e.faultKind == "relationship", let relationship = e.relationship {
-                    return Finding(kind: .relationshipFaultStorm, segment: e.segment, callSite: e.callSite,
-                                   evidence: "\(entity).\(relationship): \(g.count) to-many relationship faults, each a SELECT",
-                                   fix: "prefetch it with the fetch: request.relationshipKeyPathsForPrefetching = [\"\(relationship)\"] (one statement for all of them)",
-                                   cost: g.cost, count: g.count, lines: g.lines)
-                }
-                return Finding(kind: .nPlusOne, segment: e.segment, callSite: e.callSite,
-                               evidence: "\(entity): \(g.count) faults fulfilled one at a time from SQLite (N+1)",
-                               fix: "prefetch the relationship that leads to \(entity) (request.relationshipKeyPathsForPrefetching), or batch-fault the objects first with context.fulfillFaults(for:) — one statement instead of \(g.count)",
-                               cost: g.cost, count: g.count, lines: g.lines)
+        group(trace, where: { $0.kind == .cacheMiss && $0.batch == nil }) {
+            "\($0.callSite ?? "")|\($0.faultKind ?? "")|\($0.objectEntity ?? "")|\($0.relationship ?? "")|\($0.countOnly)"
+        }.compactMap { g in
+            guard g.count >= thresholds.nPlusOne else { return nil }
+            let e = g.sample
+            let entity = e.objectEntity ?? "?"
+            if e.faultKind == "relationship", let relationship = e.relationship, e.countOnly {
+                return g.finding(.countThroughFaults,
+                                 evidence: "\(entity).\(relationship): \(g.count) relationship faults fired only to count the members",
+                                 fix: "keep a denormalized counter attribute on \(entity), updated in willSave (as Moody's numberOfMoods), or count in SQL with one fetch: context.count(for:) on the destination with a predicate on the inverse")
             }
+            if e.faultKind == "relationship", let relationship = e.relationship {
+                return g.finding(.relationshipFaultStorm,
+                                 evidence: "\(entity).\(relationship): \(g.count) to-many relationship faults, each a SELECT",
+                                 fix: "prefetch it with the fetch: request.relationshipKeyPathsForPrefetching = [\"\(relationship)\"] (one statement for all of them)")
+            }
+            return g.finding(.nPlusOne,
+                             evidence: "\(entity): \(g.count) faults fulfilled one at a time from SQLite (N+1)",
+                             fix: "prefetch the relationship that leads to \(entity) (request.relationshipKeyPathsForPrefetching), or batch-fault the objects first with context.fulfillFaults(for:) — one statement instead of \(g.count)")
+        }
     }
 
-    /// Statements that scan a table or sort in a temporary B-tree, with the fetch that ran them.
+    /// Statements that examine many more rows than they return — a filtered full scan, or a walk of a whole entity
+    /// through the `Z_ENT` index — or sort in a temporary B-tree, with the fetch that ran them.
     func scans(_ trace: TraceFile) -> [Finding] {
         var plans: [String: [String]] = [:]
         for event in trace.events where event.kind == .queryPlan { plans[event.sql ?? ""] = event.planDetails }
+        var fingerprints: [String: String] = [:]
         var findings: [Finding] = []
-        let statements = trace.events.filter { $0.kind == .statement && ($0.purpose == "fetch" || $0.purpose == "fault") }
-        for (_, g) in group(statements, by: { "\($0.segment)|\($0.sql ?? "")" }) {
+        let groups = group(trace, where: { $0.kind == .statement && ($0.purpose == "fetch" || $0.purpose == "fault") }) { event in
+            let sql = event.sql ?? ""
+            if let known = fingerprints[sql] { return known }
+            let computed = StatementFingerprint.of(sql)
+            fingerprints[sql] = computed
+            return computed
+        }
+        let fromLog = trace.source == .coreDataLog
+        for g in groups {
             let statementSQL = g.sample.sql ?? ""
             guard let plan = plans[statementSQL] else { continue }
-            let steps = g.fullScanSteps
-            let scanned = plan.filter { $0.hasPrefix("SCAN") && !$0.contains("COVERING INDEX") && !$0.contains("json_each") && !$0.contains("CONSTANT ROW") }
-            let fetch = trace.events.first { $0.kind == .fetch && $0.segment == g.sample.segment && $0.line >= g.sample.line }
+            let verdict = PlanVerdict(plan: plan, sql: statementSQL)
+            // The fetch that ran the statement: the first fetch event after it (a fetch is written when it ends).
+            let fetchIndex = trace.events[g.sampleIndex...].firstIndex { $0.kind == .fetch }
+            let fetch = fetchIndex.map { trace.events[$0] }
             let shape = fetch.flatMap { f in f.entity.map { Finding.FetchShape(entity: $0, predicate: f.predicate, sort: f.sort) } }
-            let site = fetch?.callSite
-            let columns = Self.whereColumns(statementSQL)
+            var found = g.finding(.fullScan, evidence: "", fix: "", events: Self.owningFetches(of: g.members, in: trace))
+            found.callSite = fetch?.callSite
+            found.fetch = shape
+            found.sql = statementSQL
             let table = Self.table(statementSQL) ?? "?"
-            // A fetch with no condition on a column reads every row by design: only a filtered scan is a finding.
-            // A Core Data log counts no rows visited: its plans' filtered scans are reported as they are.
-            let fromLog = trace.source == .coreDataLog
-            if !scanned.isEmpty && (steps >= thresholds.fullScanSteps || fromLog) && !columns.isEmpty {
-                let index = "CREATE INDEX \(table)_\(columns.joined(separator: "_"))_INDEX ON \(table) (\(columns.joined(separator: ", ")))"
-                findings.append(Finding(kind: .fullScan, segment: g.sample.segment, callSite: site,
-                                        evidence: "\(table): \(g.count) run\(g.count == 1 ? "" : "s") scanned the whole table (\(fromLog ? "" : "\(steps) full-scan steps, ")\(scanned[0]))\(fetch?.predicate.map { "; \(fromLog ? "" : "predicate ")\($0)" } ?? "")",
-                                        fix: "index the predicate's attribute(s) in the model (Indexed, or a fetch index): \(index) — `faultline explain` proves it on a scratch copy of the store",
-                                        cost: g.cost, count: g.count, lines: g.lines, fetch: shape, sql: statementSQL))
+            let runs = g.count == 1 ? "1 run" : "\(g.count) runs"
+            if verdict.scansOrWalksEntity && !verdict.candidates.isEmpty {
+                // Rows examined: a full scan counts its steps; an index walk of an entity counts none, so its VM steps
+                // (about `vmStepsPerRow` per row it visits) estimate them. A Core Data log counts nothing: its plans'
+                // filtered scans are reported as they are.
+                // (SQLite counts a scan's steps from its first row to the next: one fewer than the rows of each run.)
+                let examined = verdict.fullScan ? (g.fullScanSteps > 0 ? g.fullScanSteps + g.count : 0) : g.vmSteps / PlanVerdict.vmStepsPerRow
+                let perRun = examined / max(1, g.count)
+                // A count returns one row whatever it matched: its fetch's result is the count.
+                let matched = statementSQL.hasPrefix("SELECT COUNT(") ? (fetch?.results ?? 0) * g.count : g.rows
+                let share = examined > 0 ? Double(matched) / Double(examined) : 0
+                if fromLog || (perRun >= thresholds.smallTable && share < thresholds.unselectiveShare) {
+                    let index = verdict.suggestedIndex(table: table)
+                    let how = verdict.fullScan ? "scanned the whole table (\(verdict.detail))" : "walked every row of the entity through its Z_ENT index (\(verdict.detail))"
+                    let counts = fromLog ? "" : String(format: "; examined %@%d rows to match %d (%.1f%%)", verdict.fullScan ? "" : "about ", examined, matched, share * 100)
+                    found.kind = .fullScan
+                    found.evidence = "\(table): \(runs) \(how)\(counts)\(fetch?.predicate.map { "; \(fromLog ? "" : "predicate ")\($0)" } ?? "")"
+                    found.fix = "index the predicate's attribute(s) in the model (Indexed, or a fetch index\(verdict.fullScan ? "" : " leading with them, Z_ENT after")): \(index) — `faultline explain` proves it on a scratch copy of the store, counting the rows examined before and after"
+                    findings.append(found)
+                }
             }
-            if plan.contains(where: { $0.contains("TEMP B-TREE FOR ORDER BY") }) {
+            if verdict.sortsInTemporaryBTree, fromLog || g.rows / max(1, g.count) >= thresholds.sortedRows {
                 let order = Self.orderColumns(statementSQL)
-                let compound = (columns + order.filter { !columns.contains($0) })
-                findings.append(Finding(kind: .tempBTree, segment: g.sample.segment, callSite: site,
-                                        evidence: "\(table): \(g.count) run\(g.count == 1 ? "" : "s") sorted their rows in a temporary B-tree\(fetch.map { $0.sort.isEmpty ? "" : " (sort \($0.sort.joined(separator: ", ")))" } ?? "")",
-                                        fix: compound.isEmpty ? "a compound index on the predicate's columns followed by the sort's" :
-                                            "a compound index (\(compound.joined(separator: ", "))) — the predicate's columns, then the sort's — lets SQLite read rows in order: CREATE INDEX \(table)_\(compound.joined(separator: "_"))_INDEX ON \(table) (\(compound.joined(separator: ", ")))",
-                                        cost: g.cost, count: g.count, lines: g.lines, fetch: shape, sql: statementSQL))
+                let columns = verdict.candidates.equality + verdict.candidates.range.prefix(1)
+                let compound = columns + order.filter { !columns.contains($0) }
+                found.kind = .tempBTree
+                found.evidence = "\(table): \(runs) sorted their rows in a temporary B-tree\(fetch.map { $0.sort.isEmpty ? "" : " (sort \($0.sort.joined(separator: ", ")))" } ?? "")"
+                found.fix = compound.isEmpty ? "a compound index on the predicate's columns followed by the sort's" :
+                    "a compound index (\(compound.joined(separator: ", "))) — the predicate's columns, then the sort's — lets SQLite read rows in order: CREATE INDEX \(table)_\(compound.joined(separator: "_"))_INDEX ON \(table) (\(compound.joined(separator: ", ")))"
+                findings.append(found)
             }
         }
         return findings
     }
 
-    /// The same fetch (entity, predicate, sort) run many times from one call site.
-    func repeatedFetches(_ trace: TraceFile) -> [Finding] {
-        let fetches = trace.events.filter { $0.kind == .fetch }
-        return group(fetches) { "\($0.segment)|\($0.callSite ?? "")|\($0.entity ?? "")|\($0.predicate ?? "")|\($0.sort.joined(separator: ","))|\($0.resultType ?? "")" }
-            .compactMap { _, g in
-                guard g.count >= thresholds.repeatedFetch else { return nil }
-                let e = g.sample
-                return Finding(kind: .repeatedFetch, segment: e.segment, callSite: e.callSite,
-                               evidence: "\(e.entity ?? "?"): the same fetch ran \(g.count) times\(e.predicate.map { " (predicate \($0))" } ?? "")",
-                               fix: "fetch once and keep the result, or look the objects up among the registered ones (context.registeredObject(for:)) before fetching",
-                               cost: g.cost, count: g.count, lines: g.lines)
+    /// The fetch events that ran these statements (a statement's fetch is the next fetch event), or the statements
+    /// themselves where none follows.
+    private static func owningFetches(of statements: [Int], in trace: TraceFile) -> [Int] {
+        var owners: [Int] = []
+        var searchedTo = -1, lastOwner = -1
+        for index in statements {
+            if index <= searchedTo && lastOwner >= index {
+                if owners.last != lastOwner { owners.append(lastOwner) }
+                continue
             }
+            let owner = trace.events[index...].firstIndex { $0.kind == .fetch || $0.kind == .cacheMiss || $0.kind == .fault } ?? index
+            searchedTo = owner
+            lastOwner = owner
+            if owners.last != owner { owners.append(owner) }
+        }
+        return owners
+    }
+
+    /// The same fetch (entity, predicate, sort) run many times from one call site; or fetches of one shape whose
+    /// constants differ — a fetch in a loop that one `IN` fetch would replace.
+    func repeatedFetches(_ trace: TraceFile) -> [Finding] {
+        var shapes: [String: String] = [:]
+        return group(trace, where: { $0.kind == .fetch && !Self.isEngineCallSite($0.callSite) }) { event in
+            let predicate = event.predicate ?? ""
+            let shape = shapes[predicate] ?? {
+                let computed = StatementFingerprint.ofPredicate(predicate)
+                shapes[predicate] = computed
+                return computed
+            }()
+            return "\(event.callSite ?? "")|\(event.entity ?? "")|\(shape)|\(event.sort.joined(separator: ","))|\(event.resultType ?? "")"
+        }.compactMap { g in
+            guard g.count >= thresholds.repeatedFetch else { return nil }
+            let e = g.sample
+            let distinct = g.predicates.count
+            if distinct >= thresholds.repeatedFetch, let predicate = e.predicate {
+                let shape = StatementFingerprint.ofPredicate(predicate)
+                // Only equality can be asked for a list of values at once; many different ranges or searches are
+                // different questions.
+                guard Self.comparesByEquality(shape) else { return nil }
+                let repeats = g.count > distinct ? String(format: ", each about %.1f times", Double(g.count) / Double(distinct)) : ""
+                return g.finding(.fetchInLoop,
+                                 evidence: "\(e.entity ?? "?"): \(g.count) fetches of one shape with \(distinct) different constants\(repeats) (predicate \(shape))",
+                                 fix: "fetch them all at once — one request whose predicate takes the list (`key IN %@`, or `SELF IN %@` for objects) — and look each up in a dictionary built from the result: one statement instead of \(g.count)")
+            }
+            return g.finding(.repeatedFetch,
+                             evidence: "\(e.entity ?? "?"): the same fetch ran \(g.count) times\(distinct > 1 ? " (\(distinct) different constants)" : "")\(e.predicate.map { " (predicate \(distinct > 1 ? StatementFingerprint.ofPredicate($0) : $0))" } ?? "")",
+                             fix: "fetch once and keep the result, or look the objects up among the registered ones (context.registeredObject(for:)) before fetching")
+        }
+    }
+
+    /// A predicate shape made of `==` and `IN` comparisons only.
+    static func comparesByEquality(_ shape: String) -> Bool {
+        let others = ["<", ">", "!=", " BETWEEN ", "BEGINSWITH", "ENDSWITH", "CONTAINS", " LIKE", " MATCHES", "SUBQUERY", " ANY ", " ALL ", " NONE "]
+        return (shape.contains("==") || shape.contains(" IN ")) && !others.contains { shape.uppercased().contains($0) }
     }
 
     /// Fetches whose objects were all registered in the context already: a lookup would have done (no SQL).
     func avoidableFetches(_ trace: TraceFile) -> [Finding] {
-        let avoidable = trace.events.filter { $0.kind == .fetch && $0.results > 0 && $0.registered == $0.results }
-        return group(avoidable) { "\($0.segment)|\($0.callSite ?? "")|\($0.entity ?? "")" }.compactMap { _, g in
+        group(trace, where: { $0.kind == .fetch && $0.results > 0 && $0.registered == $0.results && !Self.isEngineCallSite($0.callSite) }) {
+            "\($0.callSite ?? "")|\($0.entity ?? "")"
+        }.compactMap { g in
             guard g.count >= thresholds.avoidableFetch else { return nil }
-            let e = g.sample
-            return Finding(kind: .avoidableFetch, segment: e.segment, callSite: e.callSite,
-                           evidence: "\(e.entity ?? "?"): \(g.count) fetches returned only objects the context had registered already",
-                           fix: "look among the registered objects first (context.registeredObject(for:), or a scan of registeredObjects — Core Data's find-or-fetch) and fetch only on a miss",
-                           cost: g.cost, count: g.count, lines: g.lines)
+            return g.finding(.avoidableFetch,
+                             evidence: "\(g.sample.entity ?? "?"): \(g.count) fetches returned only objects the context had registered already",
+                             fix: "look among the registered objects first (context.registeredObject(for:), or a scan of registeredObjects — Core Data's find-or-fetch) and fetch only on a miss")
         }
     }
 
     /// Prefetches none of whose objects were used before their context reset or went away.
     func unusedPrefetches(_ trace: TraceFile) -> [Finding] {
-        let unused = trace.events.filter { $0.kind == .prefetchUse && $0.loaded > 0 && $0.used == 0 }
-        return group(unused) { "\($0.segment)|\($0.callSite ?? "")|\($0.entity ?? "")|\($0.keyPath ?? "")" }.map { _, g in
+        group(trace, where: { $0.kind == .prefetchUse && $0.loaded > 0 && $0.used == 0 }) {
+            "\($0.callSite ?? "")|\($0.entity ?? "")|\($0.keyPath ?? "")"
+        }.map { g in
             let e = g.sample
-            let loaded = unused.lazy.filter { $0.segment == e.segment && $0.callSite == e.callSite && $0.keyPath == e.keyPath && $0.entity == e.entity }.reduce(0) { $0 + $1.loaded }
-            return Finding(kind: .unusedPrefetch, segment: e.segment, callSite: e.callSite,
-                           evidence: "\(e.entity ?? "?").\(e.keyPath ?? "?"): \(g.count == 1 ? "a prefetch" : "\(g.count) prefetches") loaded \(loaded) objects and none was used",
-                           fix: "take \"\(e.keyPath ?? "")\" out of relationshipKeyPathsForPrefetching: it costs a statement and memory for nothing",
-                           cost: 0, count: g.count, lines: g.lines)
+            let loaded = g.members.reduce(0) { $0 + trace.events[$1].loaded }
+            return g.finding(.unusedPrefetch,
+                             evidence: "\(e.entity ?? "?").\(e.keyPath ?? "?"): \(g.count == 1 ? "a prefetch" : "\(g.count) prefetches") loaded \(loaded) objects and none was used",
+                             fix: "take \"\(e.keyPath ?? "")\" out of relationshipKeyPathsForPrefetching: it costs a statement and memory for nothing",
+                             cost: 0, events: [])
         }
     }
 
     /// Fetches that return many objects with no batch size.
     func largeFetches(_ trace: TraceFile) -> [Finding] {
-        let large = trace.events.filter {
+        group(trace, where: {
             $0.kind == .fetch && $0.batchSize == 0 && $0.results >= thresholds.largeFetch && ($0.resultType == "objects" || $0.resultType == "faults")
-        }
-        return group(large) { "\($0.segment)|\($0.callSite ?? "")|\($0.entity ?? "")" }.map { _, g in
-            let e = g.sample
-            return Finding(kind: .largeFetchWithoutBatchSize, segment: e.segment, callSite: e.callSite,
-                           evidence: "\(e.entity ?? "?"): \(g.count == 1 ? "a fetch" : "\(g.count) fetches") returned \(e.results) objects with no batch size, every row read and cached",
-                           fix: "set request.fetchBatchSize to about twice the rows on screen (20 for a table view): IDs first, rows as they are shown",
-                           cost: g.cost, count: g.count, lines: g.lines)
+                && !Self.isEngineCallSite($0.callSite)
+        }) { "\($0.callSite ?? "")|\($0.entity ?? "")" }.map { g in
+            let largest = g.members.reduce(0) { max($0, trace.events[$1].results) }
+            return g.finding(.largeFetchWithoutBatchSize,
+                             evidence: "\(g.sample.entity ?? "?"): \(g.count == 1 ? "a fetch" : "\(g.count) fetches") returned up to \(largest) objects with no batch size, every row read and cached",
+                             fix: "set request.fetchBatchSize to about twice the rows on screen (20 for a table view): IDs first, rows as they are shown")
         }
     }
 
     /// Many saves of a few objects each from one call site (a save in a loop).
     func smallSaves(_ trace: TraceFile) -> [Finding] {
-        let saves = trace.events.filter { $0.kind == .save }
-        return group(saves) { "\($0.segment)|\($0.callSite ?? "")" }.compactMap { _, g in
-            guard g.count >= thresholds.smallSaves else { return nil }
-            let objects = g.savedObjects
-            guard Double(objects) / Double(g.count) <= 2 else { return nil }
-            return Finding(kind: .manySmallSaves, segment: g.sample.segment, callSite: g.sample.callSite,
-                           evidence: "\(g.count) saves of \(objects) objects in all (one transaction each)",
-                           fix: "save once after the loop (or every few hundred changes): fewer, larger saves cost far less in total",
-                           cost: g.cost, count: g.count, lines: g.lines)
+        group(trace, where: { $0.kind == .save }) { $0.callSite ?? "" }.compactMap { g in
+            guard g.count >= thresholds.smallSaves, Double(g.savedObjects) / Double(g.count) <= 2 else { return nil }
+            return g.finding(.manySmallSaves,
+                             evidence: "\(g.count) saves of \(g.savedObjects) objects in all (one transaction each)",
+                             fix: "save once after the loop (or every few hundred changes): fewer, larger saves cost far less in total")
         }
-    }
-
-    /// `t0.ZCOLUMN` names the WHERE clause compares, in order.
-    static func whereColumns(_ sql: String) -> [String] {
-        guard let whereRange = sql.range(of: " WHERE ") else { return [] }
-        let end = sql.range(of: " ORDER BY ", range: whereRange.upperBound..<sql.endIndex)?.lowerBound ?? sql.endIndex
-        return columns(in: String(sql[whereRange.upperBound..<end])).filter { $0 != "Z_PK" && $0 != "Z_ENT" }
     }
 
     static func orderColumns(_ sql: String) -> [String] {
         guard let order = sql.range(of: " ORDER BY ") else { return [] }
-        return columns(in: String(sql[order.upperBound...]))
-    }
-
-    private static func columns(in text: String) -> [String] {
         var found: [String] = []
-        var rest = text[...]
+        var rest = sql[order.upperBound...]
         while let range = rest.range(of: "t0.") {
             let name = rest[range.upperBound...].prefix { $0.isLetter || $0.isNumber || $0 == "_" }
             if !name.isEmpty && !found.contains(String(name)) { found.append(String(name)) }

@@ -7,6 +7,7 @@ public struct Finding: Sendable, Equatable {
         case fullScan = "full table scan"
         case tempBTree = "temporary B-tree for ORDER BY"
         case repeatedFetch = "same fetch repeated"
+        case fetchInLoop = "fetch in a loop"
         case avoidableFetch = "avoidable fetch"
         case largeFetchWithoutBatchSize = "large fetch without a batch size"
         case unusedPrefetch = "prefetched objects never used"
@@ -14,8 +15,11 @@ public struct Finding: Sendable, Equatable {
     }
 
     public var kind: Kind
-    /// The signpost the events belong to (`SCENARIO/VARIANT` in bench traces), or "".
+    /// The first signpost the events belong to (`SCENARIO/VARIANT` in bench traces), or "".
     public var segment: String
+    /// Every signpost the events belong to, in the order they first appear (one finding covers a problem wherever
+    /// its call site ran).
+    public var segments: [String] = []
     /// Where in the program (`Module/File.swift:42`), when known.
     public var callSite: String?
     /// What was seen, in a sentence.
@@ -28,6 +32,9 @@ public struct Finding: Sendable, Equatable {
     public var count: Int
     /// Trace line numbers of the first few events, for looking them up.
     public var lines: [Int]
+    /// Indexes in the trace's events of the fetches, faults and saves the finding explains (for the time findings
+    /// explain together, each event counted once).
+    public var events: [Int] = []
     /// For scans and sorts: the fetch that ran the statement (entity, canonical predicate, sort keys), so that a
     /// suggested index can be proven against a store.
     public var fetch: FetchShape?
@@ -42,5 +49,5 @@ public struct Finding: Sendable, Equatable {
     }
 
     /// The key that identifies "the same" finding in two traces.
-    public var identity: String { "\(kind.rawValue)|\(segment)|\(callSite ?? "")|\(evidence.prefix(while: { $0 != ":" }))" }
+    public var identity: String { "\(kind.rawValue)|\(callSite ?? "")|\(evidence.prefix(while: { $0 != ":" }))" }
 }

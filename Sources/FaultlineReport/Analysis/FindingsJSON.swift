@@ -10,6 +10,7 @@ extension Finding.Kind {
         case .fullScan: return "full-scan"
         case .tempBTree: return "temp-b-tree"
         case .repeatedFetch: return "repeated-fetch"
+        case .fetchInLoop: return "fetch-in-loop"
         case .avoidableFetch: return "avoidable-fetch"
         case .largeFetchWithoutBatchSize: return "large-fetch"
         case .unusedPrefetch: return "unused-prefetch"
@@ -31,7 +32,7 @@ extension Finding {
     public var severity: String {
         switch kind {
         case .nPlusOne, .relationshipFaultStorm, .fullScan: return "high"
-        case .tempBTree, .repeatedFetch, .largeFetchWithoutBatchSize, .manySmallSaves, .countThroughFaults: return "medium"
+        case .tempBTree, .repeatedFetch, .fetchInLoop, .largeFetchWithoutBatchSize, .manySmallSaves, .countThroughFaults: return "medium"
         case .avoidableFetch, .unusedPrefetch: return "low"
         }
     }
@@ -65,6 +66,7 @@ public enum FindingsJSON {
                 object["relationship"] = finding.relationship ?? NSNull()
                 object["callSite"] = finding.callSite ?? NSNull()
                 if !finding.segment.isEmpty { object["segment"] = finding.segment }
+                if !finding.segments.isEmpty { object["segments"] = finding.segments }
                 array.append(object)
             }
         }

@@ -25,10 +25,13 @@ public struct IndexProver {
     /// The coordinator of the store (for planning a log's statements).
     public var coordinator: PersistentStoreCoordinator { context.coordinator }
 
-    /// `findings` with each scan's and sort's suggested index proven: from a trace, by planning its fetch again; from
-    /// a Core Data log (`fromLog`), by planning its statement's SQL.
+    /// `findings` with each scan's and sort's suggested index proven: from a trace, by running its fetch again on a
+    /// scratch copy, with and without the index, counting the rows it examines; from a Core Data log (`fromLog`), by
+    /// planning its statement's SQL. A finding the store shows to be no problem — its table too small, or its scan
+    /// returning most of what it reads — is dropped.
     public func prove(_ findings: [Finding], fromLog: Bool = false) -> [Finding] {
-        findings.map { finding in
+        let name = URL(fileURLWithPath: storePath).lastPathComponent
+        return findings.compactMap { finding in
             guard finding.kind == .fullScan || finding.kind == .tempBTree else { return finding }
             let shape = finding.fetch
             guard fromLog ? finding.sql != nil : shape.map({ context.model.entity(named: $0.entity) != nil }) == true else { return finding }
@@ -45,11 +48,17 @@ public struct IndexProver {
                     explanation = try context.performAndWait { try context.explain(request) }
                 }
                 if let suggestion = explanation.suggestions.first {
-                    proven.fix = "\(suggestion.sql) — proven on a scratch copy of \(URL(fileURLWithPath: storePath).lastPathComponent): \(suggestion.reason); the plan becomes \(suggestion.planWithIndex.steps.map(\.detail).joined(separator: "; ")). Declare it in the model (Indexed, or a fetch index)."
-                } else if explanation.plan.fullScans.isEmpty && !explanation.plan.sortsInTemporaryBTree {
-                    proven.fix += " (on \(URL(fileURLWithPath: storePath).lastPathComponent) the plan is already clean: the store has the index)"
+                    proven.fix = "\(suggestion.sql) — proven on a scratch copy of \(name): \(suggestion.reason); the plan becomes \(suggestion.planWithIndex.steps.map(\.detail).joined(separator: "; ")). Declare it in the model (Indexed, or a fetch index)."
+                } else if let rows = explanation.tableRows, rows < FetchExplanation.smallTableRows {
+                    return nil
+                } else if let measured = explanation.measurement, finding.kind == .fullScan, measured.share >= FetchExplanation.unselectiveShare {
+                    return nil
+                } else if let measured = explanation.measurement, finding.kind == .tempBTree, measured.returned < FetchExplanation.sortedRows {
+                    return nil
+                } else if explanation.plan.fullScans.isEmpty && explanation.plan.entityWalks.isEmpty && !explanation.plan.sortsInTemporaryBTree {
+                    proven.fix += " (on \(name) the plan is already clean: the store has the index)"
                 } else {
-                    proven.fix += " (not proven: no single index removed it on a scratch copy of \(URL(fileURLWithPath: storePath).lastPathComponent))"
+                    proven.fix += " (not proven: no single index made it examine half as many rows on a scratch copy of \(name))"
                 }
             } catch {
                 proven.fix += " (not proven: \(error))"

@@ -24,12 +24,10 @@ public struct TraceSummary: Sendable {
             return sorted[Swift.min(sorted.count - 1, Int((Double(sorted.count - 1) * p).rounded()))]
         }
 
-        /// index, full scan or temp B-tree, from the plan.
+        /// full scan, entity walk, temp B-tree, or index, from the plan.
         public var verdicts: [String] {
-            var verdicts: [String] = []
-            if plan.contains(where: { $0.hasPrefix("SCAN") && !$0.contains("COVERING INDEX") && !$0.contains("json_each") && !$0.contains("CONSTANT ROW") }) { verdicts.append("full scan") }
-            if plan.contains(where: { $0.contains("TEMP B-TREE") }) { verdicts.append("temp B-tree") }
-            if plan.contains(where: { $0.hasPrefix("SEARCH") }) && verdicts.isEmpty { verdicts.append("index") }
+            var verdicts = PlanVerdict(plan: plan, sql: "").badges
+            if verdicts.isEmpty && plan.contains(where: { $0.hasPrefix("SEARCH") }) { verdicts.append("index") }
             return verdicts
         }
     }

@@ -44,7 +44,16 @@ public struct ReportPage {
 
     private func e(_ text: String) -> String { HTMLText.escape(text) }
 
-    private func seconds(_ s: Double) -> String {
+    /// "N distinct problems; their events took X of the Y the trace's fetches, saves and faults took (Z%)."
+    public static func explanation(_ findings: [Finding], in trace: TraceFile) -> String {
+        let (explained, total) = Analyzers.explainedTime(findings, in: trace)
+        let share = total > 0 ? String(format: " (%.0f%%)", explained / total * 100) : ""
+        return "\(findings.count) distinct problem\(findings.count == 1 ? "" : "s"); their events took \(seconds(explained)) of the \(seconds(total)) the trace's fetches, saves and faults took\(share), each event counted once."
+    }
+
+    private func seconds(_ s: Double) -> String { Self.seconds(s) }
+
+    static func seconds(_ s: Double) -> String {
         s >= 1 ? String(format: "%.2f s", s) : s >= 1e-3 ? String(format: "%.1f ms", s * 1e3) : String(format: "%.1f µs", s * 1e6)
     }
 
@@ -83,11 +92,16 @@ public struct ReportPage {
         out += ".</p>\n"
         // Findings.
         out += "<h3>Findings (\(input.findings.count))</h3>\n"
+        if !input.findings.isEmpty { out += "<p>\(e(Self.explanation(input.findings, in: t)))</p>\n" }
         if input.findings.isEmpty { out += "<p>None: no fault storm, scan, sort, repeated fetch, unbatched large fetch or save loop above the thresholds.</p>\n" }
         for finding in input.findings.prefix(top) {
             out += "<div class=finding><b>\(e(finding.kind.rawValue))</b> — \(e(finding.evidence)) <span class=muted>(\(seconds(finding.cost)); trace lines \(finding.lines.map(String.init).joined(separator: ", "))\(finding.count > finding.lines.count ? ", …" : ""))</span>"
             if let site = finding.callSite { out += "<br>at <code>\(e(site))</code>" }
-            if !finding.segment.isEmpty { out += " in <code>\(e(finding.segment))</code>" }
+            if finding.segments.count > 1 {
+                out += " in \(finding.segments.count) segments: " + finding.segments.prefix(4).map { "<code>\(e($0))</code>" }.joined(separator: ", ") + (finding.segments.count > 4 ? ", …" : "")
+            } else if !finding.segment.isEmpty {
+                out += " in <code>\(e(finding.segment))</code>"
+            }
             out += "<br><b>Fix:</b> \(e(finding.fix))</div>\n"
         }
         if input.findings.count > top { out += "<p class=muted>… and \(input.findings.count - top) more.</p>\n" }
@@ -95,7 +109,7 @@ public struct ReportPage {
         // Statements.
         out += "<h3>Statements by fingerprint (\(s.statements.count))</h3>\n<table><tr><th>SQL</th><th>count</th><th>total</th><th>p50</th><th>p95</th><th>max</th><th>rows</th><th>plan</th></tr>\n"
         for group in s.statements.prefix(top) {
-            let badges = group.verdicts.map { v in "<span class=\"badge \(v == "index" ? "index" : v == "full scan" ? "scan" : "sort")\">\(v)</span>" }.joined(separator: " ")
+            let badges = group.verdicts.map { v in "<span class=\"badge \(v == "index" ? "index" : v == "full scan" || v == "entity walk" ? "scan" : "sort")\">\(v)</span>" }.joined(separator: " ")
             out += "<tr><td><code>\(e(group.fingerprint))</code></td><td class=n>\(group.count)</td><td class=n>\(seconds(group.total))</td><td class=n>\(seconds(group.p50))</td><td class=n>\(seconds(group.p95))</td><td class=n>\(seconds(group.max))</td><td class=n>\(group.rows)</td><td>\(badges)<pre>\(group.plan.map(e).joined(separator: "\n"))</pre></td></tr>\n"
         }
         out += "</table>\n"

@@ -29,6 +29,7 @@ public final class TraceEvent: @unchecked Sendable {
     public var purpose: String?
     public var rows = 0
     public var fullScanSteps = 0
+    public var vmSteps = 0
     public var sorts = 0
     public var planDetails: [String] = []
     // statement, fault, cacheMiss, save: the duration; fetch: its total time

@@ -178,6 +178,7 @@ public struct TraceFile: Sendable {
         e.purpose = f.string("purpose")
         e.rows = try f.count("rows")
         e.fullScanSteps = try f.count("fullScanSteps")
+        e.vmSteps = try f.count("vmSteps")
         e.sorts = try f.count("sorts")
         e.duration = try f.seconds(f.object["duration"] != nil ? "duration" : "totalTime")
         e.entity = f.string("entity")
