@@ -37,7 +37,7 @@ struct ReportCommand: ParsableCommand {
     @Option(name: .customLong("allow-file"), help: "A file of allowed call sites or files, one per line, and `fingerprint <SQL>` lines for statements; # starts a comment.")
     var allowFile: String?
 
-    @Option(name: .customLong("fail-on"), help: "Exit 1 when a finding of these kinds remains: any, or a comma-separated list (n-plus-one, relationship-faults, count-through-faults, full-scan, temp-b-tree, repeated-fetch, avoidable-fetch, large-fetch, unused-prefetch, small-saves).")
+    @Option(name: .customLong("fail-on"), help: "Exit 1 when a finding of these kinds remains: any, or a comma-separated list (\(Finding.Kind.allCases.map(\.slug).joined(separator: ", "))).")
     var failOn: String?
 
     @Option(help: "Faults of one entity from one call site, each reading SQLite, that make an N+1 finding.")

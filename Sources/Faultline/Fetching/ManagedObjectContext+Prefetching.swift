@@ -69,8 +69,9 @@ extension ManagedObjectContext {
             } else {
                 let inverse = relationship.inverse!
                 let column = inverse.columnName!
-                var orderBy = ["t0.Z_PK"]
-                if let order = inverse.orderColumnName { orderBy.insert("t0.\(order)", at: 0) }
+                // Ordered by the foreign key first, as Core Data's prefetch is: the key's index then gives the order
+                // (each source's members by key), where ORDER BY Z_PK alone would sort them in a temporary B-tree.
+                let orderBy = ["t0.\(column)"] + (inverse.orderColumnName.map { ["t0.\($0)"] } ?? []) + ["t0.Z_PK"]
                 let filter = FetchFilter(joins: "", condition: KeyList.condition("t0.\(column)", count: chunk.count),
                                          orderBy: orderBy, bindings: KeyList.bindings(chunk))
                 var request = FetchRequest<ManagedObject>(entityName: relationship.destination.name)

@@ -19,6 +19,8 @@ public struct AnalyzerThresholds: Sendable {
     /// A scan that returns at least this share of the rows it examines is the right plan: an index would read
     /// about as many rows, each through a B-tree lookup.
     public var unselectiveShare = FetchExplanation.unselectiveShare
+    /// A batched fetch's batch size below which its batches, when many are read, make a finding.
+    public var smallBatch = 10
     /// Rows a statement sorts per run below which its temporary B-tree costs too little for an index to matter.
     public var sortedRows = FetchExplanation.sortedRows
 
@@ -40,7 +42,11 @@ public struct Analyzers {
 
     /// Every finding in `trace`, most costly first.
     public func findings(in trace: TraceFile) -> [Finding] {
-        var found = faultStorms(trace) + scans(trace) + repeatedFetches(trace) + avoidableFetches(trace) + unusedPrefetches(trace) + largeFetches(trace) + smallSaves(trace)
+        var found = Self.foldingObjectFaults(into: faultStorms(trace)) + smallBatches(trace) + scans(trace) + repeatedFetches(trace) + unusedPrefetches(trace) + largeFetches(trace) + smallSaves(trace)
+        // A fetch repeated (or run in a loop) whose objects were registered already is one problem, not two: the
+        // repeated fetch's fix covers the lookup.
+        let repeated = Set(found.filter { $0.kind == .repeatedFetch || $0.kind == .fetchInLoop }.map { "\($0.callSite ?? "")|\($0.entity ?? "")" })
+        found += avoidableFetches(trace).filter { !repeated.contains("\($0.callSite ?? "")|\($0.entity ?? "")") }
         found.removeAll { finding in
             guard let site = finding.callSite else { return false }
             let file = site.split(separator: ":").first.map(String.init) ?? site
@@ -152,6 +158,38 @@ public struct Analyzers {
         }
     }
 
+    /// A to-many relationship fault reads only its members' keys, as Core Data's does: a loop that reads the members
+    /// then faults each of them too. Those N+1 faults from the same call site are the same problem, with the same
+    /// fix (prefetching the relationship), so they join the relationship's finding.
+    static func foldingObjectFaults(into findings: [Finding]) -> [Finding] {
+        var result = findings
+        for (i, storm) in findings.enumerated() where storm.kind == .relationshipFaultStorm || storm.kind == .countThroughFaults {
+            guard storm.kind == .relationshipFaultStorm, let site = storm.callSite,
+                  let j = result.firstIndex(where: { $0.kind == .nPlusOne && $0.callSite == site }) else { continue }
+            let objects = result[j]
+            result[i].evidence += ", then \(objects.count) faults of \(objects.entity ?? "their") objects one at a time"
+            result[i].count += objects.count
+            result[i].cost += objects.cost
+            result[i].events += objects.events
+            result[i].lines = Array((result[i].lines + objects.lines).sorted().prefix(5))
+            result[j].count = 0
+        }
+        return result.filter { $0.count > 0 }
+    }
+
+    /// Batched fetch results whose batches are so small that reading them takes a statement every few rows.
+    func smallBatches(_ trace: TraceFile) -> [Finding] {
+        group(trace, where: { $0.kind == .cacheMiss && ($0.batch ?? Int.max) < thresholds.smallBatch }) {
+            "\($0.callSite ?? "")|\($0.objectEntity ?? "")|\($0.batch ?? 0)"
+        }.compactMap { g in
+            guard g.count >= thresholds.nPlusOne else { return nil }
+            let size = g.sample.batch ?? 0
+            return g.finding(.batchSizeTooSmall,
+                             evidence: "\(g.sample.objectEntity ?? "?"): \(g.count) batches of \(size) object\(size == 1 ? "" : "s") each read with a statement of their own",
+                             fix: "raise request.fetchBatchSize to about twice the rows shown at once (20 for a table view of 10 rows): \(g.count * size) objects would take \(max(1, g.count * size / 20)) statement\(g.count * size / 20 > 1 ? "s" : "") instead of \(g.count)")
+        }
+    }
+
     /// Statements that examine many more rows than they return — a filtered full scan, or a walk of a whole entity
     /// through the `Z_ENT` index — or sort in a temporary B-tree, with the fetch that ran them.
     func scans(_ trace: TraceFile) -> [Finding] {
@@ -181,12 +219,18 @@ public struct Analyzers {
             found.sql = statementSQL
             let table = Self.table(statementSQL) ?? "?"
             let runs = g.count == 1 ? "1 run" : "\(g.count) runs"
-            if verdict.scansOrWalksEntity && !verdict.candidates.isEmpty {
+            if verdict.fullScan, let predicate = fetch?.predicate, Self.folds(predicate),
+               (g.fullScanSteps + g.count) / max(1, g.count) >= thresholds.smallTable {
+                found.kind = .foldingSearch
+                found.evidence = "\(fetch?.entity ?? table): \(runs) compared text with [c] or [d] on every row (\(verdict.detail); \(g.fullScanSteps + g.count) rows examined; predicate \(predicate)): folding case and diacritics in each comparison can use no index"
+                found.fix = "keep a normalized copy of the attribute (lowercased, diacritics removed: Core Data's Searchable pattern, updated in willSave), index it, and compare it with [n] (`nameNormalized BEGINSWITH[n] %@` with the search text normalized the same way) — seed 001 on string comparisons"
+                findings.append(found)
+            } else if verdict.scansOrWalksEntity && !verdict.candidates.isEmpty {
                 // Rows examined: a full scan counts its steps; an index walk of an entity counts none, so its VM steps
-                // (about `vmStepsPerRow` per row it visits) estimate them. A Core Data log counts nothing: its plans'
-                // filtered scans are reported as they are.
+                // estimate them. A Core Data log counts nothing: its plans' filtered scans are reported as they are.
                 // (SQLite counts a scan's steps from its first row to the next: one fewer than the rows of each run.)
-                let examined = verdict.fullScan ? (g.fullScanSteps > 0 ? g.fullScanSteps + g.count : 0) : g.vmSteps / PlanVerdict.vmStepsPerRow
+                let examined = verdict.fullScan ? (g.fullScanSteps > 0 ? g.fullScanSteps + g.count : 0)
+                    : PlanVerdict.estimatedRowsVisited(vmSteps: g.vmSteps, returned: g.rows, columns: PlanVerdict.resultColumns(statementSQL))
                 let perRun = examined / max(1, g.count)
                 // A count returns one row whatever it matched: its fetch's result is the count.
                 let matched = statementSQL.hasPrefix("SELECT COUNT(") ? (fetch?.results ?? 0) * g.count : g.rows
@@ -263,6 +307,11 @@ public struct Analyzers {
                              evidence: "\(e.entity ?? "?"): the same fetch ran \(g.count) times\(distinct > 1 ? " (\(distinct) different constants)" : "")\(e.predicate.map { " (predicate \(distinct > 1 ? StatementFingerprint.ofPredicate($0) : $0))" } ?? "")",
                              fix: "fetch once and keep the result, or look the objects up among the registered ones (context.registeredObject(for:)) before fetching")
         }
+    }
+
+    /// A predicate with a case- or diacritic-insensitive comparison (`[c]`, `[d]`, `[cd]`).
+    static func folds(_ predicate: String) -> Bool {
+        predicate.range(of: #"\[[cdn]*[cd][cdn]*\]"#, options: .regularExpression) != nil
     }
 
     /// A predicate shape made of `==` and `IN` comparisons only.

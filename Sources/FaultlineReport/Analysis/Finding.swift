@@ -10,6 +10,8 @@ public struct Finding: Sendable, Equatable {
         case fetchInLoop = "fetch in a loop"
         case avoidableFetch = "avoidable fetch"
         case largeFetchWithoutBatchSize = "large fetch without a batch size"
+        case batchSizeTooSmall = "batch size too small"
+        case foldingSearch = "case- or diacritic-insensitive search without a normalized column"
         case unusedPrefetch = "prefetched objects never used"
         case manySmallSaves = "many small saves"
     }

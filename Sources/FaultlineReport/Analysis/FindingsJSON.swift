@@ -13,6 +13,8 @@ extension Finding.Kind {
         case .fetchInLoop: return "fetch-in-loop"
         case .avoidableFetch: return "avoidable-fetch"
         case .largeFetchWithoutBatchSize: return "large-fetch"
+        case .batchSizeTooSmall: return "small-batch-size"
+        case .foldingSearch: return "folding-search"
         case .unusedPrefetch: return "unused-prefetch"
         case .manySmallSaves: return "small-saves"
         }
@@ -32,7 +34,7 @@ extension Finding {
     public var severity: String {
         switch kind {
         case .nPlusOne, .relationshipFaultStorm, .fullScan: return "high"
-        case .tempBTree, .repeatedFetch, .fetchInLoop, .largeFetchWithoutBatchSize, .manySmallSaves, .countThroughFaults: return "medium"
+        case .tempBTree, .repeatedFetch, .fetchInLoop, .largeFetchWithoutBatchSize, .batchSizeTooSmall, .foldingSearch, .manySmallSaves, .countThroughFaults: return "medium"
         case .avoidableFetch, .unusedPrefetch: return "low"
         }
     }

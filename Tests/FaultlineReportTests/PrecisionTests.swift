@@ -1,0 +1,292 @@
+import Faultline
+import Foundation
+import XCTest
+@testable import FaultlineReport
+
+/// Precision measured, not assumed: small workloads, each with one known problem and its fixed twin, run on the
+/// engine with a trace; the analyzers must find exactly the planted problem on the broken one and nothing on the
+/// fixed one (and nothing on either where the "problem" is none: an unselective predicate, a small table).
+final class PrecisionTests: XCTestCase {
+    var dir: URL!
+
+    override func setUpWithError() throws {
+        dir = FileManager.default.temporaryDirectory.appendingPathComponent("faultline-precision-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+    }
+
+    override func tearDownWithError() throws {
+        try? FileManager.default.removeItem(at: dir)
+    }
+
+    /// What the fixed twins change in the model.
+    struct Indexes {
+        var price = false
+        var categoryPrice = false
+        var normalizedName = false
+    }
+
+    /// Shops with an owner and 20 products each; products with a category (10), a price (0–999) and a name.
+    func model(_ indexes: Indexes) throws -> ManagedObjectModel {
+        try ManagedObjectModel(entities: [
+            EntityDescription(name: "Shop", properties: [
+                AttributeDescription(name: "name", type: .string),
+                AttributeDescription(name: "productCount", type: .integer32),
+                RelationshipDescription(name: "owner", destination: "Owner", inverse: "shop"),
+                RelationshipDescription(name: "products", destination: "Product", inverse: "shop", isToMany: true),
+            ]),
+            EntityDescription(name: "Owner", properties: [
+                AttributeDescription(name: "name", type: .string),
+                RelationshipDescription(name: "shop", destination: "Shop", inverse: "owner"),
+            ]),
+            EntityDescription(name: "Product", properties: [
+                AttributeDescription(name: "name", type: .string),
+                AttributeDescription(name: "nameNormalized", type: .string, isIndexed: indexes.normalizedName),
+                AttributeDescription(name: "category", type: .integer32, isIndexed: true),
+                AttributeDescription(name: "price", type: .integer32, isIndexed: indexes.price),
+                RelationshipDescription(name: "shop", destination: "Shop", inverse: "products"),
+            ], compoundIndexes: indexes.categoryPrice ? [["category", "price"]] : []),
+        ])
+    }
+
+    static let shops = 100, productsPerShop = 20
+
+    /// Writes the store (probes off), then runs `body` with a trace on and returns the kinds of the findings.
+    func findings(_ indexes: Indexes = Indexes(), _ body: (ManagedObjectContext) throws -> Void) throws -> [Finding] {
+        let model = try model(indexes)
+        let store = dir.appendingPathComponent("store-\(UUID().uuidString).sqlite")
+        let setup = PersistentStoreCoordinator(managedObjectModel: model, probes: .disabled)
+        try setup.addPersistentStore(at: store)
+        let writer = ManagedObjectContext(.privateQueue, coordinator: setup)
+        try writer.performAndWait {
+            for s in 0..<Self.shops {
+                let shop = try writer.insertNewObject(forEntityName: "Shop")
+                try shop.setValue("Shop \(s)", forKey: "name")
+                try shop.setValue(Int32(Self.productsPerShop), forKey: "productCount")
+                let owner = try writer.insertNewObject(forEntityName: "Owner")
+                try owner.setValue("Owner \(s)", forKey: "name")
+                try shop.setValue(owner, forKey: "owner")
+                for p in 0..<Self.productsPerShop {
+                    let i = s * Self.productsPerShop + p
+                    let product = try writer.insertNewObject(forEntityName: "Product")
+                    try product.setValue("Prodüct \(i)", forKey: "name")
+                    try product.setValue("product \(i)", forKey: "nameNormalized")
+                    try product.setValue(Int32(i % 10), forKey: "category")
+                    try product.setValue(Int32(i * 7919 % 1000), forKey: "price")
+                    try product.setValue(shop, forKey: "shop")
+                }
+            }
+            try writer.save()
+        }
+        let path = dir.appendingPathComponent("trace-\(UUID().uuidString).jsonl").path
+        let coordinator = PersistentStoreCoordinator(managedObjectModel: model, probes: Probes(configuration: ProbeConfiguration(tracePath: path)))
+        try coordinator.addPersistentStore(at: store)
+        do {
+            let context = ManagedObjectContext(.privateQueue, coordinator: coordinator)
+            try context.performAndWait { try body(context) }
+        }
+        coordinator.probes.flush()
+        return Analyzers().findings(in: try TraceFile(path: path))
+    }
+
+    func request(_ entity: String, _ predicate: String? = nil, _ arguments: [Any] = [], sort: String? = nil) throws -> FetchRequest<ManagedObject> {
+        FetchRequest<ManagedObject>(entityName: entity, predicate: try predicate.map { try ObjectPredicate(format: $0, argumentArray: arguments) },
+                                    sortDescriptors: sort.map { [FetchSortDescriptor(keyPath: $0)] } ?? [])
+    }
+
+    /// The broken workload gives exactly `expected`; the fixed one gives nothing.
+    func check(_ expected: [Finding.Kind], broken: (Indexes, (ManagedObjectContext) throws -> Void), fixed: (Indexes, (ManagedObjectContext) throws -> Void),
+               file: StaticString = #filePath, line: UInt = #line) throws {
+        let found = try findings(broken.0, broken.1)
+        XCTAssertEqual(found.map(\.kind), expected, found.map { "\($0.kind.rawValue): \($0.evidence)" }.joined(separator: "\n"), file: file, line: line)
+        let twin = try findings(fixed.0, fixed.1)
+        XCTAssertEqual(twin.map(\.kind), [], twin.map { "\($0.kind.rawValue): \($0.evidence)" }.joined(separator: "\n"), file: file, line: line)
+    }
+
+    func testNPlusOneOnAToOne() throws {
+        try check([.nPlusOne], broken: (Indexes(), { context in
+            for shop in try context.fetch(try self.request("Shop")) { _ = (shop.value(forKey: "owner") as? ManagedObject)?.value(forKey: "name") }
+        }), fixed: (Indexes(), { context in
+            var request = try self.request("Shop")
+            request.relationshipKeyPathsForPrefetching = ["owner"]
+            for shop in try context.fetch(request) { _ = (shop.value(forKey: "owner") as? ManagedObject)?.value(forKey: "name") }
+        }))
+    }
+
+    func testNPlusOneOnAToMany() throws {
+        try check([.relationshipFaultStorm], broken: (Indexes(), { context in
+            for shop in try context.fetch(try self.request("Shop")) { _ = shop.objects(forRelationship: "products").map { $0.value(forKey: "name") } }
+        }), fixed: (Indexes(), { context in
+            var request = try self.request("Shop")
+            request.relationshipKeyPathsForPrefetching = ["products"]
+            for shop in try context.fetch(request) { _ = shop.objects(forRelationship: "products").map { $0.value(forKey: "name") } }
+        }))
+    }
+
+    func testPrefetchUnused() throws {
+        try check([.unusedPrefetch], broken: (Indexes(), { context in
+            var request = try self.request("Shop")
+            request.relationshipKeyPathsForPrefetching = ["products"]
+            for shop in try context.fetch(request) { _ = shop.value(forKey: "name") }
+            context.reset()
+        }), fixed: (Indexes(), { context in
+            for shop in try context.fetch(try self.request("Shop")) { _ = shop.value(forKey: "name") }
+            context.reset()
+        }))
+    }
+
+    func testRepeatedFetch() throws {
+        try check([.repeatedFetch], broken: (Indexes(), { context in
+            for _ in 0..<6 { _ = try context.fetch(try self.request("Shop", "name == 'Shop 7'")) }
+        }), fixed: (Indexes(), { context in
+            let shop = try context.fetch(try self.request("Shop", "name == 'Shop 7'"))
+            for _ in 0..<6 { _ = shop.first?.value(forKey: "name") }
+        }))
+    }
+
+    /// Fetching objects the context has registered already: a lookup would do.
+    func testAvoidableFetch() throws {
+        try check([.avoidableFetch], broken: (Indexes(), { context in
+            _ = try context.fetch(try self.request("Shop"))
+            for name in ["Shop 1", "Shop 2", "Shop 3"] { _ = try context.fetch(try self.request("Shop", "name == %@", [name])) }
+        }), fixed: (Indexes(), { context in
+            let shops = try context.fetch(try self.request("Shop"))
+            for name in ["Shop 1", "Shop 2", "Shop 3"] { _ = shops.first { $0.value(forKey: "name") as? String == name } }
+        }))
+    }
+
+    func testFetchInALoopThatCouldBeOneIN() throws {
+        let names = (0..<40).map { "Shop \($0 * 2)" }
+        try check([.fetchInLoop], broken: (Indexes(), { context in
+            for name in names { _ = try context.fetch(try self.request("Shop", "name == %@", [name])) }
+        }), fixed: (Indexes(), { context in
+            _ = try context.fetch(try self.request("Shop", "name IN %@", [names]))
+        }))
+    }
+
+    func testUnindexedSelectivePredicate() throws {
+        try check([.fullScan], broken: (Indexes(), { context in
+            _ = try context.fetch(try self.request("Product", "price < 20"))
+        }), fixed: (Indexes(price: true), { context in
+            _ = try context.fetch(try self.request("Product", "price < 20"))
+        }))
+    }
+
+    /// Half the products: a scan is the right plan, with or without an index.
+    func testUnselectivePredicateGivesNoFinding() throws {
+        try check([], broken: (Indexes(), { context in
+            _ = try context.count(for: try self.request("Product", "price >= 500"))
+        }), fixed: (Indexes(price: true), { context in
+            _ = try context.count(for: try self.request("Product", "price >= 500"))
+        }))
+    }
+
+    func testSortNeedingACompoundIndex() throws {
+        try check([.tempBTree], broken: (Indexes(), { context in
+            _ = try context.fetch(try self.request("Product", "category == 3", sort: "price"))
+        }), fixed: (Indexes(categoryPrice: true), { context in
+            _ = try context.fetch(try self.request("Product", "category == 3", sort: "price"))
+        }))
+    }
+
+    /// 100 owners: scanning them costs microseconds, whatever the predicate.
+    func testSmallTableGivesNoFinding() throws {
+        try check([], broken: (Indexes(), { context in
+            for _ in 0..<3 { context.reset(); _ = try context.fetch(try self.request("Owner", "name == 'Owner 5'")) }
+        }), fixed: (Indexes(), { context in
+            _ = try context.fetch(try self.request("Owner", "name == 'Owner 5'"))
+        }))
+    }
+
+    func testManySmallSaves() throws {
+        try check([.manySmallSaves], broken: (Indexes(), { context in
+            for i in 0..<25 {
+                try context.insertNewObject(forEntityName: "Owner").setValue("New \(i)", forKey: "name")
+                try context.save()
+            }
+        }), fixed: (Indexes(), { context in
+            for i in 0..<25 { try context.insertNewObject(forEntityName: "Owner").setValue("New \(i)", forKey: "name") }
+            try context.save()
+        }))
+    }
+
+    func testLargeFetchWithoutABatchSize() throws {
+        try check([.largeFetchWithoutBatchSize], broken: (Indexes(), { context in
+            for product in try context.fetch(try self.request("Product")).prefix(20) { _ = product.value(forKey: "name") }
+        }), fixed: (Indexes(), { context in
+            var request = try self.request("Product")
+            request.fetchBatchSize = 40
+            for product in try context.fetch(request).prefix(20) { _ = product.value(forKey: "name") }
+        }))
+    }
+
+    func testBatchSizeTooSmall() throws {
+        try check([.batchSizeTooSmall], broken: (Indexes(), { context in
+            var request = try self.request("Product", "category == 3")
+            request.fetchBatchSize = 2
+            for product in try context.fetch(request).prefix(60) { _ = product.value(forKey: "name") }
+        }), fixed: (Indexes(), { context in
+            var request = try self.request("Product", "category == 3")
+            request.fetchBatchSize = 40
+            for product in try context.fetch(request).prefix(60) { _ = product.value(forKey: "name") }
+        }))
+    }
+
+    func testCountingAToManyThroughItsFault() throws {
+        try check([.countThroughFaults], broken: (Indexes(), { context in
+            for shop in try context.fetch(try self.request("Shop")) { _ = shop.count(forRelationship: "products") }
+        }), fixed: (Indexes(), { context in
+            for shop in try context.fetch(try self.request("Shop")) { _ = shop.value(forKey: "productCount") }
+        }))
+    }
+
+    func testCaseAndDiacriticInsensitiveSearchWithoutANormalizedColumn() throws {
+        try check([.foldingSearch], broken: (Indexes(), { context in
+            _ = try context.fetch(try self.request("Product", "name BEGINSWITH[cd] 'prodUct 12'"))
+        }), fixed: (Indexes(normalizedName: true), { context in
+            _ = try context.fetch(try self.request("Product", "nameNormalized BEGINSWITH[n] 'product 12'"))
+        }))
+    }
+
+    /// The most common model shape, inheritance: SQLite walks the sub-entity through the Z_ENT index (SEARCH in the
+    /// plan) and still reads every employee. The trace's VM steps tell, and the store proves the index.
+    func testASubEntityWalkedThroughItsZENTIndexIsAScan() throws {
+        let model = try ManagedObjectModel(entities: [
+            EntityDescription(name: "Person", properties: [
+                AttributeDescription(name: "name", type: .string),
+                AttributeDescription(name: "age", type: .integer32),
+                AttributeDescription(name: "salary", type: .integer64),
+            ]),
+            EntityDescription(name: "Employee", parent: "Person", properties: [AttributeDescription(name: "badge", type: .integer32)]),
+        ])
+        let store = dir.appendingPathComponent("people.sqlite")
+        let path = dir.appendingPathComponent("people.jsonl").path
+        let coordinator = PersistentStoreCoordinator(managedObjectModel: model, probes: Probes(configuration: ProbeConfiguration(tracePath: path)))
+        try coordinator.addPersistentStore(at: store)
+        do {
+            let context = ManagedObjectContext(.privateQueue, coordinator: coordinator)
+            try context.performAndWait {
+                var people: [[String: any Sendable]] = [], employees: [[String: any Sendable]] = []
+                for i in 0..<6_000 {
+                    people.append(["name": "p\(i)", "age": 18 + i % 50, "salary": 20_000 + i])
+                    employees.append(["name": "e\(i)", "age": i % 100 == 0 ? 25 : 40 + i % 20, "salary": i % 100 == 0 ? 70_000 : 30_000 + i, "badge": i])
+                }
+                _ = try context.execute(BatchInsertRequest(entityName: "Person", objects: people))
+                _ = try context.execute(BatchInsertRequest(entityName: "Employee", objects: employees))
+                _ = try context.fetch(try self.request("Employee", "salary > 50000 AND age < 30"))
+                // Most employees: walking them all is right.
+                _ = try context.count(for: try self.request("Employee", "badge < 5000"))
+            }
+        }
+        coordinator.probes.flush()
+        let found = Analyzers().findings(in: try TraceFile(path: path))
+        XCTAssertEqual(found.map(\.kind), [.fullScan], found.map(\.evidence).joined(separator: "\n"))
+        let walk = try XCTUnwrap(found.first)
+        XCTAssertEqual(walk.fetch?.predicate, "salary > 50000 AND age < 30")
+        XCTAssertTrue(walk.evidence.contains("walked every row of the entity through its Z_ENT index"), walk.evidence)
+        XCTAssertTrue(walk.evidence.contains("examined about 60"), walk.evidence)
+        XCTAssertTrue(walk.fix.contains("(ZSALARY, Z_ENT)"), walk.fix)
+        let proven = try XCTUnwrap(IndexProver(model: model, store: store).prove(found).first)
+        XCTAssertTrue(proven.fix.hasPrefix("CREATE INDEX ZPERSON_Z_ENT_ZSALARY ON ZPERSON (Z_ENT, ZSALARY) — proven on a scratch copy"), proven.fix)
+        XCTAssertTrue(proven.fix.contains("examines 60 rows instead of 6000"), proven.fix)
+    }
+}
