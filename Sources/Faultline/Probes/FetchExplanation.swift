@@ -160,6 +160,16 @@ extension PersistentStoreCoordinator {
         }
     }
 
+    /// SQLite's plan for a SELECT given as text (its `?` unbound), on this store.
+    public func queryPlan(sql: String) throws -> QueryPlan {
+        try withLock {
+            let store = try requireStore()
+            do { return try Self.queryPlan(sql, bindings: [], on: store.connection.handle) } catch let error as SQLiteError {
+                throw StoreError.sqlite(path: store.path, error: error)
+            }
+        }
+    }
+
     /// Explains a SELECT given as text (one read from Core Data's SQL debug output): SQLite's plan for it on this store
     /// (its `?` unbound, so only the table's size is judged, not what the statement returns), and the index on the
     /// columns it filters and sorts by that removes a full scan or a temporary B-tree, tried on a scratch copy. The

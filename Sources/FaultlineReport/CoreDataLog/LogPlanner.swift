@@ -16,10 +16,10 @@ extension TraceFile {
                   let sql = event.sql, !planned.contains(sql) else { continue }
             planned.insert(sql)
             do {
-                let explanation = try coordinator.explain(sql: sql)
+                let queryPlan = try coordinator.queryPlan(sql: sql)
                 let plan = TraceEvent(kind: .queryPlan, time: event.time, line: event.line)
                 plan.sql = sql
-                plan.planDetails = explanation.plan.steps.map(\.detail)
+                plan.planDetails = queryPlan.steps.map(\.detail)
                 added.append((index, plan))
             } catch {
                 failed += 1
