@@ -16,24 +16,60 @@ public enum InputFile {
 
     /// The file's bytes.
     public static func read(_ path: String) throws -> Data {
-        let descriptor = open(path, O_RDONLY | O_NONBLOCK)
-        guard descriptor >= 0 else { throw Failure(description: reason(errno)) }
+        let descriptor = try openRegularFile(path)
         defer { close(descriptor) }
-        var info = stat()
-        guard fstat(descriptor, &info) == 0 else { throw Failure(description: reason(errno)) }
-        switch info.st_mode & S_IFMT {
-        case S_IFREG: break
-        case S_IFDIR: throw Failure(description: "is a folder, not a file")
-        case S_IFCHR, S_IFBLK: throw Failure(description: "is a device, not a file")
-        case S_IFIFO, S_IFSOCK: throw Failure(description: "is a pipe or socket, not a file")
-        default: throw Failure(description: "is not a regular file")
-        }
         let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: false)
         do {
             return try handle.readToEnd() ?? Data()
         } catch {
             throw Failure(description: "cannot read: \(String(cString: strerror(errno)))")
         }
+    }
+
+    /// The file's bytes in pieces of at most `size`, in order, for reading a file larger than memory should hold.
+    public static func readChunks(_ path: String, size: Int = 1 << 22, _ body: (UnsafeRawBufferPointer) throws -> Void) throws {
+        let descriptor = try openRegularFile(path)
+        defer { close(descriptor) }
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: size, alignment: 1)
+        defer { buffer.deallocate() }
+        while true {
+            #if canImport(Glibc)
+            let count = Glibc.read(descriptor, buffer.baseAddress, size)
+            #else
+            let count = Darwin.read(descriptor, buffer.baseAddress, size)
+            #endif
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw Failure(description: "cannot read: \(String(cString: strerror(errno)))")
+            }
+            if count == 0 { return }
+            try body(UnsafeRawBufferPointer(rebasing: buffer[0..<count]))
+        }
+    }
+
+    /// Opens `path` for reading after checking that it is a regular file.
+    private static func openRegularFile(_ path: String) throws -> Int32 {
+        let descriptor = open(path, O_RDONLY | O_NONBLOCK)
+        guard descriptor >= 0 else { throw Failure(description: reason(errno)) }
+        var info = stat()
+        guard fstat(descriptor, &info) == 0 else {
+            let failure = Failure(description: reason(errno))
+            close(descriptor)
+            throw failure
+        }
+        let problem: String?
+        switch info.st_mode & S_IFMT {
+        case S_IFREG: problem = nil
+        case S_IFDIR: problem = "is a folder, not a file"
+        case S_IFCHR, S_IFBLK: problem = "is a device, not a file"
+        case S_IFIFO, S_IFSOCK: problem = "is a pipe or socket, not a file"
+        default: problem = "is not a regular file"
+        }
+        if let problem {
+            close(descriptor)
+            throw Failure(description: problem)
+        }
+        return descriptor
     }
 
     private static func reason(_ code: Int32) -> String {

@@ -37,6 +37,11 @@ public enum Limits {
     /// The longest time a trace may give, in seconds (ten years): no trace runs longer.
     public static let traceSeconds = 315_576_000.0
 
+    /// The longest line a trace may have (16 MiB): the longest the engine writes (a statement with hundreds of
+    /// bound keys, a predicate with a long list) is a few hundred kilobytes; a longer one is not a trace line, and
+    /// reading it would hold it all in memory.
+    public static let traceLineBytes = 16 << 20
+
     /// The largest count a trace may give (rows, objects, statements): 2^32, more than one statement returns, small
     /// enough that no sum over a trace overflows.
     public static let traceCount: Int64 = 1 << 32

@@ -34,78 +34,148 @@ public struct TraceFile: Sendable {
 
     /// Reads and checks a trace, or reads a Core Data SQL debug log (told apart by content: a trace's first line is a
     /// JSON object). `model`, when given, names the entities of a log's tables. Errors name the file, the line and
-    /// what is wrong.
+    /// what is wrong. The events are kept in memory: `TraceFile.read` streams them instead.
     public init(path: String, model: ManagedObjectModel? = nil) throws {
-        self.path = path
+        var events: [TraceEvent] = []
+        let info = try Self.read(path: path, model: model) { events.append($0) }
+        self.init(path: path, header: info.header, events: events, warnings: info.warnings, source: info.source, logStatistics: info.logStatistics)
+    }
+
+    /// What reading a file found besides its events.
+    public struct Info: Sendable {
+        public var header: [String: String]
+        public var warnings: [String]
+        public var source: Source
+        public var logStatistics: LogStatistics?
+    }
+
+    /// Reads a trace one event at a time, in order, each tagged with its segment, keeping none: memory stays bounded
+    /// whatever the trace's size (a Core Data log is read whole, as its lines need their neighbours). Errors as
+    /// `init(path:model:)`.
+    public static func read(path: String, model: ManagedObjectModel? = nil, _ body: (TraceEvent) throws -> Void) throws -> Info {
+        var reader = LineReader(path: path)
+        var isLog: Bool?
+        do {
+            try InputFile.readChunks(path) { chunk in
+                if isLog == nil {
+                    guard let first = chunk.first(where: { !($0 == 0x20 || $0 == 0x09 || $0 == 0x0a || $0 == 0x0d || $0 == 0xef || $0 == 0xbb || $0 == 0xbf) }) else { return }
+                    isLog = first != UInt8(ascii: "{")
+                }
+                if isLog == true { return }
+                try reader.consume(chunk, body)
+            }
+        } catch let failure as InputFile.Failure {
+            throw ReportError("\(path): \(failure)")
+        }
+        if isLog != false { return try readLog(path: path, model: model, body) }
+        return try reader.finish(body)
+    }
+
+    private static func readLog(path: String, model: ManagedObjectModel?, _ body: (TraceEvent) throws -> Void) throws -> Info {
         let data: Data
         do { data = try InputFile.read(path) } catch { throw ReportError("\(path): \(error)") }
-        if data.first(where: { !($0 == 0x20 || $0 == 0x09 || $0 == 0x0a || $0 == 0x0d || $0 == 0xef || $0 == 0xbb || $0 == 0xbf) }) != UInt8(ascii: "{") {
-            var reader = CoreDataLogReader(model: model)
-            reader.read(data)
-            guard reader.coreDataLines > 0 else {
-                if reader.otherLines == 0 { throw ReportError("\(path): empty — not a Faultline trace or Core Data SQL debug output") }
-                throw ReportError("\(path):1: neither a Faultline trace (a JSON Lines file) nor Core Data SQL debug output (no line is a `CoreData: sql:`, `annotation:` or `details:` line)")
-            }
-            header = ["format": "coredata-sqldebug"]
-            events = reader.events
-            source = .coreDataLog
-            logStatistics = LogStatistics(coreDataLines: reader.coreDataLines, notUnderstood: reader.notUnderstood,
-                                          firstNotUnderstood: reader.firstNotUnderstood, otherLines: reader.otherLines)
-            warnings = reader.notUnderstood == 0 ? [] :
-                ["\(reader.notUnderstood) Core Data line\(reader.notUnderstood == 1 ? "" : "s") not understood, first at line \(reader.firstNotUnderstood ?? 0)"]
-            return
+        var reader = CoreDataLogReader(model: model)
+        reader.read(data)
+        guard reader.coreDataLines > 0 else {
+            if reader.otherLines == 0 { throw ReportError("\(path): empty — not a Faultline trace or Core Data SQL debug output") }
+            throw ReportError("\(path):1: neither a Faultline trace (a JSON Lines file) nor Core Data SQL debug output (no line is a `CoreData: sql:`, `annotation:` or `details:` line)")
         }
-        source = .faultlineTrace
-        logStatistics = nil
-        if let offset = UTF8Validation.firstInvalidByte(in: data) {
-            throw ReportError("\(path): \(UTF8Validation.describe(data, invalidAt: offset))")
-        }
+        for event in reader.events { try body(event) }
+        let statistics = LogStatistics(coreDataLines: reader.coreDataLines, notUnderstood: reader.notUnderstood,
+                                       firstNotUnderstood: reader.firstNotUnderstood, otherLines: reader.otherLines)
+        let warnings = reader.notUnderstood == 0 ? [] :
+            ["\(reader.notUnderstood) Core Data line\(reader.notUnderstood == 1 ? "" : "s") not understood, first at line \(reader.firstNotUnderstood ?? 0)"]
+        return Info(header: ["format": "coredata-sqldebug"], warnings: warnings, source: .coreDataLog, logStatistics: statistics)
+    }
+
+    /// Splits chunks into lines and reads each: the header first, then events.
+    private struct LineReader {
+        let path: String
+        var carry: [UInt8] = []
+        var offset = 0
+        var lineNumber = 0
         var header: [String: String] = [:]
-        var events: [TraceEvent] = []
         var warnings: [String] = []
         var segment = ""
-        var lineNumber = 0
-        let lines = data.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
-        for (index, raw) in lines.enumerated() {
-            lineNumber = index + 1
-            if raw.isEmpty { continue }
-            guard let object = (try? JSONSerialization.jsonObject(with: Data(raw))) as? [String: Any] else {
-                // Only the last line may be broken (a crash mid-write); anything else is not a trace.
-                if index >= lines.count - 2 && !events.isEmpty {
-                    warnings.append("line \(lineNumber): not JSON (a trace cut short?); ignored")
-                    continue
+        var events = 0
+        /// A line that was not JSON: an error unless it turns out to be the last (a trace cut short by a crash).
+        var broken: Int?
+
+        init(path: String) { self.path = path }
+
+        mutating func consume(_ chunk: UnsafeRawBufferPointer, _ body: (TraceEvent) throws -> Void) throws {
+            var start = 0
+            while let newline = chunk[start...].firstIndex(of: UInt8(ascii: "\n")) {
+                if carry.isEmpty {
+                    try line(UnsafeRawBufferPointer(rebasing: chunk[start..<newline]), body)
+                } else {
+                    carry.append(contentsOf: chunk[start..<newline])
+                    let whole = carry
+                    carry.removeAll(keepingCapacity: true)
+                    try whole.withUnsafeBytes { try line($0, body) }
                 }
+                start = newline + 1
+            }
+            carry.append(contentsOf: chunk[start...])
+            guard carry.count <= Limits.traceLineBytes else {
+                throw ReportError("\(path):\(lineNumber + 1): a line longer than \(Limits.traceLineBytes) bytes — not a Faultline trace line")
+            }
+        }
+
+        mutating func finish(_ body: (TraceEvent) throws -> Void) throws -> Info {
+            if !carry.isEmpty {
+                let last = carry
+                carry = []
+                try last.withUnsafeBytes { try line($0, body) }
+            }
+            if let broken { warnings.append("line \(broken): not JSON (a trace cut short?); ignored") }
+            if lineNumber == 0 || header.isEmpty { throw ReportError("\(path): empty — not a Faultline trace") }
+            return Info(header: header, warnings: warnings, source: .faultlineTrace, logStatistics: nil)
+        }
+
+        private mutating func line(_ bytes: UnsafeRawBufferPointer, _ body: (TraceEvent) throws -> Void) throws {
+            lineNumber += 1
+            let lineStart = offset
+            offset += bytes.count + 1
+            if bytes.contains(where: { $0 >= 0x80 }), let bad = UTF8Validation.firstInvalidByte(in: bytes) {
+                throw ReportError("\(path): not UTF-8: byte 0x\(String(bytes[bad], radix: 16, uppercase: true)) at offset \(lineStart + bad) (line \(lineNumber), column \(bad + 1)) does not begin a valid UTF-8 sequence")
+            }
+            if bytes.isEmpty || bytes.allSatisfy({ $0 == 0x20 || $0 == 0x0d || $0 == 0x09 }) { return }
+            if let broken { throw ReportError("\(path):\(broken): not a JSON object — is this a Faultline trace (docs/trace-format.md)?") }
+            guard let pairs = TraceLineParser.object(bytes) else {
+                // Only the last line may be broken (a crash mid-write); anything else is not a trace.
+                if events > 0 { broken = lineNumber; return }
                 throw ReportError("\(path):\(lineNumber): not a JSON object — is this a Faultline trace (docs/trace-format.md)?")
             }
-            let type = object["type"] as? String ?? ""
+            let fields = Fields(pairs: pairs, path: path, line: lineNumber)
+            let type = fields.string("type") ?? ""
             if lineNumber == 1 {
-                guard type == "header", object["format"] as? String == "faultline-trace" else {
+                guard type == "header", fields.string("format") == "faultline-trace" else {
                     throw ReportError("\(path):1: not a Faultline trace (its first line must be the header with \"format\":\"faultline-trace\")")
                 }
-                guard let number = object["version"] as? NSNumber, !isJSONBoolean(number), case .exact(let version) = JSONInteger(number) else {
-                    let given = object["version"].map { "\($0 is String ? "the string " : "")\($0)" } ?? "nothing"
+                guard case .number? = fields["version"], let version = fields.exactInteger("version") else {
+                    let given = fields["version"].map { value -> String in
+                        if case .string(let s) = value { return "the string \(s)" }
+                        return value.shown
+                    } ?? "nothing"
                     throw ReportError("\(path):1: the header's \"version\" must be a whole number (this faultline reads version 1), got \(given)")
                 }
                 guard version <= 1 else { throw ReportError("\(path):1: trace version \(version) is newer than this faultline reads (1)") }
                 guard version == 1 else { throw ReportError("\(path):1: trace version \(version) does not exist (this faultline reads version 1)") }
-                for (key, value) in object where key != "type" { header[key] = "\(value)" }
-                continue
+                for (key, value) in pairs where key != "type" { header[key] = value.shown }
+                return
             }
             guard let kind = TraceEvent.Kind(rawValue: type) else {
                 warnings.append("line \(lineNumber): unknown event type '\(type)'; ignored")
-                continue
+                return
             }
-            let fields = Fields(object: object, path: path, line: lineNumber)
             let event = TraceEvent(kind: kind, time: try fields.seconds("t"), line: lineNumber)
-            try Self.fill(event, from: fields)
+            try TraceFile.fill(event, from: fields)
             if kind == .signpost { segment = event.name ?? "" }
             event.segment = segment
-            events.append(event)
+            events += 1
+            try body(event)
         }
-        if lineNumber == 0 || header.isEmpty { throw ReportError("\(path): empty — not a Faultline trace") }
-        self.header = header
-        self.events = events
-        self.warnings = warnings
     }
 
     init(path: String, header: [String: String], events: [TraceEvent], warnings: [String], source: Source, logStatistics: LogStatistics?) {
@@ -123,22 +193,35 @@ public struct TraceFile: Sendable {
         static let maximumSeconds = Limits.traceSeconds
         static let maximumCount = Limits.traceCount
 
-        let object: [String: Any]
+        let pairs: [(String, TraceJSON)]
         let path: String
         let line: Int
 
+        subscript(key: String) -> TraceJSON? {
+            for pair in pairs where pair.0 == key { return pair.1 }
+            return nil
+        }
+
         func fail(_ key: String, _ expected: String) -> ReportError {
-            let value = object[key].map { "\($0)" } ?? "nothing"
+            let value = self[key].map(\.shown) ?? "nothing"
             return ReportError("\(path):\(line): \"\(key)\" must be \(expected), got \(value.prefix(40))")
         }
 
         func seconds(_ key: String) throws -> Double {
-            guard let value = object[key], !(value is NSNull) else { return 0 }
-            guard let number = value as? NSNumber, !isJSONBoolean(number), number.doubleValue.isFinite,
-                  (0...Self.maximumSeconds).contains(number.doubleValue) else {
+            guard let value = self[key] else { return 0 }
+            if case .null = value { return 0 }
+            guard case .number(_, let number) = value, number.isFinite, (0...Self.maximumSeconds).contains(number) else {
                 throw fail(key, "a time in seconds from 0 to \(Int(Self.maximumSeconds))")
             }
-            return number.doubleValue
+            return number
+        }
+
+        /// The integer a number field holds exactly (digits, or an integral value below 2^53), or nil.
+        func exactInteger(_ key: String) -> Int64? {
+            guard case .number(let text, let value)? = self[key] else { return nil }
+            if text.allSatisfy({ $0.isASCII && ($0.isNumber || $0 == "-") }) { return Int64(text) }
+            guard value.isFinite, value.rounded(.towardZero) == value, abs(value) < 9_007_199_254_740_992 else { return nil }
+            return Int64(value)
         }
 
         func count(_ key: String) throws -> Int {
@@ -146,9 +229,9 @@ public struct TraceFile: Sendable {
         }
 
         func optionalCount(_ key: String) throws -> Int? {
-            guard let value = object[key], !(value is NSNull) else { return nil }
-            guard let number = value as? NSNumber, !isJSONBoolean(number), case .exact(let n) = JSONInteger(number),
-                  (0...Self.maximumCount).contains(n) else {
+            guard let value = self[key] else { return nil }
+            if case .null = value { return nil }
+            guard let n = exactInteger(key), (0...Self.maximumCount).contains(n) else {
                 throw fail(key, "a whole number from 0 to \(Self.maximumCount)")
             }
             return Int(n)
@@ -156,21 +239,36 @@ public struct TraceFile: Sendable {
 
         /// A save's counts by entity; a merge's single count is checked and kept out of them.
         func counts(_ key: String) throws -> [String: Int] {
-            guard let value = object[key], !(value is NSNull) else { return [:] }
-            if value is NSNumber {
+            guard let value = self[key] else { return [:] }
+            switch value {
+            case .null: return [:]
+            case .number:
                 _ = try count(key)
                 return [:]
+            case .object(let map):
+                var result: [String: Int] = [:]
+                let nested = Fields(pairs: map, path: path, line: line)
+                for (name, _) in map { result[name] = try nested.count(name) }
+                return result
+            default:
+                throw fail(key, "an object of entity names to counts, or a count")
             }
-            guard let map = value as? [String: Any] else { throw fail(key, "an object of entity names to counts, or a count") }
-            var result: [String: Int] = [:]
-            for (name, _) in map {
-                result[name] = try Fields(object: map, path: path, line: line).count(name)
-            }
-            return result
         }
 
-        func string(_ key: String) -> String? { object[key] as? String }
-        func strings(_ key: String) -> [String] { (object[key] as? [Any])?.compactMap { $0 as? String } ?? [] }
+        func string(_ key: String) -> String? {
+            if case .string(let s)? = self[key] { return s }
+            return nil
+        }
+
+        func strings(_ key: String) -> [String] {
+            guard case .array(let items)? = self[key] else { return [] }
+            return items.compactMap { if case .string(let s) = $0 { return s } else { return nil } }
+        }
+
+        func bool(_ key: String) -> Bool {
+            if case .bool(let b)? = self[key] { return b }
+            return false
+        }
     }
 
     private static func fill(_ e: TraceEvent, from f: Fields) throws {
@@ -180,7 +278,7 @@ public struct TraceFile: Sendable {
         e.fullScanSteps = try f.count("fullScanSteps")
         e.vmSteps = try f.count("vmSteps")
         e.sorts = try f.count("sorts")
-        e.duration = try f.seconds(f.object["duration"] != nil ? "duration" : "totalTime")
+        e.duration = try f.seconds(f["duration"] != nil ? "duration" : "totalTime")
         e.entity = f.string("entity")
         e.predicate = f.string("predicate")
         e.sort = f.strings("sort")
@@ -188,7 +286,7 @@ public struct TraceFile: Sendable {
         e.prefetch = f.strings("prefetch")
         e.resultType = f.string("resultType")
         e.statements = try f.count("statements")
-        e.results = try f.count(f.object["results"] != nil ? "results" : "objects")
+        e.results = try f.count(f["results"] != nil ? "results" : "objects")
         e.registered = try f.count("registered")
         e.context = try f.count("context")
         e.keyPath = f.string("keyPath")
@@ -200,17 +298,22 @@ public struct TraceFile: Sendable {
         e.object = f.string("object")
         e.relationship = f.string("relationship")
         e.batch = try f.optionalCount("batch")
-        e.countOnly = f.object["countOnly"] as? Bool ?? false
+        e.countOnly = f.bool("countOnly")
         e.inserted = try f.counts("inserted")
         e.updated = try f.counts("updated")
         e.deleted = try f.counts("deleted")
         e.error = f.string("error")
-        e.name = (f.object["name"] ?? f.object["path"]) as? String
+        e.name = f.string("name") ?? (f["name"] == nil ? f.string("path") : nil)
         if e.kind == .migration {
             // "step N: 'from' → 'to'", the step a migration event belongs to.
             e.name = "step \(try f.count("step")): '\(f.string("from") ?? "?")' → '\(f.string("to") ?? "?")'"
         }
-        if let nodes = f.object["nodes"] as? [[String: Any]] { e.planDetails = nodes.compactMap { $0["detail"] as? String } }
+        if case .array(let nodes)? = f["nodes"] {
+            e.planDetails = nodes.compactMap { node in
+                guard case .object(let pairs) = node else { return nil }
+                return Fields(pairs: pairs, path: f.path, line: f.line).string("detail")
+            }
+        }
     }
 }
 
