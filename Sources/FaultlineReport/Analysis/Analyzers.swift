@@ -42,44 +42,132 @@ public struct Analyzers {
 
     /// Every finding in `trace`, most costly first.
     public func findings(in trace: TraceFile) -> [Finding] {
-        var found = Self.foldingObjectFaults(into: faultStorms(trace)) + smallBatches(trace) + scans(trace) + repeatedFetches(trace) + unusedPrefetches(trace) + largeFetches(trace) + smallSaves(trace)
-        // A fetch repeated (or run in a loop) whose objects were registered already is one problem, not two: the
-        // repeated fetch's fix covers the lookup.
-        let repeated = Set(found.filter { $0.kind == .repeatedFetch || $0.kind == .fetchInLoop }.map { "\($0.callSite ?? "")|\($0.entity ?? "")" })
-        found += avoidableFetches(trace).filter { !repeated.contains("\($0.callSite ?? "")|\($0.entity ?? "")") }
-        found.removeAll { finding in
-            guard let site = finding.callSite else { return false }
-            let file = site.split(separator: ":").first.map(String.init) ?? site
-            return allowedCallSites.contains(site) || allowedCallSites.contains(file)
-        }
-        if trace.source == .coreDataLog {
-            for i in found.indices { found[i].fix += " " + Self.callSiteHint }
-        }
-        return found.sorted { $0.cost != $1.cost ? $0.cost > $1.cost : $0.count > $1.count }
+        var run = start()
+        for event in trace.events { run.add(event) }
+        return run.findings(source: trace.source)
     }
+
+    /// An analysis to give events one at a time (a trace read streaming), then ask for its findings.
+    public func start() -> Run { Run(analyzers: self) }
 
     /// The time the trace's fetches, saves and faults took, and the part of it the findings' events took (each
     /// event counted once, however many findings name it).
     public static func explainedTime(_ findings: [Finding], in trace: TraceFile) -> (explained: Double, total: Double) {
-        var total = 0.0
-        for event in trace.events where event.kind == .fetch || event.kind == .save || event.kind == .fault || event.kind == .cacheMiss {
-            total += event.duration
-        }
+        explainedTime(findings, durations: trace.events.map { $0.isTopLevel ? $0.duration : 0 })
+    }
+
+    /// The same from each event's duration by index (0 for events other than fetches, saves and faults).
+    public static func explainedTime(_ findings: [Finding], durations: [Double]) -> (explained: Double, total: Double) {
+        let total = durations.reduce(0, +)
         var seen = Set<Int>()
         var explained = 0.0
         for finding in findings {
-            for index in finding.events where index < trace.events.count && seen.insert(index).inserted {
-                explained += trace.events[index].duration
+            for index in finding.events where index < durations.count && seen.insert(index).inserted {
+                explained += durations[index]
             }
         }
         return (explained, total)
+    }
+
+    /// Events grouped as they come, for the analyzers to judge at the end: memory grows with the groups, not with
+    /// the trace.
+    public struct Run {
+        let analyzers: Analyzers
+        /// Each event's duration by index, for fetches, saves and faults (0 for the others).
+        public private(set) var durations: [Double] = []
+        fileprivate var storms = Groups(), batches = Groups(), statements = Groups(), fetches = Groups(), avoidable = Groups()
+        fileprivate var prefetches = Groups(), large = Groups(), saves = Groups()
+        fileprivate var plans: [String: [String]] = [:]
+        private var fingerprints: [String: String] = [:], shapes: [String: String] = [:]
+        /// Statement groups waiting for the fetch that ran their first statement, and for the event (fetch or fault)
+        /// that ran their latest.
+        private var awaitingFetch: [Int] = [], awaitingOwner: [Int] = []
+
+        init(analyzers: Analyzers) { self.analyzers = analyzers }
+
+        public mutating func add(_ event: TraceEvent) {
+            let index = durations.count
+            durations.append(event.isTopLevel ? event.duration : 0)
+            let thresholds = analyzers.thresholds
+            switch event.kind {
+            case .queryPlan:
+                plans[event.sql ?? ""] = event.planDetails
+            case .statement where event.purpose == "fetch" || event.purpose == "fault":
+                let sql = event.sql ?? ""
+                let key = fingerprints[sql] ?? {
+                    let computed = StatementFingerprint.of(sql)
+                    fingerprints[sql] = computed
+                    return computed
+                }()
+                let (position, isNew) = statements.add(key, event, at: index)
+                if isNew { awaitingFetch.append(position) }
+                if awaitingOwner.last != position { awaitingOwner.append(position) }
+            case .cacheMiss, .fault, .fetch:
+                for position in awaitingOwner where statements.items[position].owners.last != index {
+                    statements.items[position].owners.append(index)
+                }
+                awaitingOwner.removeAll(keepingCapacity: true)
+                if event.kind == .cacheMiss {
+                    if event.batch == nil {
+                        storms.add("\(event.callSite ?? "")|\(event.faultKind ?? "")|\(event.objectEntity ?? "")|\(event.relationship ?? "")|\(event.countOnly)", event, at: index)
+                    } else if (event.batch ?? Int.max) < thresholds.smallBatch {
+                        batches.add("\(event.callSite ?? "")|\(event.objectEntity ?? "")|\(event.batch ?? 0)", event, at: index)
+                    }
+                }
+                guard event.kind == .fetch else { break }
+                for position in awaitingFetch { statements.items[position].fetch = event }
+                awaitingFetch.removeAll(keepingCapacity: true)
+                guard !Analyzers.isEngineCallSite(event.callSite) else { break }
+                let predicate = event.predicate ?? ""
+                let shape = shapes[predicate] ?? {
+                    let computed = StatementFingerprint.ofPredicate(predicate)
+                    shapes[predicate] = computed
+                    return computed
+                }()
+                fetches.add("\(event.callSite ?? "")|\(event.entity ?? "")|\(shape)|\(event.sort.joined(separator: ","))|\(event.resultType ?? "")", event, at: index)
+                if event.results > 0 && event.registered == event.results {
+                    avoidable.add("\(event.callSite ?? "")|\(event.entity ?? "")", event, at: index)
+                }
+                if event.batchSize == 0 && event.results >= thresholds.largeFetch && (event.resultType == "objects" || event.resultType == "faults") {
+                    large.add("\(event.callSite ?? "")|\(event.entity ?? "")", event, at: index)
+                }
+            case .prefetchUse where event.loaded > 0 && event.used == 0:
+                prefetches.add("\(event.callSite ?? "")|\(event.entity ?? "")|\(event.keyPath ?? "")", event, at: index)
+            case .save:
+                saves.add(event.callSite ?? "", event, at: index)
+            default:
+                break
+            }
+        }
+
+        /// The findings of the events added so far, most costly first; `source` says whether they came from a Core
+        /// Data log (whose plans and rows are read differently).
+        public func findings(source: TraceFile.Source) -> [Finding] {
+            let a = analyzers
+            var found = Analyzers.foldingObjectFaults(into: a.faultStorms(storms.items)) + a.smallBatches(batches.items)
+                + a.scans(statements.items, plans: plans, fromLog: source == .coreDataLog)
+                + a.repeatedFetches(fetches.items) + a.unusedPrefetches(prefetches.items) + a.largeFetches(large.items) + a.smallSaves(saves.items)
+            // A fetch repeated (or run in a loop) whose objects were registered already is one problem, not two: the
+            // repeated fetch's fix covers the lookup.
+            let repeated = Set(found.filter { $0.kind == .repeatedFetch || $0.kind == .fetchInLoop }.map { "\($0.callSite ?? "")|\($0.entity ?? "")" })
+            found += a.avoidableFetches(avoidable.items).filter { !repeated.contains("\($0.callSite ?? "")|\($0.entity ?? "")") }
+            found.removeAll { finding in
+                guard let site = finding.callSite else { return false }
+                let file = site.split(separator: ":").first.map(String.init) ?? site
+                return a.allowedCallSites.contains(site) || a.allowedCallSites.contains(file)
+            }
+            if source == .coreDataLog {
+                for i in found.indices { found[i].fix += " " + Analyzers.callSiteHint }
+            }
+            return found.sorted { $0.cost != $1.cost ? $0.cost > $1.cost : $0.count > $1.count }
+        }
     }
 
     /// Where a log's finding happens in the app: a Core Data log names no code.
     static let callSiteHint = "(The log names no code: Instruments' Core Data template shows each fetch's and fault's call stack, and running the same code on Faultline's engine with FAULTLINE_TRACE=trace.jsonl gives the call site of every finding.)"
 
     /// Events of one problem: counts, cost, the first few lines, the segments they ran in.
-    private struct Group {
+    fileprivate struct Group {
         var count = 0
         var cost = 0.0
         var fullScanSteps = 0
@@ -93,6 +181,12 @@ public struct Analyzers {
         var sampleIndex: Int
         /// Hashes of the distinct predicates (fetch groups).
         var predicates = Set<Int>()
+        /// Objects loaded (prefetch groups); the most results of one fetch (fetch groups).
+        var loaded = 0
+        var largest = 0
+        /// Statement groups: the fetch that ran the first statement, and the fetches and faults that ran them all.
+        var fetch: TraceEvent?
+        var owners: [Int] = []
 
         mutating func add(_ event: TraceEvent, at index: Int) {
             count += 1
@@ -104,7 +198,11 @@ public struct Analyzers {
             if lines.count < 5 { lines.append(event.line) }
             members.append(index)
             if segments.last != event.segment && !event.segment.isEmpty && !segments.contains(event.segment) { segments.append(event.segment) }
-            if event.kind == .fetch { predicates.insert(event.predicate?.hashValue ?? 0) }
+            if event.kind == .fetch {
+                predicates.insert(event.predicate?.hashValue ?? 0)
+                largest = max(largest, event.results)
+            }
+            loaded += event.loaded
         }
 
         func finding(_ kind: Finding.Kind, evidence: String, fix: String, cost: Double? = nil, events: [Int]? = nil) -> Finding {
@@ -113,32 +211,32 @@ public struct Analyzers {
         }
     }
 
-    private func group(_ trace: TraceFile, where include: (TraceEvent) -> Bool, by key: (TraceEvent) -> String) -> [Group] {
+    /// Groups by key, in the order their first events came.
+    fileprivate struct Groups {
         var positions: [String: Int] = [:]
-        var groups: [Group] = []
-        for (index, event) in trace.events.enumerated() where include(event) {
-            let k = key(event)
-            if let position = positions[k] {
-                groups[position].add(event, at: index)
-            } else {
-                positions[k] = groups.count
-                var group = Group(sample: event, sampleIndex: index)
-                group.add(event, at: index)
-                groups.append(group)
+        var items: [Group] = []
+
+        @discardableResult
+        mutating func add(_ key: String, _ event: TraceEvent, at index: Int) -> (position: Int, isNew: Bool) {
+            if let position = positions[key] {
+                items[position].add(event, at: index)
+                return (position, false)
             }
+            positions[key] = items.count
+            var group = Group(sample: event, sampleIndex: index)
+            group.add(event, at: index)
+            items.append(group)
+            return (items.count - 1, true)
         }
-        return groups
     }
 
     /// A call site inside the engine: a fetch the engine ran for a fault (a batch of a batched fetch result), not
     /// one the program asked for.
-    private static func isEngineCallSite(_ site: String?) -> Bool { site?.hasPrefix("Faultline/") ?? false }
+    fileprivate static func isEngineCallSite(_ site: String?) -> Bool { site?.hasPrefix("Faultline/") ?? false }
 
     /// N+1: one call site fulfilling many faults of one entity (or one relationship) from SQLite, one at a time.
-    func faultStorms(_ trace: TraceFile) -> [Finding] {
-        group(trace, where: { $0.kind == .cacheMiss && $0.batch == nil }) {
-            "\($0.callSite ?? "")|\($0.faultKind ?? "")|\($0.objectEntity ?? "")|\($0.relationship ?? "")|\($0.countOnly)"
-        }.compactMap { g in
+    fileprivate func faultStorms(_ groups: [Group]) -> [Finding] {
+        groups.compactMap { g in
             guard g.count >= thresholds.nPlusOne else { return nil }
             let e = g.sample
             let entity = e.objectEntity ?? "?"
@@ -178,10 +276,8 @@ public struct Analyzers {
     }
 
     /// Batched fetch results whose batches are so small that reading them takes a statement every few rows.
-    func smallBatches(_ trace: TraceFile) -> [Finding] {
-        group(trace, where: { $0.kind == .cacheMiss && ($0.batch ?? Int.max) < thresholds.smallBatch }) {
-            "\($0.callSite ?? "")|\($0.objectEntity ?? "")|\($0.batch ?? 0)"
-        }.compactMap { g in
+    fileprivate func smallBatches(_ groups: [Group]) -> [Finding] {
+        groups.compactMap { g in
             guard g.count >= thresholds.nPlusOne else { return nil }
             let size = g.sample.batch ?? 0
             return g.finding(.batchSizeTooSmall,
@@ -192,28 +288,16 @@ public struct Analyzers {
 
     /// Statements that examine many more rows than they return — a filtered full scan, or a walk of a whole entity
     /// through the `Z_ENT` index — or sort in a temporary B-tree, with the fetch that ran them.
-    func scans(_ trace: TraceFile) -> [Finding] {
-        var plans: [String: [String]] = [:]
-        for event in trace.events where event.kind == .queryPlan { plans[event.sql ?? ""] = event.planDetails }
-        var fingerprints: [String: String] = [:]
+    fileprivate func scans(_ groups: [Group], plans: [String: [String]], fromLog: Bool) -> [Finding] {
         var findings: [Finding] = []
-        let groups = group(trace, where: { $0.kind == .statement && ($0.purpose == "fetch" || $0.purpose == "fault") }) { event in
-            let sql = event.sql ?? ""
-            if let known = fingerprints[sql] { return known }
-            let computed = StatementFingerprint.of(sql)
-            fingerprints[sql] = computed
-            return computed
-        }
-        let fromLog = trace.source == .coreDataLog
         for g in groups {
             let statementSQL = g.sample.sql ?? ""
             guard let plan = plans[statementSQL] else { continue }
             let verdict = PlanVerdict(plan: plan, sql: statementSQL)
             // The fetch that ran the statement: the first fetch event after it (a fetch is written when it ends).
-            let fetchIndex = trace.events[g.sampleIndex...].firstIndex { $0.kind == .fetch }
-            let fetch = fetchIndex.map { trace.events[$0] }
+            let fetch = g.fetch
             let shape = fetch.flatMap { f in f.entity.map { Finding.FetchShape(entity: $0, predicate: f.predicate, sort: f.sort) } }
-            var found = g.finding(.fullScan, evidence: "", fix: "", events: Self.owningFetches(of: g.members, in: trace))
+            var found = g.finding(.fullScan, evidence: "", fix: "", events: g.owners)
             found.callSite = fetch?.callSite
             found.fetch = shape
             found.sql = statementSQL
@@ -259,37 +343,10 @@ public struct Analyzers {
         return findings
     }
 
-    /// The fetch events that ran these statements (a statement's fetch is the next fetch event), or the statements
-    /// themselves where none follows.
-    private static func owningFetches(of statements: [Int], in trace: TraceFile) -> [Int] {
-        var owners: [Int] = []
-        var searchedTo = -1, lastOwner = -1
-        for index in statements {
-            if index <= searchedTo && lastOwner >= index {
-                if owners.last != lastOwner { owners.append(lastOwner) }
-                continue
-            }
-            let owner = trace.events[index...].firstIndex { $0.kind == .fetch || $0.kind == .cacheMiss || $0.kind == .fault } ?? index
-            searchedTo = owner
-            lastOwner = owner
-            if owners.last != owner { owners.append(owner) }
-        }
-        return owners
-    }
-
     /// The same fetch (entity, predicate, sort) run many times from one call site; or fetches of one shape whose
     /// constants differ — a fetch in a loop that one `IN` fetch would replace.
-    func repeatedFetches(_ trace: TraceFile) -> [Finding] {
-        var shapes: [String: String] = [:]
-        return group(trace, where: { $0.kind == .fetch && !Self.isEngineCallSite($0.callSite) }) { event in
-            let predicate = event.predicate ?? ""
-            let shape = shapes[predicate] ?? {
-                let computed = StatementFingerprint.ofPredicate(predicate)
-                shapes[predicate] = computed
-                return computed
-            }()
-            return "\(event.callSite ?? "")|\(event.entity ?? "")|\(shape)|\(event.sort.joined(separator: ","))|\(event.resultType ?? "")"
-        }.compactMap { g in
+    fileprivate func repeatedFetches(_ groups: [Group]) -> [Finding] {
+        groups.compactMap { g in
             guard g.count >= thresholds.repeatedFetch else { return nil }
             let e = g.sample
             let distinct = g.predicates.count
@@ -321,10 +378,8 @@ public struct Analyzers {
     }
 
     /// Fetches whose objects were all registered in the context already: a lookup would have done (no SQL).
-    func avoidableFetches(_ trace: TraceFile) -> [Finding] {
-        group(trace, where: { $0.kind == .fetch && $0.results > 0 && $0.registered == $0.results && !Self.isEngineCallSite($0.callSite) }) {
-            "\($0.callSite ?? "")|\($0.entity ?? "")"
-        }.compactMap { g in
+    fileprivate func avoidableFetches(_ groups: [Group]) -> [Finding] {
+        groups.compactMap { g in
             guard g.count >= thresholds.avoidableFetch else { return nil }
             return g.finding(.avoidableFetch,
                              evidence: "\(g.sample.entity ?? "?"): \(g.count) fetches returned only objects the context had registered already",
@@ -333,12 +388,10 @@ public struct Analyzers {
     }
 
     /// Prefetches none of whose objects were used before their context reset or went away.
-    func unusedPrefetches(_ trace: TraceFile) -> [Finding] {
-        group(trace, where: { $0.kind == .prefetchUse && $0.loaded > 0 && $0.used == 0 }) {
-            "\($0.callSite ?? "")|\($0.entity ?? "")|\($0.keyPath ?? "")"
-        }.map { g in
+    fileprivate func unusedPrefetches(_ groups: [Group]) -> [Finding] {
+        groups.map { g in
             let e = g.sample
-            let loaded = g.members.reduce(0) { $0 + trace.events[$1].loaded }
+            let loaded = g.loaded
             return g.finding(.unusedPrefetch,
                              evidence: "\(e.entity ?? "?").\(e.keyPath ?? "?"): \(g.count == 1 ? "a prefetch" : "\(g.count) prefetches") loaded \(loaded) objects and none was used",
                              fix: "take \"\(e.keyPath ?? "")\" out of relationshipKeyPathsForPrefetching: it costs a statement and memory for nothing",
@@ -347,12 +400,9 @@ public struct Analyzers {
     }
 
     /// Fetches that return many objects with no batch size.
-    func largeFetches(_ trace: TraceFile) -> [Finding] {
-        group(trace, where: {
-            $0.kind == .fetch && $0.batchSize == 0 && $0.results >= thresholds.largeFetch && ($0.resultType == "objects" || $0.resultType == "faults")
-                && !Self.isEngineCallSite($0.callSite)
-        }) { "\($0.callSite ?? "")|\($0.entity ?? "")" }.map { g in
-            let largest = g.members.reduce(0) { max($0, trace.events[$1].results) }
+    fileprivate func largeFetches(_ groups: [Group]) -> [Finding] {
+        groups.map { g in
+            let largest = g.largest
             return g.finding(.largeFetchWithoutBatchSize,
                              evidence: "\(g.sample.entity ?? "?"): \(g.count == 1 ? "a fetch" : "\(g.count) fetches") returned up to \(largest) objects with no batch size, every row read and cached",
                              fix: "set request.fetchBatchSize to about twice the rows on screen (20 for a table view): IDs first, rows as they are shown")
@@ -360,8 +410,8 @@ public struct Analyzers {
     }
 
     /// Many saves of a few objects each from one call site (a save in a loop).
-    func smallSaves(_ trace: TraceFile) -> [Finding] {
-        group(trace, where: { $0.kind == .save }) { $0.callSite ?? "" }.compactMap { g in
+    fileprivate func smallSaves(_ groups: [Group]) -> [Finding] {
+        groups.compactMap { g in
             guard g.count >= thresholds.smallSaves, Double(g.savedObjects) / Double(g.count) <= 2 else { return nil }
             return g.finding(.manySmallSaves,
                              evidence: "\(g.count) saves of \(g.savedObjects) objects in all (one transaction each)",

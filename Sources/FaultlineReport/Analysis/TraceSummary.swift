@@ -65,82 +65,99 @@ public struct TraceSummary: Sendable {
         return all > 0 ? Double(faults.count) / Double(all) : nil
     }
 
+    // What the summary adds up while events come (by fingerprint, entity, call site).
+    private var groups: [String: StatementGroup] = [:]
+    /// Fingerprints by SQL text: a trace repeats a few texts many times.
+    private var fingerprints: [String: String] = [:]
+    private var plans: [String: [String]] = [:]
+    private var fetchSites: [String: Tally] = [:], savedEntities: [String: Tally] = [:], saveSites: [String: Tally] = [:]
+    private var byEntity: [String: Tally] = [:], faultEntities: [String: Tally] = [:], missSites: [String: Tally] = [:], segmentTallies: [String: Tally] = [:]
+    private var segmentOrder: [String] = []
+
+    /// The summary of `trace`'s events.
     public init(_ trace: TraceFile) {
-        var groups: [String: StatementGroup] = [:]
-        // Fingerprints by SQL text: a trace repeats a few texts many times.
-        var fingerprints: [String: String] = [:]
-        func fingerprint(_ sql: String) -> String {
-            if let known = fingerprints[sql] { return known }
-            let computed = StatementFingerprint.of(sql)
-            fingerprints[sql] = computed
-            return computed
-        }
-        var plans: [String: [String]] = [:]
-        var fetchSites: [String: Tally] = [:], savedEntities: [String: Tally] = [:], saveSites: [String: Tally] = [:]
-        var byEntity: [String: Tally] = [:], faultEntities: [String: Tally] = [:], missSites: [String: Tally] = [:], segments: [String: Tally] = [:]
-        var segmentOrder: [String] = []
-        func add(_ tally: inout [String: Tally], _ key: String, _ time: Double, rows: Int = 0) {
-            tally[key, default: Tally(key: key)].count += 1
-            tally[key]!.time += time
-            tally[key]!.rows += rows
-        }
-        for event in trace.events {
-            events += 1
-            duration = Swift.max(duration, event.time)
-            if !event.segment.isEmpty && segments[event.segment] == nil { segmentOrder.append(event.segment) }
-            switch event.kind {
-            case .statement:
-                statementCount += 1
-                let key = fingerprint(event.sql ?? "")
-                var group = groups[key] ?? StatementGroup(fingerprint: key)
-                group.count += 1
-                group.total += event.duration
-                group.durations.append(event.duration)
-                group.rows += event.rows
-                group.fullScanSteps += event.fullScanSteps
-                group.sorts += event.sorts
-                groups[key] = group
-                if !["fetch", "fault", "relationshipFault", "save"].contains(event.purpose ?? "") {
-                    otherSQL.count += 1
-                    otherSQL.time += event.duration
-                }
-            case .queryPlan:
-                let key = fingerprint(event.sql ?? "")
-                if plans[key] == nil { plans[key] = event.planDetails }
-            case .fetch:
-                fetches.count += 1
-                fetches.time += event.duration
-                fetches.rows += event.rows
-                add(&byEntity, event.entity ?? "?", event.duration, rows: event.rows)
-                add(&fetchSites, event.callSite ?? "(unknown call site)", event.duration, rows: event.rows)
-            case .save:
-                saves.count += 1
-                saves.time += event.duration
-                let objects = event.savedObjects
-                add(&saveSites, event.callSite ?? "(unknown call site)", event.duration, rows: objects)
-                for (entity, count) in [event.inserted, event.updated, event.deleted].flatMap({ $0 }) {
-                    savedEntities[entity, default: Tally(key: entity)].count += count
-                    savedEntities[entity]!.time += objects > 0 ? event.duration * Double(count) / Double(objects) : 0
-                }
-            case .fault:
-                faults.count += 1
-                faults.time += event.duration
-                add(&faultEntities, (event.objectEntity ?? "?") + (event.relationship.map { ".\($0)" } ?? ""), event.duration)
-            case .cacheMiss:
-                cacheMisses.count += 1
-                cacheMisses.time += event.duration
-                add(&faultEntities, (event.objectEntity ?? "?") + (event.relationship.map { ".\($0)" } ?? ""), event.duration)
-                add(&missSites, event.callSite ?? "(unknown call site)", event.duration)
-            case .connect, .signpost, .prefetchUse, .batch, .merge, .refresh, .migration:
-                break
+        self.init()
+        for event in trace.events { add(event) }
+        finish()
+    }
+
+    /// An empty summary, to `add` events to one at a time and `finish`.
+    public init() {}
+
+    private mutating func fingerprint(_ sql: String) -> String {
+        if let known = fingerprints[sql] { return known }
+        let computed = StatementFingerprint.of(sql)
+        fingerprints[sql] = computed
+        return computed
+    }
+
+    private static func add(_ tally: inout [String: Tally], _ key: String, _ time: Double, rows: Int = 0) {
+        tally[key, default: Tally(key: key)].count += 1
+        tally[key]!.time += time
+        tally[key]!.rows += rows
+    }
+
+    /// Adds one event, in trace order.
+    public mutating func add(_ event: TraceEvent) {
+        events += 1
+        duration = Swift.max(duration, event.time)
+        if !event.segment.isEmpty && segmentTallies[event.segment] == nil { segmentOrder.append(event.segment) }
+        switch event.kind {
+        case .statement:
+            statementCount += 1
+            let key = fingerprint(event.sql ?? "")
+            var group = groups.removeValue(forKey: key) ?? StatementGroup(fingerprint: key)
+            group.count += 1
+            group.total += event.duration
+            group.durations.append(event.duration)
+            group.rows += event.rows
+            group.fullScanSteps += event.fullScanSteps
+            group.sorts += event.sorts
+            groups[key] = group
+            if !["fetch", "fault", "relationshipFault", "save"].contains(event.purpose ?? "") {
+                otherSQL.count += 1
+                otherSQL.time += event.duration
             }
-            if !event.segment.isEmpty, event.kind != .signpost {
-                segments[event.segment, default: Tally(key: event.segment)].count += 1
-                if event.kind == .fetch || event.kind == .save || event.kind == .cacheMiss || event.kind == .fault {
-                    segments[event.segment]!.time += event.duration
-                }
+        case .queryPlan:
+            let key = fingerprint(event.sql ?? "")
+            if plans[key] == nil { plans[key] = event.planDetails }
+        case .fetch:
+            fetches.count += 1
+            fetches.time += event.duration
+            fetches.rows += event.rows
+            Self.add(&byEntity, event.entity ?? "?", event.duration, rows: event.rows)
+            Self.add(&fetchSites, event.callSite ?? "(unknown call site)", event.duration, rows: event.rows)
+        case .save:
+            saves.count += 1
+            saves.time += event.duration
+            let objects = event.savedObjects
+            Self.add(&saveSites, event.callSite ?? "(unknown call site)", event.duration, rows: objects)
+            for (entity, count) in [event.inserted, event.updated, event.deleted].flatMap({ $0 }) {
+                savedEntities[entity, default: Tally(key: entity)].count += count
+                savedEntities[entity]!.time += objects > 0 ? event.duration * Double(count) / Double(objects) : 0
+            }
+        case .fault:
+            faults.count += 1
+            faults.time += event.duration
+            Self.add(&faultEntities, (event.objectEntity ?? "?") + (event.relationship.map { ".\($0)" } ?? ""), event.duration)
+        case .cacheMiss:
+            cacheMisses.count += 1
+            cacheMisses.time += event.duration
+            Self.add(&faultEntities, (event.objectEntity ?? "?") + (event.relationship.map { ".\($0)" } ?? ""), event.duration)
+            Self.add(&missSites, event.callSite ?? "(unknown call site)", event.duration)
+        case .connect, .signpost, .prefetchUse, .batch, .merge, .refresh, .migration:
+            break
+        }
+        if !event.segment.isEmpty, event.kind != .signpost {
+            segmentTallies[event.segment, default: Tally(key: event.segment)].count += 1
+            if event.kind == .fetch || event.kind == .save || event.kind == .cacheMiss || event.kind == .fault {
+                segmentTallies[event.segment]!.time += event.duration
             }
         }
+    }
+
+    /// Sorts what was added into the summary's tables.
+    public mutating func finish() {
         for (fingerprint, plan) in plans { groups[fingerprint]?.plan = plan }
         statements = groups.values.sorted { $0.total > $1.total }
         fetchesByEntity = byEntity.values.sorted { $0.time > $1.time }
@@ -149,6 +166,6 @@ public struct TraceSummary: Sendable {
         savesByCallSite = saveSites.values.sorted { $0.time > $1.time }
         faultsByEntity = faultEntities.values.sorted { $0.time > $1.time }
         missesByCallSite = missSites.values.sorted { $0.time > $1.time }
-        self.segments = segmentOrder.compactMap { segments[$0] }
+        segments = segmentOrder.compactMap { segmentTallies[$0] }
     }
 }

@@ -75,6 +75,10 @@ public final class TraceEvent: @unchecked Sendable {
         return parts.count >= 2 ? String(parts[parts.count - 2]) : nil
     }
 
+    /// A fetch, save, fault or cache miss: the events whose times add up to the time a program spent in Core Data
+    /// work (statements and plans are inside them).
+    public var isTopLevel: Bool { kind == .fetch || kind == .save || kind == .fault || kind == .cacheMiss }
+
     /// Objects a save wrote (inserted + updated + deleted).
     public var savedObjects: Int { inserted.values.reduce(0, +) + updated.values.reduce(0, +) + deleted.values.reduce(0, +) }
 }
