@@ -49,3 +49,42 @@ enum OutputFile {
         }
     }
 }
+
+/// A file written in pieces (an output too large to build in memory): to a hidden name beside it, renamed into
+/// place by `commit`, so that a reader never sees half of it and a failure leaves nothing behind.
+final class StreamingOutputFile {
+    let path: String
+    private let partial: String
+    private let handle: FileHandle
+    private var committed = false
+
+    init(_ path: String) throws {
+        try OutputFile.check(path)
+        self.path = path
+        let url = URL(fileURLWithPath: path)
+        partial = url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).\(UUID().uuidString).partial").path
+        guard FileManager.default.createFile(atPath: partial, contents: nil), let handle = FileHandle(forWritingAtPath: partial) else {
+            throw OutputFile.Failure(description: "cannot write '\(path)'")
+        }
+        self.handle = handle
+    }
+
+    func write(_ bytes: [UInt8]) throws {
+        do { try handle.write(contentsOf: bytes) } catch {
+            throw OutputFile.Failure(description: "cannot write '\(path)': \(String(cString: strerror(errno)))")
+        }
+    }
+
+    func commit() throws {
+        try handle.close()
+        guard rename(partial, path) == 0 else { throw OutputFile.Failure(description: "cannot write '\(path)': \(String(cString: strerror(errno)))") }
+        committed = true
+    }
+
+    deinit {
+        if !committed {
+            try? handle.close()
+            try? FileManager.default.removeItem(atPath: partial)
+        }
+    }
+}

@@ -117,19 +117,33 @@ struct ReportCommand: ParsableCommand {
             let prover = try store.map { store in
                 try IndexProver(coordinator: openStore(store, model: model, readOnly: true), store: URL(fileURLWithPath: store))
             }
+            // Each trace is read once, streaming; the first also goes to the Chrome file as it is read.
+            let chromeFile = try chrome.map(StreamingOutputFile.init)
             var inputs: [ReportPage.Input] = []
-            for path in traces {
-                var trace = try TraceFile(path: path, model: prover?.coordinator.managedObjectModel)
-                if let prover, trace.source == .coreDataLog { trace = trace.withPlans(from: prover.coordinator) }
-                var input = ReportPage.Input(trace: trace, analyzers: analyzers)
-                if let prover { input.findings = prover.prove(input.findings, fromLog: trace.source == .coreDataLog) }
+            for (number, path) in traces.enumerated() {
+                let writer = number == 0 ? chromeFile.map { file in ChromeTraceWriter { try file.write($0) } } : nil
+                var analysis = TraceAnalysis(analyzers: analyzers)
+                var info = try TraceFile.read(path: path, model: prover?.coordinator.managedObjectModel) { event in
+                    analysis.add(event)
+                    try writer?.add(event)
+                }
+                try writer?.finish()
+                if let prover, info.source == .coreDataLog {
+                    // A log's statements are planned on the store, which needs them all at hand: logs are read whole.
+                    let trace = try TraceFile(path: path, model: prover.coordinator.managedObjectModel).withPlans(from: prover.coordinator)
+                    analysis = TraceAnalysis(analyzers: analyzers)
+                    for event in trace.events { analysis.add(event) }
+                    info.warnings = trace.warnings
+                }
+                var input = ReportPage.Input(path: path, info: info, analysis: analysis)
+                if let prover { input.findings = prover.prove(input.findings, fromLog: info.source == .coreDataLog) }
                 if !allowedFingerprints.isEmpty {
                     input.findings.removeAll { $0.sql.map { allowedFingerprints.contains(StatementFingerprint.of($0)) } ?? false }
                 }
                 inputs.append(input)
             }
             if let output { try OutputFile.write(Data(ReportPage(inputs: inputs).html.utf8), to: output) }
-            if let chrome { try OutputFile.write(ChromeTrace.data(inputs[0].trace), to: chrome) }
+            try chromeFile?.commit()
             let failing = try failingKinds()
             let gated = inputs.flatMap(\.findings).filter { failing.contains($0.kind) }
             defer {
@@ -139,24 +153,24 @@ struct ReportCommand: ParsableCommand {
                 }
             }
             if json {
-                let data = try FindingsJSON.data(inputs.map { ($0.trace.path, $0.trace.source, $0.findings) })
+                let data = try FindingsJSON.data(inputs.map { ($0.path, $0.info.source, $0.findings) })
                 print(String(decoding: data, as: UTF8.self))
                 if !gated.isEmpty { throw ExitCode(1) }
                 return
             }
             for input in inputs {
-                print("\(input.trace.path): \(input.summary.events) events, \(input.summary.statementCount) statements, \(input.findings.count) findings")
-                if let log = input.trace.logStatistics {
+                print("\(input.path): \(input.summary.events) events, \(input.summary.statementCount) statements, \(input.findings.count) findings")
+                if let log = input.info.logStatistics {
                     print("  a Core Data SQL debug log: \(log.coreDataLines) Core Data line\(log.coreDataLines == 1 ? "" : "s"), \(log.otherLines) other line\(log.otherLines == 1 ? "" : "s")")
                 }
-                if !input.findings.isEmpty { print("  " + ReportPage.explanation(input.findings, in: input.trace)) }
+                if !input.findings.isEmpty { print("  " + input.explanation) }
                 for finding in input.findings.prefix(20) {
                     let segments = finding.segments.count > 1 ? "\(finding.segments.count) segments" : finding.segment
                     let place = [segments, finding.callSite ?? ""].filter { !$0.isEmpty }.joined(separator: " at ")
                     print("  \(finding.kind.rawValue)\(place.isEmpty ? "" : " (\(place))"): \(finding.evidence)\n    fix: \(finding.fix)")
                 }
                 if input.findings.count > 20 { print("  … \(input.findings.count - 20) more in the report") }
-                for warning in input.trace.warnings { print("  warning: \(warning)") }
+                for warning in input.info.warnings { print("  warning: \(warning)") }
             }
             if let output { print("wrote \(output)" + (chrome.map { " and \($0)" } ?? "")) }
             if !gated.isEmpty { throw ExitCode(1) }

@@ -6,15 +6,37 @@ import Foundation
 /// escaped.
 public struct ReportPage {
     public struct Input {
-        public var trace: TraceFile
+        public var path: String
+        public var info: TraceFile.Info
         public var summary: TraceSummary
         public var findings: [Finding]
+        public var timeline: TraceTimeline
+        public var migrations: [TraceEvent]
+        /// Each event's duration by index (fetches, saves and faults; 0 for the rest): the time findings explain.
+        public var durations: [Double]
 
         public init(trace: TraceFile, analyzers: Analyzers) {
-            self.trace = trace
-            summary = TraceSummary(trace)
-            findings = analyzers.findings(in: trace)
+            var analysis = TraceAnalysis(analyzers: analyzers)
+            for event in trace.events { analysis.add(event) }
+            self.init(path: trace.path, info: TraceFile.Info(header: trace.header, warnings: trace.warnings, source: trace.source, logStatistics: trace.logStatistics),
+                      analysis: analysis)
         }
+
+        /// The report of a trace read streaming into `analysis`.
+        public init(path: String, info: TraceFile.Info, analysis: TraceAnalysis) {
+            self.path = path
+            self.info = info
+            var summary = analysis.summary
+            summary.finish()
+            self.summary = summary
+            findings = analysis.run.findings(source: info.source)
+            timeline = analysis.timeline
+            migrations = analysis.migrations
+            durations = analysis.run.durations
+        }
+
+        /// "N distinct problems; their events took X of the Y …".
+        public var explanation: String { ReportPage.explanation(findings, durations: durations) }
     }
 
     public var inputs: [Input]
@@ -45,8 +67,8 @@ public struct ReportPage {
     private func e(_ text: String) -> String { HTMLText.escape(text) }
 
     /// "N distinct problems; their events took X of the Y the trace's fetches, saves and faults took (Z%)."
-    public static func explanation(_ findings: [Finding], in trace: TraceFile) -> String {
-        let (explained, total) = Analyzers.explainedTime(findings, in: trace)
+    public static func explanation(_ findings: [Finding], durations: [Double]) -> String {
+        let (explained, total) = Analyzers.explainedTime(findings, durations: durations)
         let share = total > 0 ? String(format: " (%.0f%%)", explained / total * 100) : ""
         return "\(findings.count) distinct problem\(findings.count == 1 ? "" : "s"); their events took \(seconds(explained)) of the \(seconds(total)) the trace's fetches, saves and faults took\(share), each event counted once."
     }
@@ -58,7 +80,7 @@ public struct ReportPage {
     }
 
     private func comparison() -> String {
-        var out = "<h2>Side by side</h2>\n<table><tr><th></th>" + inputs.map { "<th>\(e(URL(fileURLWithPath: $0.trace.path).lastPathComponent))</th>" }.joined() + "</tr>\n"
+        var out = "<h2>Side by side</h2>\n<table><tr><th></th>" + inputs.map { "<th>\(e(URL(fileURLWithPath: $0.path).lastPathComponent))</th>" }.joined() + "</tr>\n"
         func row(_ name: String, _ value: (Input) -> String) { out += "<tr><td>\(name)</td>" + inputs.map { "<td class=n>\(value($0))</td>" }.joined() + "</tr>\n" }
         row("events") { "\($0.summary.events)" }
         row("statements") { "\($0.summary.statementCount)" }
@@ -72,8 +94,8 @@ public struct ReportPage {
 
     private func section(_ input: Input, index: Int) -> String {
         let s = input.summary
-        let t = input.trace
-        var out = "<h2>\(e(URL(fileURLWithPath: t.path).lastPathComponent))</h2>\n"
+        let t = input.info
+        var out = "<h2>\(e(URL(fileURLWithPath: input.path).lastPathComponent))</h2>\n"
         let meta = ["process", "pid", "host", "sqlite", "started"].compactMap { key in t.header[key].map { "\(key) \(e($0))" } }
         out += "<p class=muted>\(meta.joined(separator: " · "))</p>\n"
         if let log = t.logStatistics {
@@ -92,7 +114,7 @@ public struct ReportPage {
         out += ".</p>\n"
         // Findings.
         out += "<h3>Findings (\(input.findings.count))</h3>\n"
-        if !input.findings.isEmpty { out += "<p>\(e(Self.explanation(input.findings, in: t)))</p>\n" }
+        if !input.findings.isEmpty { out += "<p>\(e(input.explanation))</p>\n" }
         if input.findings.isEmpty { out += "<p>None: no fault storm, scan, sort, repeated fetch, unbatched large fetch or save loop above the thresholds.</p>\n" }
         for finding in input.findings.prefix(top) {
             out += "<div class=finding><b>\(e(finding.kind.rawValue))</b> — \(e(finding.evidence)) <span class=muted>(\(seconds(finding.cost)); trace lines \(finding.lines.map(String.init).joined(separator: ", "))\(finding.count > finding.lines.count ? ", …" : ""))</span>"
@@ -105,7 +127,7 @@ public struct ReportPage {
             out += "<br><b>Fix:</b> \(e(finding.fix))</div>\n"
         }
         if input.findings.count > top { out += "<p class=muted>… and \(input.findings.count - top) more.</p>\n" }
-        out += timeline(t, duration: s.duration)
+        out += timeline(input.timeline, duration: s.duration)
         // Statements.
         out += "<h3>Statements by fingerprint (\(s.statements.count))</h3>\n<table><tr><th>SQL</th><th>count</th><th>total</th><th>p50</th><th>p95</th><th>max</th><th>rows</th><th>plan</th></tr>\n"
         for group in s.statements.prefix(top) {
@@ -124,7 +146,7 @@ public struct ReportPage {
         out += tallies("Faults and cache misses by entity and relationship", s.faultsByEntity, rows: false)
         out += tallies("Cache misses by call site", s.missesByCallSite, rows: false)
         if !s.segments.isEmpty { out += tallies("Segments (signposts)", s.segments, rows: false) }
-        let migrations = t.events.filter { $0.kind == .migration }
+        let migrations = input.migrations
         if !migrations.isEmpty {
             out += "<h3>Migration</h3>\n<table><tr><th>step</th><th>entity</th><th>rows</th><th>statements</th><th>time</th></tr>\n"
             for m in migrations {
@@ -147,32 +169,36 @@ public struct ReportPage {
 
     /// Per context (the six busiest), lanes of fetches, saves, faults and cache misses over time, binned (at most
     /// 600 columns however many events).
-    private func timeline(_ trace: TraceFile, duration: Double) -> String {
-        let kinds: [(String, TraceEvent.Kind, String)] = [("fetch", .fetch, "#3a7bd5"), ("save", .save, "#2a9d55"), ("fault", .fault, "#999"), ("cache miss", .cacheMiss, "#c33")]
+    private func timeline(_ points: TraceTimeline, duration: Double) -> String {
+        let colours = ["#3a7bd5", "#2a9d55", "#999", "#c33"], names = ["fetch", "save", "fault", "cache miss"]
+        let kinds = Array(zip(names, colours))
         let bins = 600, width = 900.0, laneHeight = 18.0, left = 150.0
         guard duration > 0 else { return "" }
-        var perContext: [Int: Int] = [:]
-        for event in trace.events where kinds.contains(where: { $0.1 == event.kind }) { perContext[event.context, default: 0] += 1 }
+        let perContext = points.perContext
         let contexts = perContext.sorted { $0.value != $1.value ? $0.value > $1.value : $0.key < $1.key }.prefix(6).map(\.key).sorted()
         guard !contexts.isEmpty else { return "" }
+        // Counts per context, lane and bin, in one pass over the points.
+        let row = Dictionary(uniqueKeysWithValues: contexts.enumerated().map { ($0.element, $0.offset) })
+        var counts = [[Int]](repeating: [Int](repeating: 0, count: bins), count: contexts.count * kinds.count)
+        for i in points.times.indices {
+            guard let r = row[Int(points.contexts[i])] else { continue }
+            counts[r * kinds.count + Int(points.lanes[i])][min(bins - 1, max(0, Int(points.times[i] / duration * Double(bins))))] += 1
+        }
         let rows = contexts.count * kinds.count
         var svg = "<h3>Timeline\(contexts.count > 1 ? " by context" : "")</h3>\n"
         if perContext.count > contexts.count { svg += "<p class=muted>The \(contexts.count) busiest of \(perContext.count) contexts.</p>\n" }
         svg += "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"\(Int(left + width + 10))\" height=\"\(Int(laneHeight * Double(rows) + 8 * Double(contexts.count) + 24))\" role=\"img\" aria-label=\"timeline\">\n"
         var y = 0.0
-        for context in contexts {
+        for (r, context) in contexts.enumerated() {
             for (k, kind) in kinds.enumerated() {
-                var counts = [Int](repeating: 0, count: bins)
-                for event in trace.events where event.kind == kind.1 && event.context == context {
-                    counts[min(bins - 1, max(0, Int(event.time / duration * Double(bins))))] += 1
-                }
+                let counts = counts[r * kinds.count + k]
                 let peak = max(1, counts.max() ?? 1)
                 let name = (k == 0 && contexts.count > 1 ? "context \(context) · " : "") + kind.0
                 svg += "<text x=\"0\" y=\"\(y + 13)\" font-size=\"11\">\(e(name))</text>\n"
                 for (bin, count) in counts.enumerated() where count > 0 {
                     let h = max(2, (laneHeight - 4) * Double(count) / Double(peak))
                     let x = left + Double(bin) * width / Double(bins)
-                    svg += "<rect x=\"\(String(format: "%.1f", x))\" y=\"\(String(format: "%.1f", y + laneHeight - 2 - h))\" width=\"\(String(format: "%.2f", max(1, width / Double(bins))))\" height=\"\(String(format: "%.1f", h))\" fill=\"\(kind.2)\"><title>\(count)</title></rect>\n"
+                    svg += "<rect x=\"\(String(format: "%.1f", x))\" y=\"\(String(format: "%.1f", y + laneHeight - 2 - h))\" width=\"\(String(format: "%.2f", max(1, width / Double(bins))))\" height=\"\(String(format: "%.1f", h))\" fill=\"\(kind.1)\"><title>\(count)</title></rect>\n"
                 }
                 y += laneHeight
             }

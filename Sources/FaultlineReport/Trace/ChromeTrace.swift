@@ -1,41 +1,125 @@
 import Foundation
 
 /// A trace in Chrome's trace-event format (JSON object with `traceEvents`): opens in Perfetto or chrome://tracing
-/// as a timeline with a track per kind of event; signposts become instant events.
-public enum ChromeTrace {
-    public static func data(_ trace: TraceFile) throws -> Data {
-        let tracks: [TraceEvent.Kind: Int] = [.fetch: 1, .save: 2, .statement: 3, .fault: 4, .cacheMiss: 5]
-        var events: [[String: Any]] = tracks.map { kind, tid in
-            ["name": "thread_name", "ph": "M", "pid": 1, "tid": tid, "args": ["name": kind.rawValue]]
+/// as a timeline with a track per kind of event; signposts become instant events. Written as the events come, so
+/// a trace of millions of events is converted in bounded memory.
+public final class ChromeTraceWriter {
+    private static let tracks: [TraceEvent.Kind: Int] = [.fetch: 1, .save: 2, .statement: 3, .fault: 4, .cacheMiss: 5]
+    /// Bytes gathered before they are handed to the sink.
+    private static let flushBytes = 1 << 20
+
+    private var buffer: [UInt8] = []
+    private var first = true
+    private let sink: ([UInt8]) throws -> Void
+
+    /// A writer that hands its output, in pieces, to `sink`.
+    public init(sink: @escaping ([UInt8]) throws -> Void) {
+        self.sink = sink
+        buffer.reserveCapacity(Self.flushBytes + 4096)
+        append(#"{"displayTimeUnit":"ms","traceEvents":["#)
+        for (kind, tid) in Self.tracks.sorted(by: { $0.value < $1.value }) {
+            object { field("name", "thread_name"); field("ph", "M"); number("pid", 1); number("tid", Double(tid)); raw("args", "{\"name\":\(Self.quoted(kind.rawValue))}") }
         }
-        for event in trace.events {
-            let end = event.time * 1e6
+    }
+
+    public func add(_ event: TraceEvent) throws {
+        let end = event.time * 1e6
+        switch event.kind {
+        case .signpost:
+            object { field("name", event.name ?? ""); field("ph", "i"); field("s", "g"); number("ts", end); number("pid", 1); number("tid", 0); field("cat", "signpost") }
+        case .fetch, .save, .statement, .fault, .cacheMiss:
+            let name: String
             switch event.kind {
-            case .signpost:
-                events.append(["name": event.name ?? "", "ph": "i", "s": "g", "ts": end, "pid": 1, "tid": 0, "cat": "signpost"])
-            case .fetch, .save, .statement, .fault, .cacheMiss:
-                let name: String
-                switch event.kind {
-                case .fetch: name = "fetch \(event.entity ?? "?")"
-                case .save: name = "save (\(event.savedObjects) objects)"
-                case .statement: name = String((event.sql ?? "").prefix(80))
-                default: name = "\(event.kind == .cacheMiss ? "cache miss" : "fault") \(event.objectEntity ?? "?")\(event.relationship.map { ".\($0)" } ?? "")"
-                }
-                var args: [String: Any] = ["line": event.line]
-                if let site = event.callSite { args["callSite"] = site }
-                if let predicate = event.predicate { args["predicate"] = predicate }
-                if let sql = event.sql { args["sql"] = sql }
-                if event.kind == .fetch { args["results"] = event.results }
-                let duration = event.duration * 1e6
-                events.append(["name": name, "ph": "X", "ts": end - duration, "dur": duration, "pid": 1, "tid": tracks[event.kind]!,
-                               "cat": event.kind.rawValue, "args": args])
-            case .batch, .merge, .refresh, .migration:
-                events.append(["name": "\(event.kind.rawValue) \(event.entity ?? "")", "ph": "X", "ts": end - event.duration * 1e6, "dur": event.duration * 1e6,
-                               "pid": 1, "tid": 2, "cat": event.kind.rawValue, "args": ["line": event.line]])
-            case .connect, .queryPlan, .prefetchUse:
-                break
+            case .fetch: name = "fetch \(event.entity ?? "?")"
+            case .save: name = "save (\(event.savedObjects) objects)"
+            case .statement: name = String((event.sql ?? "").prefix(80))
+            default: name = "\(event.kind == .cacheMiss ? "cache miss" : "fault") \(event.objectEntity ?? "?")\(event.relationship.map { ".\($0)" } ?? "")"
+            }
+            var args = "{\"line\":\(event.line)"
+            if let site = event.callSite { args += ",\"callSite\":" + Self.quoted(site) }
+            if let predicate = event.predicate { args += ",\"predicate\":" + Self.quoted(predicate) }
+            if let sql = event.sql { args += ",\"sql\":" + Self.quoted(sql) }
+            if event.kind == .fetch { args += ",\"results\":\(event.results)" }
+            args += "}"
+            let duration = event.duration * 1e6
+            object {
+                field("name", name); field("ph", "X"); number("ts", end - duration); number("dur", duration); number("pid", 1)
+                number("tid", Double(Self.tracks[event.kind]!)); field("cat", event.kind.rawValue); raw("args", args)
+            }
+        case .batch, .merge, .refresh, .migration:
+            let duration = event.duration * 1e6
+            object {
+                field("name", "\(event.kind.rawValue) \(event.entity ?? "")"); field("ph", "X"); number("ts", end - duration); number("dur", duration)
+                number("pid", 1); number("tid", 2); field("cat", event.kind.rawValue); raw("args", "{\"line\":\(event.line)}")
+            }
+        case .connect, .queryPlan, .prefetchUse:
+            return
+        }
+        if buffer.count >= Self.flushBytes { try flush() }
+    }
+
+    /// Ends the document and hands the rest to the sink.
+    public func finish() throws {
+        append("]}")
+        try flush()
+    }
+
+    private func flush() throws {
+        try sink(buffer)
+        buffer.removeAll(keepingCapacity: true)
+    }
+
+    // Building one event object.
+    private var firstField = true
+
+    private func object(_ body: () -> Void) {
+        append(first ? "{" : ",{")
+        first = false
+        firstField = true
+        body()
+        append("}")
+    }
+
+    private func key(_ name: String) {
+        append(firstField ? "\"" : ",\"")
+        firstField = false
+        append(name)
+        append("\":")
+    }
+
+    private func field(_ name: String, _ value: String) { key(name); append(Self.quoted(value)) }
+    private func number(_ name: String, _ value: Double) {
+        key(name)
+        append(value == value.rounded() && abs(value) < 1e15 ? String(Int64(value)) : String(format: "%.3f", value))
+    }
+    private func raw(_ name: String, _ json: String) { key(name); append(json) }
+    private func append(_ text: String) { buffer.append(contentsOf: text.utf8) }
+
+    /// `text` as a JSON string.
+    static func quoted(_ text: String) -> String {
+        var out = "\""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            case _ where scalar.value < 0x20: out += String(format: "\\u%04x", scalar.value)
+            default: out.unicodeScalars.append(scalar)
             }
         }
-        return try JSONSerialization.data(withJSONObject: ["traceEvents": events, "displayTimeUnit": "ms"])
+        return out + "\""
+    }
+}
+
+public enum ChromeTrace {
+    /// `trace` in Chrome's trace-event format, in memory.
+    public static func data(_ trace: TraceFile) throws -> Data {
+        var data = Data()
+        let writer = ChromeTraceWriter { data.append(contentsOf: $0) }
+        for event in trace.events { try writer.add(event) }
+        try writer.finish()
+        return data
     }
 }
