@@ -35,22 +35,22 @@ public final class ChromeTraceWriter {
             case .statement: name = String((event.sql ?? "").prefix(80))
             default: name = "\(event.kind == .cacheMiss ? "cache miss" : "fault") \(event.objectEntity ?? "?")\(event.relationship.map { ".\($0)" } ?? "")"
             }
-            var args = "{\"line\":\(event.line)"
-            if let site = event.callSite { args += ",\"callSite\":" + Self.quoted(site) }
-            if let predicate = event.predicate { args += ",\"predicate\":" + Self.quoted(predicate) }
-            if let sql = event.sql { args += ",\"sql\":" + Self.quoted(sql) }
-            if event.kind == .fetch { args += ",\"results\":\(event.results)" }
-            args += "}"
             let duration = event.duration * 1e6
             object {
-                field("name", name); field("ph", "X"); number("ts", end - duration); number("dur", duration); number("pid", 1)
-                number("tid", Double(Self.tracks[event.kind]!)); field("cat", event.kind.rawValue); raw("args", args)
+                field("name", name); field("ph", "X"); number("ts", max(0, end - duration)); number("dur", duration); number("pid", 1)
+                number("tid", Double(Self.tracks[event.kind]!)); field("cat", event.kind.rawValue)
+                key("args"); append("{\"line\":"); integer(event.line)
+                if let site = event.callSite { append(",\"callSite\":"); string(site) }
+                if let predicate = event.predicate { append(",\"predicate\":"); string(predicate) }
+                if let sql = event.sql { append(",\"sql\":"); string(sql) }
+                if event.kind == .fetch { append(",\"results\":"); integer(event.results) }
+                append("}")
             }
         case .batch, .merge, .refresh, .migration:
             let duration = event.duration * 1e6
             object {
-                field("name", "\(event.kind.rawValue) \(event.entity ?? "")"); field("ph", "X"); number("ts", end - duration); number("dur", duration)
-                number("pid", 1); number("tid", 2); field("cat", event.kind.rawValue); raw("args", "{\"line\":\(event.line)}")
+                field("name", "\(event.kind.rawValue) \(event.entity ?? "")"); field("ph", "X"); number("ts", max(0, end - duration)); number("dur", duration)
+                number("pid", 1); number("tid", 2); field("cat", event.kind.rawValue); key("args"); append("{\"line\":"); integer(event.line); append("}")
             }
         case .connect, .queryPlan, .prefetchUse:
             return
@@ -87,30 +87,70 @@ public final class ChromeTraceWriter {
         append("\":")
     }
 
-    private func field(_ name: String, _ value: String) { key(name); append(Self.quoted(value)) }
-    private func number(_ name: String, _ value: Double) {
-        key(name)
-        append(value == value.rounded() && abs(value) < 1e15 ? String(Int64(value)) : String(format: "%.3f", value))
-    }
+    private func field(_ name: String, _ value: String) { key(name); string(value) }
     private func raw(_ name: String, _ json: String) { key(name); append(json) }
     private func append(_ text: String) { buffer.append(contentsOf: text.utf8) }
 
-    /// `text` as a JSON string.
-    static func quoted(_ text: String) -> String {
-        var out = "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case _ where scalar.value < 0x20: out += String(format: "\\u%04x", scalar.value)
-            default: out.unicodeScalars.append(scalar)
+    /// A time in microseconds: whole, or with three decimals (nanoseconds).
+    private func number(_ name: String, _ value: Double) {
+        key(name)
+        let nanoseconds = Int64((value * 1000).rounded())
+        integer(Int(nanoseconds / 1000))
+        let fraction = Int(abs(nanoseconds % 1000))
+        if fraction != 0 {
+            buffer.append(UInt8(ascii: "."))
+            buffer.append(UInt8(48 + fraction / 100))
+            buffer.append(UInt8(48 + fraction / 10 % 10))
+            buffer.append(UInt8(48 + fraction % 10))
+        }
+    }
+
+    private func integer(_ value: Int) {
+        if value < 0 { buffer.append(UInt8(ascii: "-")) }
+        var n = value.magnitude
+        var digits: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) =
+            (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        var count = 0
+        withUnsafeMutableBytes(of: &digits) { raw in
+            repeat {
+                raw[count] = UInt8(48 + n % 10)
+                n /= 10
+                count += 1
+            } while n > 0
+            for i in stride(from: count - 1, through: 0, by: -1) { buffer.append(raw[i]) }
+        }
+    }
+
+    /// `text` as a JSON string, escaped byte by byte.
+    private func string(_ text: String) {
+        buffer.append(UInt8(ascii: "\""))
+        var text = text
+        text.withUTF8 { bytes in
+            for b in bytes {
+                switch b {
+                case UInt8(ascii: "\""): buffer.append(UInt8(ascii: "\\")); buffer.append(b)
+                case UInt8(ascii: "\\"): buffer.append(b); buffer.append(b)
+                case 0..<0x20:
+                    buffer.append(contentsOf: "\\u00".utf8)
+                    buffer.append(Self.hex[Int(b >> 4)])
+                    buffer.append(Self.hex[Int(b & 0xF)])
+                default: buffer.append(b)
+                }
             }
         }
-        return out + "\""
+        buffer.append(UInt8(ascii: "\""))
     }
+
+    private static let hex = Array("0123456789abcdef".utf8)
+
+    /// `text` as a JSON string.
+    static func quoted(_ text: String) -> String {
+        let writer = ChromeTraceWriter(bare: ())
+        writer.string(text)
+        return String(decoding: writer.buffer, as: UTF8.self)
+    }
+
+    private init(bare: Void) { sink = { _ in } }
 }
 
 public enum ChromeTrace {

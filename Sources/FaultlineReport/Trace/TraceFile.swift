@@ -271,48 +271,75 @@ public struct TraceFile: Sendable {
         }
     }
 
+    /// Reads the fields `e`'s type has (docs/trace-format.md): looking up only those keeps a million-line trace
+    /// to seconds.
     private static func fill(_ e: TraceEvent, from f: Fields) throws {
-        e.sql = f.string("sql")
-        e.purpose = f.string("purpose")
-        e.rows = try f.count("rows")
-        e.fullScanSteps = try f.count("fullScanSteps")
-        e.vmSteps = try f.count("vmSteps")
-        e.sorts = try f.count("sorts")
+        let kind = e.kind
         e.duration = try f.seconds(f["duration"] != nil ? "duration" : "totalTime")
+        switch kind {
+        case .statement:
+            e.sql = f.string("sql")
+            e.purpose = f.string("purpose")
+            e.rows = try f.count("rows")
+            e.fullScanSteps = try f.count("fullScanSteps")
+            e.vmSteps = try f.count("vmSteps")
+            e.sorts = try f.count("sorts")
+            return
+        case .queryPlan:
+            e.sql = f.string("sql")
+            if case .array(let nodes)? = f["nodes"] {
+                e.planDetails = nodes.compactMap { node in
+                    guard case .object(let pairs) = node else { return nil }
+                    return Fields(pairs: pairs, path: f.path, line: f.line).string("detail")
+                }
+            }
+            return
+        case .signpost, .connect:
+            e.name = f.string("name") ?? (f["name"] == nil ? f.string("path") : nil)
+            return
+        default:
+            break
+        }
         e.entity = f.string("entity")
-        e.predicate = f.string("predicate")
-        e.sort = f.strings("sort")
-        e.batchSize = try f.count("batchSize")
-        e.prefetch = f.strings("prefetch")
-        e.resultType = f.string("resultType")
-        e.statements = try f.count("statements")
-        e.results = try f.count(f["results"] != nil ? "results" : "objects")
-        e.registered = try f.count("registered")
-        e.context = try f.count("context")
-        e.keyPath = f.string("keyPath")
-        e.loaded = try f.count("loaded")
-        e.used = try f.count("used")
-        e.sqlTime = try f.seconds("sqlTime")
         e.callSite = f.string("callSite")
-        e.faultKind = f.string("kind")
-        e.object = f.string("object")
-        e.relationship = f.string("relationship")
-        e.batch = try f.optionalCount("batch")
-        e.countOnly = f.bool("countOnly")
-        e.inserted = try f.counts("inserted")
-        e.updated = try f.counts("updated")
-        e.deleted = try f.counts("deleted")
-        e.error = f.string("error")
-        e.name = f.string("name") ?? (f["name"] == nil ? f.string("path") : nil)
-        if e.kind == .migration {
+        e.context = try f.count("context")
+        e.rows = try f.count("rows")
+        e.statements = try f.count("statements")
+        switch kind {
+        case .fetch:
+            e.predicate = f.string("predicate")
+            e.sort = f.strings("sort")
+            e.batchSize = try f.count("batchSize")
+            e.prefetch = f.strings("prefetch")
+            e.resultType = f.string("resultType")
+            e.results = try f.count("results")
+            e.registered = try f.count("registered")
+            e.sqlTime = try f.seconds("sqlTime")
+        case .fault, .cacheMiss:
+            e.faultKind = f.string("kind")
+            e.object = f.string("object")
+            e.relationship = f.string("relationship")
+            e.batch = try f.optionalCount("batch")
+            e.countOnly = f.bool("countOnly")
+        case .save, .merge:
+            e.inserted = try f.counts("inserted")
+            e.updated = try f.counts("updated")
+            e.deleted = try f.counts("deleted")
+            e.error = f.string("error")
+        case .batch:
+            e.faultKind = f.string("kind")
+            e.error = f.string("error")
+        case .refresh:
+            e.results = try f.count("objects")
+        case .prefetchUse:
+            e.keyPath = f.string("keyPath")
+            e.loaded = try f.count("loaded")
+            e.used = try f.count("used")
+        case .migration:
             // "step N: 'from' → 'to'", the step a migration event belongs to.
             e.name = "step \(try f.count("step")): '\(f.string("from") ?? "?")' → '\(f.string("to") ?? "?")'"
-        }
-        if case .array(let nodes)? = f["nodes"] {
-            e.planDetails = nodes.compactMap { node in
-                guard case .object(let pairs) = node else { return nil }
-                return Fields(pairs: pairs, path: f.path, line: f.line).string("detail")
-            }
+        case .statement, .queryPlan, .signpost, .connect:
+            break
         }
     }
 }
