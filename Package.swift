@@ -73,7 +73,7 @@ let package = Package(
         .testTarget(name: "FaultlineTests", dependencies: ["Faultline", "CSQLite"]),
         .testTarget(name: "FaultlineDataTests", dependencies: ["Faultline", "FaultlineData"]),
         .testTarget(name: "FaultlineReportTests", dependencies: ["Faultline", "FaultlineReport"]),
-        .testTarget(name: "FaultlineBenchTests", dependencies: ["Faultline", "FaultlineBench"]),
+        .testTarget(name: "FaultlineBenchTests", dependencies: ["Faultline", "FaultlineBench", "FaultlineReport"]),
         .testTarget(name: "faultlineTests", dependencies: ["faultline", "CSQLite"]),
     ],
     swiftLanguageModes: [.v6]

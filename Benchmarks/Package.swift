@@ -20,6 +20,7 @@ let package = Package(
             dependencies: [
                 .product(name: "Faultline", package: engine),
                 .product(name: "FaultlineBench", package: engine),
+                .product(name: "FaultlineReport", package: engine),
                 .product(name: "Benchmark", package: "package-benchmark"),
             ],
             path: "Benchmarks/EngineBenchmarks",

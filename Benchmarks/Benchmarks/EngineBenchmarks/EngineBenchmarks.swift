@@ -1,6 +1,7 @@
 import Benchmark
 import Faultline
 import FaultlineBench
+import FaultlineReport
 import Foundation
 
 // The engine's hot paths. Against raw SQLite on the same rows (GRDB's performance-suite shapes): fetch 200,000
@@ -193,6 +194,35 @@ let benchmarks: @Sendable () -> Void = {
         let context = ManagedObjectContext(.privateQueue, coordinator: coordinator)
         try context.performAndWait {
             for _ in benchmark.scaledIterations { blackHole(try context.selectStatement(for: request)) }
+        }
+    }
+
+    // `faultline report`'s reading and analysis of generated traces (SyntheticTrace), streaming: time and peak memory.
+    // The target on 2 cores: 1M events in at most 5 s and 300 MB; the Chrome export in at most twice that.
+    for events in [100_000, 1_000_000] {
+        let trace = folder.appendingPathComponent("report-\(events).jsonl")
+        try! SyntheticTrace.write(events: events, to: trace)
+        let configuration = Benchmark.Configuration(metrics: [.wallClock, .peakMemoryResident], timeUnits: .milliseconds, maxIterations: 5)
+        Benchmark("Report a \(events / 1_000)k-event trace", configuration: configuration) { benchmark in
+            for _ in benchmark.scaledIterations {
+                var analysis = TraceAnalysis(analyzers: Analyzers())
+                let info = try TraceFile.read(path: trace.path) { analysis.add($0) }
+                blackHole(ReportPage(inputs: [ReportPage.Input(path: trace.path, info: info, analysis: analysis)]).html)
+            }
+        }
+        Benchmark("Report a \(events / 1_000)k-event trace with the Chrome export", configuration: configuration) { benchmark in
+            for _ in benchmark.scaledIterations {
+                var analysis = TraceAnalysis(analyzers: Analyzers())
+                var bytes = 0
+                let writer = ChromeTraceWriter { bytes += $0.count }
+                let info = try TraceFile.read(path: trace.path) { event in
+                    analysis.add(event)
+                    try writer.add(event)
+                }
+                try writer.finish()
+                blackHole(bytes)
+                blackHole(ReportPage(inputs: [ReportPage.Input(path: trace.path, info: info, analysis: analysis)]).html)
+            }
         }
     }
 }

@@ -73,6 +73,7 @@ public struct TraceSummary: Sendable {
     private var fetchSites: [String: Tally] = [:], savedEntities: [String: Tally] = [:], saveSites: [String: Tally] = [:]
     private var byEntity: [String: Tally] = [:], faultEntities: [String: Tally] = [:], missSites: [String: Tally] = [:], segmentTallies: [String: Tally] = [:]
     private var segmentOrder: [String] = []
+    private var segmentSeen: Set<String> = []
 
     /// The summary of `trace`'s events.
     public init(_ trace: TraceFile) {
@@ -101,7 +102,7 @@ public struct TraceSummary: Sendable {
     public mutating func add(_ event: TraceEvent) {
         events += 1
         duration = Swift.max(duration, event.time)
-        if !event.segment.isEmpty && segmentTallies[event.segment] == nil { segmentOrder.append(event.segment) }
+        if !event.segment.isEmpty && event.segment != segmentOrder.last && segmentSeen.insert(event.segment).inserted { segmentOrder.append(event.segment) }
         switch event.kind {
         case .statement:
             statementCount += 1
