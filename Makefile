@@ -5,7 +5,7 @@ SWIFT ?= swift
 SUDO := $(shell [ "$$(id -u)" = "0" ] || echo sudo)
 APT_PACKAGES := libsqlite3-dev libgraphviz-dev zlib1g-dev pkg-config
 
-.PHONY: deps build release test test-asan test-tsan fuzz bench baseline clean
+.PHONY: deps build release test test-asan test-tsan test-browser fuzz bench baseline clean
 
 deps:
 	@if ! command -v pkg-config >/dev/null 2>&1 || ! pkg-config --exists sqlite3 libgvc zlib; then \
@@ -29,6 +29,15 @@ test-asan: deps
 
 test-tsan: deps
 	$(SWIFT) test --disable-swift-testing --sanitize=thread --scratch-path .build-tsan
+
+# The report page in headless Chromium (its script, its DOM): installs Debian's chromium when missing. `make test`
+# runs the same test, skipped with a message where Chromium is absent.
+test-browser: deps
+	@if ! command -v chromium >/dev/null 2>&1; then \
+		echo "Installing chromium"; \
+		$(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq chromium; \
+	fi
+	$(SWIFT) test --disable-swift-testing --filter ReportBrowserTests
 
 # libFuzzer on each fuzz target (Fuzz/) for FUZZ_SECONDS (default 600) each; FUZZ_TARGETS picks some.
 fuzz: deps

@@ -179,6 +179,7 @@ public struct Analyzers {
         var segments: [String] = []
         var sample: TraceEvent
         var sampleIndex: Int
+        var firstTime = Double.infinity, lastTime = 0.0
         /// Hashes of the distinct predicates (fetch groups).
         var predicates = Set<Int>()
         /// Objects loaded (prefetch groups); the most results of one fetch (fetch groups).
@@ -197,6 +198,8 @@ public struct Analyzers {
             savedObjects += event.savedObjects
             if lines.count < 5 { lines.append(event.line) }
             members.append(index)
+            firstTime = min(firstTime, event.time)
+            lastTime = max(lastTime, event.time)
             if segments.last != event.segment && !event.segment.isEmpty && !segments.contains(event.segment) { segments.append(event.segment) }
             if event.kind == .fetch {
                 predicates.insert(event.predicate?.hashValue ?? 0)
@@ -207,7 +210,7 @@ public struct Analyzers {
 
         func finding(_ kind: Finding.Kind, evidence: String, fix: String, cost: Double? = nil, events: [Int]? = nil) -> Finding {
             Finding(kind: kind, segment: segments.first ?? "", segments: segments, callSite: sample.callSite, evidence: evidence, fix: fix,
-                    cost: cost ?? self.cost, count: count, lines: lines, events: events ?? members)
+                    cost: cost ?? self.cost, count: count, lines: lines, times: firstTime <= lastTime ? firstTime...lastTime : nil, events: events ?? members)
         }
     }
 
@@ -270,6 +273,7 @@ public struct Analyzers {
             result[i].cost += objects.cost
             result[i].events += objects.events
             result[i].lines = Array((result[i].lines + objects.lines).sorted().prefix(5))
+            if let a = result[i].times, let b = objects.times { result[i].times = min(a.lowerBound, b.lowerBound)...max(a.upperBound, b.upperBound) }
             result[j].count = 0
         }
         return result.filter { $0.count > 0 }

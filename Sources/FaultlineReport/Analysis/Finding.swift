@@ -34,6 +34,8 @@ public struct Finding: Sendable, Equatable {
     public var count: Int
     /// Trace line numbers of the first few events, for looking them up.
     public var lines: [Int]
+    /// When the first and the last of its events happened (seconds since the trace started).
+    public var times: ClosedRange<Double>? = nil
     /// Indexes in the trace's events of the fetches, faults and saves the finding explains (for the time findings
     /// explain together, each event counted once).
     public var events: [Int] = []

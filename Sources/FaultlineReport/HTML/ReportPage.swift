@@ -58,8 +58,11 @@ public struct ReportPage {
         code,pre{font-size:12px}pre{margin:0;white-space:pre-wrap}.badge{padding:0 .4em;border-radius:.3em;font-size:12px;white-space:nowrap}
         .index{background:#d8f5d8}.scan{background:#f8d0d0}.sort{background:#fbe7c0}.finding{border-left:4px solid #c33;padding:.2em .8em;margin:.6em 0;background:#fcf4f4}
         .muted{color:#777}h2{border-bottom:1px solid #ddd;padding-bottom:.2em;margin-top:2em}
+        table.sortable thead th{cursor:pointer;user-select:none}th[aria-sort=ascending]::after{content:" ▲"}th[aria-sort=descending]::after{content:" ▼"}
+        svg.chart a:hover text{text-decoration:underline}
         </style></head><body>
-        \(body)</body></html>
+        \(body)\(SortableTable.script)
+        </body></html>
 
         """
     }
@@ -116,8 +119,11 @@ public struct ReportPage {
         out += "<h3>Findings (\(input.findings.count))</h3>\n"
         if !input.findings.isEmpty { out += "<p>\(e(input.explanation))</p>\n" }
         if input.findings.isEmpty { out += "<p>None: no fault storm, scan, sort, repeated fetch, unbatched large fetch or save loop above the thresholds.</p>\n" }
-        for finding in input.findings.prefix(top) {
-            out += "<div class=finding><b>\(e(finding.kind.rawValue))</b> — \(e(finding.evidence)) <span class=muted>(\(seconds(finding.cost)); trace lines \(finding.lines.map(String.init).joined(separator: ", "))\(finding.count > finding.lines.count ? ", …" : ""))</span>"
+        let anchor = "finding\(index + 1)"
+        let shown = Array(input.findings.prefix(top))
+        out += ReportCharts.findingBars(shown, anchor: anchor)
+        for (k, finding) in shown.enumerated() {
+            out += "<div class=finding id=\"\(anchor)-\(k + 1)\"><b>#\(k + 1) \(e(finding.kind.rawValue))</b> — \(e(finding.evidence)) <span class=muted>(\(seconds(finding.cost)); trace lines \(finding.lines.map(String.init).joined(separator: ", "))\(finding.count > finding.lines.count ? ", …" : ""))</span>"
             if let site = finding.callSite { out += "<br>at <code>\(e(site))</code>" }
             if finding.segments.count > 1 {
                 out += " in \(finding.segments.count) segments: " + finding.segments.prefix(4).map { "<code>\(e($0))</code>" }.joined(separator: ", ") + (finding.segments.count > 4 ? ", …" : "")
@@ -127,25 +133,32 @@ public struct ReportPage {
             out += "<br><b>Fix:</b> \(e(finding.fix))</div>\n"
         }
         if input.findings.count > top { out += "<p class=muted>… and \(input.findings.count - top) more.</p>\n" }
-        out += timeline(input.timeline, duration: s.duration)
+        out += ReportCharts.timeline(input.timeline, duration: s.duration, findings: shown, anchor: anchor)
         // Statements.
-        out += "<h3>Statements by fingerprint (\(s.statements.count))</h3>\n<table><tr><th>SQL</th><th>count</th><th>total</th><th>p50</th><th>p95</th><th>max</th><th>rows</th><th>plan</th></tr>\n"
+        out += "<h3>Statements by fingerprint (\(s.statements.count))</h3>\n"
+        if s.statementCount > 0 { out += "<p class=muted>Durations of all \(s.statementCount) statements:</p>\n" + ReportCharts.durationHistogram(s.statements) }
+        var statements = SortableTable(id: "statements\(index + 1)", headers: ["SQL", "count", "total", "p50", "p95", "max", "rows", "plan"])
         for group in s.statements.prefix(top) {
             let badges = group.verdicts.map { v in "<span class=\"badge \(v == "index" ? "index" : v == "full scan" || v == "entity walk" ? "scan" : "sort")\">\(v)</span>" }.joined(separator: " ")
-            out += "<tr><td><code>\(e(group.fingerprint))</code></td><td class=n>\(group.count)</td><td class=n>\(seconds(group.total))</td><td class=n>\(seconds(group.p50))</td><td class=n>\(seconds(group.p95))</td><td class=n>\(seconds(group.max))</td><td class=n>\(group.rows)</td><td>\(badges)<pre>\(group.plan.map(e).joined(separator: "\n"))</pre></td></tr>\n"
+            statements.rows.append([.html("<code>\(e(group.fingerprint))</code>"), .number("\(group.count)", Double(group.count)), time(group.total),
+                                    time(group.p50), time(group.p95), time(group.max), .number("\(group.rows)", Double(group.rows)),
+                                    .html("\(badges)<pre>\(group.plan.map(e).joined(separator: "\n"))</pre>")])
         }
-        out += "</table>\n"
         if s.statements.count > top {
             let rest = s.statements.dropFirst(top)
-            out += "<p class=muted>… \(rest.count) more fingerprints: \(rest.reduce(0) { $0 + $1.count }) statements, \(seconds(rest.reduce(0) { $0 + $1.total })).</p>\n"
+            statements.footer = "… \(rest.count) more fingerprints: \(rest.reduce(0) { $0 + $1.count }) statements, \(seconds(rest.reduce(0) { $0 + $1.total }))."
         }
-        out += tallies("Fetches by entity", s.fetchesByEntity, rows: true)
-        out += tallies("Fetches by call site", s.fetchesByCallSite, rows: true)
-        out += tallies("Objects saved by entity", s.savesByEntity, rows: false)
-        out += tallies("Saves by call site (rows: objects saved)", s.savesByCallSite, rows: true)
-        out += tallies("Faults and cache misses by entity and relationship", s.faultsByEntity, rows: false)
-        out += tallies("Cache misses by call site", s.missesByCallSite, rows: false)
-        if !s.segments.isEmpty { out += tallies("Segments (signposts)", s.segments, rows: false) }
+        out += statements.html
+        let tables: [(String, String, [TraceSummary.Tally], Bool)] = [
+            ("fetches-by-entity", "Fetches by entity", s.fetchesByEntity, true),
+            ("fetches-by-call-site", "Fetches by call site", s.fetchesByCallSite, true),
+            ("saved-by-entity", "Objects saved by entity", s.savesByEntity, false),
+            ("saves-by-call-site", "Saves by call site (rows: objects saved)", s.savesByCallSite, true),
+            ("faults-by-entity", "Faults and cache misses by entity and relationship", s.faultsByEntity, false),
+            ("misses-by-call-site", "Cache misses by call site", s.missesByCallSite, false),
+            ("segments", "Segments (signposts)", s.segments, false),
+        ]
+        for (id, title, items, rows) in tables { out += tallies("\(id)\(index + 1)", title, items, rows: rows) }
         let migrations = input.migrations
         if !migrations.isEmpty {
             out += "<h3>Migration</h3>\n<table><tr><th>step</th><th>entity</th><th>rows</th><th>statements</th><th>time</th></tr>\n"
@@ -157,55 +170,17 @@ public struct ReportPage {
         return out
     }
 
-    private func tallies(_ title: String, _ items: [TraceSummary.Tally], rows: Bool) -> String {
-        guard !items.isEmpty else { return "" }
-        var out = "<h3>\(e(title))</h3>\n<table><tr><th></th><th>count</th><th>time</th>\(rows ? "<th>rows</th>" : "")</tr>\n"
-        for item in items.prefix(top) {
-            out += "<tr><td><code>\(e(item.key))</code></td><td class=n>\(item.count)</td><td class=n>\(seconds(item.time))</td>\(rows ? "<td class=n>\(item.rows)</td>" : "")</tr>\n"
-        }
-        if items.count > top { out += "<tr><td class=muted colspan=4>… \(items.count - top) more</td></tr>\n" }
-        return out + "</table>\n"
-    }
+    private func time(_ seconds: Double) -> SortableTable.Cell { .number(self.seconds(seconds), seconds) }
 
-    /// Per context (the six busiest), lanes of fetches, saves, faults and cache misses over time, binned (at most
-    /// 600 columns however many events).
-    private func timeline(_ points: TraceTimeline, duration: Double) -> String {
-        let colours = ["#3a7bd5", "#2a9d55", "#999", "#c33"], names = ["fetch", "save", "fault", "cache miss"]
-        let kinds = Array(zip(names, colours))
-        let bins = 600, width = 900.0, laneHeight = 18.0, left = 150.0
-        guard duration > 0 else { return "" }
-        let perContext = points.perContext
-        let contexts = perContext.sorted { $0.value != $1.value ? $0.value > $1.value : $0.key < $1.key }.prefix(6).map(\.key).sorted()
-        guard !contexts.isEmpty else { return "" }
-        // Counts per context, lane and bin, in one pass over the points.
-        let row = Dictionary(uniqueKeysWithValues: contexts.enumerated().map { ($0.element, $0.offset) })
-        var counts = [[Int]](repeating: [Int](repeating: 0, count: bins), count: contexts.count * kinds.count)
-        for i in points.times.indices {
-            guard let r = row[Int(points.contexts[i])] else { continue }
-            counts[r * kinds.count + Int(points.lanes[i])][min(bins - 1, max(0, Int(points.times[i] / duration * Double(bins))))] += 1
+    private func tallies(_ id: String, _ title: String, _ items: [TraceSummary.Tally], rows: Bool) -> String {
+        guard !items.isEmpty else { return "" }
+        var table = SortableTable(id: id, headers: [""] + ["count", "time"] + (rows ? ["rows"] : []))
+        for item in items.prefix(top) {
+            table.rows.append([.html("<code>\(e(item.key))</code>"), .number("\(item.count)", Double(item.count)), time(item.time)]
+                              + (rows ? [.number("\(item.rows)", Double(item.rows))] : []))
         }
-        let rows = contexts.count * kinds.count
-        var svg = "<h3>Timeline\(contexts.count > 1 ? " by context" : "")</h3>\n"
-        if perContext.count > contexts.count { svg += "<p class=muted>The \(contexts.count) busiest of \(perContext.count) contexts.</p>\n" }
-        svg += "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"\(Int(left + width + 10))\" height=\"\(Int(laneHeight * Double(rows) + 8 * Double(contexts.count) + 24))\" role=\"img\" aria-label=\"timeline\">\n"
-        var y = 0.0
-        for (r, context) in contexts.enumerated() {
-            for (k, kind) in kinds.enumerated() {
-                let counts = counts[r * kinds.count + k]
-                let peak = max(1, counts.max() ?? 1)
-                let name = (k == 0 && contexts.count > 1 ? "context \(context) · " : "") + kind.0
-                svg += "<text x=\"0\" y=\"\(y + 13)\" font-size=\"11\">\(e(name))</text>\n"
-                for (bin, count) in counts.enumerated() where count > 0 {
-                    let h = max(2, (laneHeight - 4) * Double(count) / Double(peak))
-                    let x = left + Double(bin) * width / Double(bins)
-                    svg += "<rect x=\"\(String(format: "%.1f", x))\" y=\"\(String(format: "%.1f", y + laneHeight - 2 - h))\" width=\"\(String(format: "%.2f", max(1, width / Double(bins))))\" height=\"\(String(format: "%.1f", h))\" fill=\"\(kind.1)\"><title>\(count)</title></rect>\n"
-                }
-                y += laneHeight
-            }
-            y += 8
-        }
-        svg += "<text x=\"\(left)\" y=\"\(y + 12)\" font-size=\"11\">0</text><text x=\"\(left + width - 60)\" y=\"\(y + 12)\" font-size=\"11\">\(seconds(duration))</text>\n"
-        return svg + "</svg>\n"
+        if items.count > top { table.footer = "… \(items.count - top) more" }
+        return "<h3>\(e(title))</h3>\n" + table.html
     }
 
 }
