@@ -259,6 +259,14 @@ final class ProbeTests: XCTestCase {
         XCTAssertEqual(traced.map { $0["mergeChanges"] as? Bool }, [false, true])
     }
 
+    /// A frame whose symbol names no module is spelled as `#fileID` spells it: the module from SwiftPM's layout.
+    func testCallSiteModuleFromASourcePath() {
+        XCTAssertEqual(FaultStack.moduleName(path: "/work/app/Sources/FaultlineBench/Scenarios/RelationshipScenarios.swift"), "FaultlineBench")
+        XCTAssertEqual(FaultStack.moduleName(path: "/work/app/Tests/AppTests/ListTests.swift"), "AppTests")
+        XCTAssertEqual(FaultStack.moduleName(path: "/src/App/List.swift"), "App")
+        XCTAssertEqual(FaultStack.moduleName(mangled: "$s14FaultlineBench5BenchV"), "FaultlineBench")
+    }
+
     func testRowCacheFaultCallSitesWhenAsked() throws {
         let dir = TemporaryDirectory()
         let url = try seed(dir)

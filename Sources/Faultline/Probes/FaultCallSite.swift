@@ -38,6 +38,14 @@ public struct FaultStack: Sendable, Equatable {
         return name.count == length ? String(name) : nil
     }
 
+    /// The module a source file belongs to by SwiftPM's layout (`…/Sources/Module/Sub/File.swift` → `Module`), else
+    /// its folder: so that a frame whose symbol names no module (a closure's thunk) is spelled as `#fileID` spells it.
+    static func moduleName(path: String) -> String? {
+        let parts = path.split(separator: "/").map(String.init)
+        if let sources = parts.lastIndex(where: { $0 == "Sources" || $0 == "Tests" }), sources + 2 < parts.count { return parts[sources + 1] }
+        return parts.dropLast().last
+    }
+
     private static let resolved = LockedDictionary<String, String>()
 
     /// `Module/File.swift:line` of the first frame outside Faultline (its symbol name when there is no debug
@@ -58,7 +66,7 @@ public struct FaultStack: Sendable, Equatable {
                 if let location = symbol.sourceLocation {
                     // `Module/File.swift:line`, as `#fileID` spells it (the module from the mangled symbol).
                     let file = location.path.split(separator: "/").last.map(String.init) ?? location.path
-                    let module = Self.moduleName(mangled: raw) ?? location.path.split(separator: "/").dropLast().last.map(String.init)
+                    let module = Self.moduleName(mangled: raw) ?? Self.moduleName(path: location.path)
                     answer = (module.map { "\($0)/" } ?? "") + file + ":\(location.line)"
                 } else {
                     answer = symbol.name
