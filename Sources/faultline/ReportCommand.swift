@@ -8,9 +8,14 @@ struct ReportCommand: ParsableCommand {
         commandName: "report",
         abstract: "Turn traces or Core Data SQL debug logs into an HTML report: summary, findings with fixes, timeline, statements and their plans.",
         discussion: """
-        Findings: N+1 faults and relationship faults one by one (prefetch or batch-fault), filtered full scans (the \
-        index), temporary B-trees for ORDER BY (the compound index), the same fetch repeated, large fetches without \
-        a batch size, many small saves. Findings are printed too; several traces are shown side by side. A file is         read as Core Data's `-com.apple.CoreData.SQLDebug` output (a copied Xcode console) when it is not a JSON Lines         trace; with --store, each statement of a log is planned on a scratch copy of the store.
+        One finding per problem (a kind from one call site, across segments), ranked by the time it costs: N+1 \
+        faults and relationship faults one by one (prefetch or batch-fault), batch sizes too small, scans that \
+        examine far more rows than they match (the index; small tables and unselective scans get none), [cd] \
+        searches without a normalized column, temporary B-trees for ORDER BY (the compound index), the same fetch \
+        repeated, fetches in a loop (one IN fetch), large fetches without a batch size, many small saves. Traces are \
+        read streaming; several are shown side by side. A file is read as Core Data's \
+        `-com.apple.CoreData.SQLDebug` output (a copied Xcode console) when it is not a JSON Lines trace; with \
+        --store, each statement of a log is planned on a scratch copy of the store.
         """)
 
     @Argument(help: "Trace files (FAULTLINE_TRACE=… or faultline bench's trace.jsonl) or Core Data SQL debug logs.")
