@@ -35,6 +35,9 @@ let package = Package(
         // Processor instructions for the probes: the cycle counter (their clock) and a cache hint (the trace's queue).
         // Headers; nothing to link.
         .systemLibrary(name: "CProcessor"),
+        // Counts allocations for `faultline bench`'s memory figures: defines malloc, so only executables depend on it
+        // (the faultline tool, and the tests of the runner), never a library.
+        .target(name: "CMallocCounter"),
         .target(
             name: "Faultline",
             dependencies: ["CSQLite", "CZlib", "CProcessor"]
@@ -58,6 +61,7 @@ let package = Package(
                 "FaultlineData",
                 "FaultlineBench",
                 "FaultlineReport",
+                "CMallocCounter",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -73,7 +77,7 @@ let package = Package(
         .testTarget(name: "FaultlineTests", dependencies: ["Faultline", "CSQLite"]),
         .testTarget(name: "FaultlineDataTests", dependencies: ["Faultline", "FaultlineData"]),
         .testTarget(name: "FaultlineReportTests", dependencies: ["Faultline", "FaultlineReport"]),
-        .testTarget(name: "FaultlineBenchTests", dependencies: ["Faultline", "FaultlineBench", "FaultlineReport"]),
+        .testTarget(name: "FaultlineBenchTests", dependencies: ["Faultline", "FaultlineBench", "FaultlineReport", "CMallocCounter"]),
         .testTarget(name: "faultlineTests", dependencies: ["faultline", "CSQLite"]),
     ],
     swiftLanguageModes: [.v6]

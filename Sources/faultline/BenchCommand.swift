@@ -47,7 +47,8 @@ struct BenchCommand: ParsableCommand {
     func run() throws {
         try reportingErrors("bench") {
             let options = BenchRunner.Options(scale: BenchScale(parsing: scale)!, repetitions: repetitions, outputFolder: URL(fileURLWithPath: out),
-                                              scenarioIDs: scenarios, keepData: keepData, modelPath: model, storePath: store) { step in
+                                              scenarioIDs: scenarios, keepData: keepData, modelPath: model, storePath: store,
+                                              allocationCounter: AllocationCounting.counter) { step in
                 FileHandle.standardError.write(Data("… \(step)\n".utf8))
             }
             let runner = BenchRunner(options: options)

@@ -8,7 +8,8 @@ struct CompareCommand: ParsableCommand {
         commandName: "compare",
         abstract: "Compare two benchmark runs (results.json), or two traces (.jsonl) or Core Data SQL debug logs; exit 1 on a regression — the gate for CI.",
         discussion: """
-        Runs: a regression is an engine variant slower than the baseline beyond --max-slowdown, or one that issues \
+        Runs: a regression is an engine variant slower than the baseline beyond --max-slowdown, one that allocates \
+        more bytes beyond --max-memory-growth, or one that issues \
         more SQL statements than before (counts are exact: any increase counts unless --allow names the scenario or \
         SCENARIO/VARIANT). Peers' times are shown, not judged. Traces: a regression is a signpost segment with more \
         statements than before, or a finding (see `faultline report`) the baseline did not have.
@@ -23,6 +24,9 @@ struct CompareCommand: ParsableCommand {
     @Option(help: "How much slower an engine variant may be (10%, 10 or 0.1).")
     var maxSlowdown: String = "10%"
 
+    @Option(help: "How many more bytes an engine variant may allocate than in the baseline (10%, 10 or 0.1).")
+    var maxMemoryGrowth: String = "10%"
+
     @Option(help: "A scenario (or SCENARIO/VARIANT) whose statement count may grow; repeatable.")
     var allow: [String] = []
 
@@ -31,6 +35,7 @@ struct CompareCommand: ParsableCommand {
 
     func validate() throws {
         guard ResultsComparison.parseSlowdown(maxSlowdown) != nil else { throw ValidationError("--max-slowdown must be a percentage such as 10% (got '\(maxSlowdown)')") }
+        guard ResultsComparison.parseSlowdown(maxMemoryGrowth) != nil else { throw ValidationError("--max-memory-growth must be a percentage such as 10% (got '\(maxMemoryGrowth)')") }
     }
 
     func run() throws {
@@ -46,7 +51,8 @@ struct CompareCommand: ParsableCommand {
             }
             let comparison = ResultsComparison(base: try BenchResults.load(from: URL(fileURLWithPath: base)),
                                                new: try BenchResults.load(from: URL(fileURLWithPath: new)),
-                                               maxSlowdown: ResultsComparison.parseSlowdown(maxSlowdown)!, allowed: Set(allow))
+                                               maxSlowdown: ResultsComparison.parseSlowdown(maxSlowdown)!,
+                                               maxMemoryGrowth: ResultsComparison.parseSlowdown(maxMemoryGrowth)!, allowed: Set(allow))
             print(comparison.text, terminator: "")
             if let html { try OutputFile.write(Data(comparison.html.utf8), to: html) }
             passes = comparison.passes

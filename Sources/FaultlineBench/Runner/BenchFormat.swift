@@ -15,4 +15,22 @@ public enum BenchFormat {
     public static func ratio(_ value: Double) -> String {
         value >= 100 ? String(format: "%.0f×", value) : value >= 10 ? String(format: "%.1f×", value) : String(format: "%.2f×", value)
     }
+
+    /// Bytes in B, kB, MB or GB (powers of 1,000), with a sign when negative.
+    public static func bytes(_ value: Int) -> String {
+        let magnitude = Double(value.magnitude), sign = value < 0 ? "-" : ""
+        if magnitude >= 1e9 { return sign + String(format: "%.2f GB", magnitude / 1e9) }
+        if magnitude >= 1e6 { return sign + String(format: "%.1f MB", magnitude / 1e6) }
+        if magnitude >= 1e3 { return sign + String(format: "%.1f kB", magnitude / 1e3) }
+        return sign + "\(value.magnitude) B"
+    }
+
+    /// A run's memory in one phrase: "12.3 MB in 45210 allocations, kept 3.1 MB, peak 120.4 MB".
+    public static func memory(_ m: MemoryMeasurement) -> String {
+        var parts: [String] = []
+        if let bytes = m.bytesAllocated, let count = m.allocations { parts.append("\(Self.bytes(bytes)) in \(count) allocations") }
+        if let live = m.liveBytes { parts.append("kept \(Self.bytes(live))") }
+        if let peak = m.peakResidentBytes { parts.append("peak \(Self.bytes(peak))") }
+        return parts.joined(separator: ", ")
+    }
 }

@@ -102,6 +102,8 @@ public struct VariantResult: Codable, Sendable {
     public var counters: ProbeCounters?
     /// EXPLAIN QUERY PLAN details of the statements the traced run prepared, by SQL text (null for peers).
     public var queryPlans: [String: [String]]?
+    /// One more, untimed run's memory: allocations and bytes, what it kept, the process's peak resident size.
+    public var memory: MemoryMeasurement?
 }
 
 public struct RatioResult: Codable, Sendable {

@@ -22,9 +22,13 @@ public final class BenchRunner {
         public var storePath: String?
         /// Receives a line for each step.
         public var progress: (String) -> Void
+        /// Counts each variant's allocations in its memory run (the `faultline` executable's); without one, a memory
+        /// run records only the peak resident size.
+        public var allocationCounter: AllocationCounter?
 
         public init(scale: BenchScale = .medium, repetitions: Int = 5, outputFolder: URL, scenarioIDs: [String] = [],
-                    keepData: Bool = false, modelPath: String? = nil, storePath: String? = nil, progress: @escaping (String) -> Void = { _ in }) {
+                    keepData: Bool = false, modelPath: String? = nil, storePath: String? = nil, allocationCounter: AllocationCounter? = nil,
+                    progress: @escaping (String) -> Void = { _ in }) {
             self.scale = scale
             self.repetitions = repetitions
             self.outputFolder = outputFolder
@@ -33,6 +37,7 @@ public final class BenchRunner {
             self.modelPath = modelPath
             self.storePath = storePath
             self.progress = progress
+            self.allocationCounter = allocationCounter
         }
     }
 
@@ -183,11 +188,19 @@ public final class BenchRunner {
                 processorSamples[i].append(processorSeconds)
             }
         }
+        // Memory beside time: one more run of each variant, untimed, with allocations counted.
+        var memory: [MemoryMeasurement?] = []
+        for variant in variants {
+            options.progress("\(step): \(variant.name) (memory run)")
+            let body = try variant.prepare(.disabled)
+            memory.append(try MemoryMeter.measure(counter: options.allocationCounter, body))
+            withExtendedLifetime(body) {}
+        }
         let measured = variants.indices.map { i -> VariantResult in
             let sorted = samples[i].sorted()
             return VariantResult(name: variants[i].name, role: variants[i].role, operations: variants[i].operations,
                                  median: sorted[sorted.count / 2], min: sorted.first!, max: sorted.last!, samples: samples[i],
-                                 processorSamples: processorSamples[i], counters: counters[i], queryPlans: plans[i])
+                                 processorSamples: processorSamples[i], counters: counters[i], queryPlans: plans[i], memory: memory[i])
         }
         let measurements = ScenarioMeasurements(results: measured)
         let ratios = scenario.ratios.compactMap { spec -> RatioResult? in

@@ -1,8 +1,9 @@
 import Foundation
 
 /// Two benchmark runs side by side: the regression gate a user puts in CI. A scenario regresses when an engine
-/// variant is slower than the baseline beyond a threshold (times are noisy, so only beyond it) or issues more SQL
-/// statements than before (counts are exact, so any increase, unless allowed).
+/// variant is slower than the baseline beyond a threshold (times are noisy, so only beyond it), allocates more
+/// bytes than before beyond a threshold of its own, or issues more SQL statements than before (counts are exact, so
+/// any increase, unless allowed).
 public struct ResultsComparison {
     /// One variant in both runs.
     public struct Row: Sendable {
@@ -14,6 +15,9 @@ public struct ResultsComparison {
         public var baseCounters: ProbeCounters?
         public var newCounters: ProbeCounters?
         public var timeRatio: Double { baseSeconds > 0 ? newSeconds / baseSeconds : 1 }
+        /// Bytes allocated (per run, or per operation when the runs' operations differ), when both runs counted them.
+        public var baseAllocated: Double?
+        public var newAllocated: Double?
         /// Why this row fails the gate (empty when it passes).
         public var regressions: [String]
     }
@@ -27,9 +31,10 @@ public struct ResultsComparison {
     public var regressions: [Row] { rows.filter { !$0.regressions.isEmpty } }
     public var passes: Bool { regressions.isEmpty }
 
-    /// Compares `new` with `base`. `maxSlowdown` is a fraction (0.1 = 10% slower allowed); `allowed` lists
-    /// scenarios (`id`) or variants (`id/variant`) whose statement counts may grow.
-    public init(base: BenchResults, new: BenchResults, maxSlowdown: Double = 0.1, allowed: Set<String> = []) {
+    /// Compares `new` with `base`. `maxSlowdown` is a fraction (0.1 = 10% slower allowed), `maxMemoryGrowth` too
+    /// (for the bytes an engine variant allocates); `allowed` lists scenarios (`id`) or variants (`id/variant`) whose
+    /// statement counts may grow.
+    public init(base: BenchResults, new: BenchResults, maxSlowdown: Double = 0.1, maxMemoryGrowth: Double = 0.1, allowed: Set<String> = []) {
         self.base = base
         self.new = new
         var rows: [Row] = []
@@ -66,6 +71,13 @@ public struct ResultsComparison {
                 if variant.role == .engine && row.timeRatio > 1 + maxSlowdown {
                     row.regressions.append("\(BenchFormat.ratio(row.timeRatio)) the baseline's time (more than \(Int((maxSlowdown * 100).rounded()))% slower)")
                 }
+                if let a = before.memory?.bytesAllocated, let b = variant.memory?.bytesAllocated {
+                    row.baseAllocated = Double(a) / baseRun
+                    row.newAllocated = Double(b) / newRun
+                    if variant.role == .engine, let base = row.baseAllocated, let new = row.newAllocated, new > base * (1 + maxMemoryGrowth), new - base >= 1024 {
+                        row.regressions.append("allocates \(BenchFormat.bytes(Int(new))), \(BenchFormat.bytes(Int(base))) in the baseline (more than \(Int((maxMemoryGrowth * 100).rounded()))% more)")
+                    }
+                }
                 let isAllowed = allowed.contains(scenario.id) || allowed.contains("\(scenario.id)/\(variant.name)")
                 if let a = before.counters?.statements, let b = variant.counters?.statements, Double(b) / newRun > Double(a) / baseRun, !isAllowed {
                     row.regressions.append(perOperation ? "\(b) statements in \(variant.operations) operations, \(a) in \(before.operations) in the baseline"
@@ -93,13 +105,14 @@ public struct ResultsComparison {
     public var text: String {
         var lines = ["compare: baseline \(base.run.revision ?? base.run.started) (\(base.run.scale)) → \(new.run.revision ?? new.run.started) (\(new.run.scale))"]
         for note in notes { lines.append("note: \(note)") }
-        lines.append("scenario / variant".padding(toLength: 52, withPad: " ", startingAt: 0) + "baseline".leftPadded(11) + "new".leftPadded(11) + "ratio".leftPadded(8) + "   statements      cache misses")
+        lines.append("scenario / variant".padding(toLength: 52, withPad: " ", startingAt: 0) + "baseline".leftPadded(11) + "new".leftPadded(11) + "ratio".leftPadded(8) + "   statements      cache misses    allocated")
         for row in rows {
             let statements = [row.baseCounters?.statements, row.newCounters?.statements].map { $0.map(String.init) ?? "-" }.joined(separator: " → ")
             let misses = [row.baseCounters?.cacheMisses, row.newCounters?.cacheMisses].map { $0.map(String.init) ?? "-" }.joined(separator: " → ")
             var line = "\(row.scenario) / \(row.variant)".padding(toLength: 52, withPad: " ", startingAt: 0)
             line += BenchFormat.seconds(row.baseSeconds).leftPadded(11) + BenchFormat.seconds(row.newSeconds).leftPadded(11)
-            line += BenchFormat.ratio(row.timeRatio).leftPadded(8) + "   " + statements.padding(toLength: 16, withPad: " ", startingAt: 0) + misses
+            line += BenchFormat.ratio(row.timeRatio).leftPadded(8) + "   " + statements.padding(toLength: 16, withPad: " ", startingAt: 0) + misses.padding(toLength: 16, withPad: " ", startingAt: 0)
+            line += [row.baseAllocated, row.newAllocated].map { $0.map { BenchFormat.bytes(Int($0)) } ?? "-" }.joined(separator: " → ")
             if !row.regressions.isEmpty { line += "   REGRESSION: " + row.regressions.joined(separator: "; ") }
             lines.append(line)
         }
@@ -112,12 +125,12 @@ public struct ResultsComparison {
         let e = ResultsPage.escape
         var body = "<h1>Faultline compare</h1>\n<p>Baseline \(e(base.run.revision ?? base.run.started)) (\(e(base.run.scale)), \(e(base.run.build))) → new \(e(new.run.revision ?? new.run.started)) (\(e(new.run.scale)), \(e(new.run.build))): <b>\(passes ? "no regression" : "\(regressions.count) regression(s)")</b>.</p>\n"
         for note in notes { body += "<p class=note>\(e(note))</p>\n" }
-        body += "<table><tr><th>scenario</th><th>variant</th><th>by</th><th>baseline</th><th>new</th><th>ratio</th><th>statements</th><th>cache misses</th><th>verdict</th></tr>\n"
+        body += "<table><tr><th>scenario</th><th>variant</th><th>by</th><th>baseline</th><th>new</th><th>ratio</th><th>statements</th><th>cache misses</th><th>allocated</th><th>verdict</th></tr>\n"
         for row in rows {
             let statements = "\(row.baseCounters.map { "\($0.statements)" } ?? "–") → \(row.newCounters.map { "\($0.statements)" } ?? "–")"
             let misses = "\(row.baseCounters.map { "\($0.cacheMisses)" } ?? "–") → \(row.newCounters.map { "\($0.cacheMisses)" } ?? "–")"
             let verdict = row.regressions.isEmpty ? "ok" : "<b>regression</b>: " + row.regressions.map(e).joined(separator: "; ")
-            body += "<tr class=\"\(row.regressions.isEmpty ? "ok" : "bad")\"><td>\(e(row.scenario))</td><td>\(e(row.variant))</td><td>\(e(row.role.rawValue))</td><td>\(BenchFormat.seconds(row.baseSeconds))</td><td>\(BenchFormat.seconds(row.newSeconds))</td><td>\(BenchFormat.ratio(row.timeRatio))</td><td>\(statements)</td><td>\(misses)</td><td>\(verdict)</td></tr>\n"
+            body += "<tr class=\"\(row.regressions.isEmpty ? "ok" : "bad")\"><td>\(e(row.scenario))</td><td>\(e(row.variant))</td><td>\(e(row.role.rawValue))</td><td>\(BenchFormat.seconds(row.baseSeconds))</td><td>\(BenchFormat.seconds(row.newSeconds))</td><td>\(BenchFormat.ratio(row.timeRatio))</td><td>\(statements)</td><td>\(misses)</td><td>\([row.baseAllocated, row.newAllocated].map { $0.map { BenchFormat.bytes(Int($0)) } ?? "–" }.joined(separator: " → "))</td><td>\(verdict)</td></tr>\n"
         }
         body += "</table>\n"
         return """

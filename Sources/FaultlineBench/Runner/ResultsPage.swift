@@ -23,7 +23,7 @@ public enum ResultsPage {
             body += "<section id=\"\(escape(scenario.id))\"><h2>\(escape(scenario.title)) \(badge(scenario))</h2>\n"
             body += "<p><b>Claim:</b> \(escape(scenario.claim)) <i>(\(escape(scenario.source)))</i></p>\n<p><b>Outcome:</b> \(escape(scenario.verdict.detail))</p>\n"
             if !scenario.variants.isEmpty {
-                body += "<table><tr><th>variant</th><th>by</th><th>median</th><th>min</th><th>max</th><th>per operation</th><th>statements</th><th>rows</th><th>fetches</th><th>faults</th><th>cache misses</th><th>saves</th></tr>\n"
+                body += "<table><tr><th>variant</th><th>by</th><th>median</th><th>min</th><th>max</th><th>per operation</th><th>statements</th><th>rows</th><th>fetches</th><th>faults</th><th>cache misses</th><th>saves</th><th>allocated</th><th>allocations</th><th>kept</th><th>peak resident</th></tr>\n"
                 for v in scenario.variants {
                     var cells = [escape(v.name), escape(v.role.rawValue), BenchFormat.seconds(v.median), BenchFormat.seconds(v.min), BenchFormat.seconds(v.max)]
                     cells.append(v.operations > 1 ? BenchFormat.seconds(v.median / Double(v.operations)) : "")
@@ -32,9 +32,15 @@ public enum ResultsPage {
                     } else {
                         cells += Array(repeating: "", count: 6)
                     }
+                    if let m = v.memory {
+                        cells += [m.bytesAllocated.map(BenchFormat.bytes) ?? "", m.allocations.map(String.init) ?? "", m.liveBytes.map(BenchFormat.bytes) ?? "",
+                                  m.peakResidentBytes.map(BenchFormat.bytes) ?? ""]
+                    } else {
+                        cells += Array(repeating: "", count: 4)
+                    }
                     body += "<tr>" + cells.map { "<td>\($0)</td>" }.joined() + "</tr>\n"
                 }
-                body += "</table>\n"
+                body += "</table>\n" + bars(scenario.variants)
             }
             for ratio in scenario.ratios {
                 let met = ratio.met.map { $0 ? " — met" : " — <b>missed</b>" } ?? ""
@@ -70,6 +76,28 @@ public enum ResultsPage {
         \(body)</body></html>
 
         """
+    }
+
+    /// Two bar charts side by side: each variant's median time and the bytes its memory run allocated (inline SVG).
+    static func bars(_ variants: [VariantResult]) -> String {
+        func chart(_ title: String, _ values: [(String, Double, String)]) -> String {
+            let peak = max(values.map(\.1).max() ?? 0, 1e-12)
+            let row = 16.0, left = 150.0, width = 220.0
+            var svg = "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"\(Int(left + width + 80))\" height=\"\(Int(row * Double(values.count) + 20))\" role=\"img\" aria-label=\"\(escape(title))\">"
+            svg += "<text x=\"0\" y=\"11\" font-size=\"11\" font-weight=\"bold\">\(escape(title))</text>"
+            for (i, (name, value, label)) in values.enumerated() {
+                let y = 16 + Double(i) * row
+                let length = max(1, width * value / peak)
+                svg += "<text x=\"0\" y=\"\(y + 11)\" font-size=\"11\">\(escape(String(name.prefix(24))))</text>"
+                svg += String(format: "<rect x=\"%.0f\" y=\"%.1f\" width=\"%.1f\" height=\"11\" fill=\"#3a7bd5\"></rect>", left, y + 2, length)
+                svg += String(format: "<text x=\"%.1f\" y=\"%.1f\" font-size=\"10\">", left + length + 4, y + 11) + label + "</text>"
+            }
+            return svg + "</svg>"
+        }
+        var out = chart("time per run", variants.map { ($0.name, $0.median, BenchFormat.seconds($0.median)) })
+        let memory = variants.compactMap { v in v.memory?.bytesAllocated.map { (v.name, Double($0), BenchFormat.bytes($0)) } }
+        if memory.count == variants.count { out += " " + chart("bytes allocated per run", memory) }
+        return "<div>\(out)</div>\n"
     }
 
     private static func badge(_ scenario: ScenarioResult) -> String {

@@ -36,6 +36,7 @@ public enum SummaryTable {
                     if let a = variant.counters?.statements, let b = old.counters?.statements, a != b { line += " (statements \(b) → \(a))" }
                 }
                 lines.append(line)
+                if let memory = variant.memory { lines.append("    memory: " + BenchFormat.memory(memory)) }
             }
             for ratio in scenario.ratios {
                 let met = ratio.met.map { $0 ? " met" : " MISSED" } ?? ""

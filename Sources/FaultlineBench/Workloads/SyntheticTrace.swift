@@ -6,7 +6,9 @@ import Foundation
 public enum SyntheticTrace {
     /// Writes `events` events (the header not counted; one query plan more) to `url`.
     public static func write(events: Int, to url: URL) throws {
-        FileManager.default.createFile(atPath: url.path, contents: nil)
+        guard FileManager.default.createFile(atPath: url.path, contents: nil) else {
+            throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: url.path])
+        }
         let handle = try FileHandle(forWritingTo: url)
         defer { try? handle.close() }
         var text = #"{"type":"header","format":"faultline-trace","version":1,"started":"2026-11-25T10:00:00Z","process":"synthetic","pid":1,"sqlite":"3.40.1","host":"bench"}"# + "\n"
