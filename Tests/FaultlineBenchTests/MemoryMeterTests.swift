@@ -77,4 +77,26 @@ final class MemoryMeterTests: XCTestCase {
         XCTAssertTrue(gate.regressions[0].regressions[0].hasPrefix("allocates "), gate.text)
         XCTAssertTrue(ResultsComparison(base: base, new: heavier, maxSlowdown: 100, maxMemoryGrowth: 1.5).passes)
     }
+
+    /// The seeds' memory advice as scenarios: each is judged on its variants' memory runs.
+    func testTheMemoryScenariosAreJudgedOnWhatTheirVariantsKeep() throws {
+        let ids = ["import-reset", "import-undo", "fetch-memory", "refresh-to-fault"]
+        let options = BenchRunner.Options(scale: BenchScale(name: "test", rows: 2_000), repetitions: 1,
+                                          outputFolder: dir.appendingPathComponent("memory"), scenarioIDs: ids, allocationCounter: Self.counter)
+        let results = try BenchRunner(options: options).run()
+        XCTAssertEqual(results.scenarios.map(\.id), ids)
+        for scenario in results.scenarios {
+            XCTAssertEqual(scenario.status, "ran", scenario.note ?? "")
+            if Self.counter != nil {
+                XCTAssertEqual(scenario.verdict.held, true, "\(scenario.id): \(scenario.verdict.detail)")
+            } else {
+                XCTAssertNil(scenario.verdict.held, "not judged without counted allocations")
+            }
+        }
+        // The import saves every 1,000 objects: two saves of 2,000 rows, each its inserts and the key reservation.
+        let importing = try XCTUnwrap(results.scenarios[0].variants.first { $0.name == "reset per batch" }?.counters)
+        XCTAssertEqual(importing.saves, 2)
+        let kept = results.scenarios[0].variants.map { $0.memory?.liveBytes ?? 0 }
+        if Self.counter != nil { XCTAssertGreaterThan(kept[0], 2_000 * 100, "the context without reset keeps its 2,000 objects") }
+    }
 }
