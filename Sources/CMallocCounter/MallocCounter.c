@@ -1,8 +1,9 @@
 // Counts the program's allocations for `faultline bench`'s memory figures: malloc, calloc, realloc and free are
-// defined here, in the executable, so that every call in the process (Swift's runtime, Foundation, SQLite, GRDB) comes
-// here first, then goes on to glibc's own (__libc_malloc, …). Counting is off except during a variant's memory
-// run, on its thread, and off costs one thread-local load. Sanitizers interpose malloc themselves: under them nothing is defined here
-// and the counts are unavailable.
+// defined here, in the executable, so that every call in the process (Swift's runtime, Foundation, SQLite, GRDB)
+// comes here first, then goes on to glibc's own (__libc_malloc, …). Counting is off except during a variant's
+// memory run, on its thread; off, a call costs one thread-local load. Sanitizers interpose malloc themselves: under
+// them nothing is defined here and the counts are unavailable. memalign, posix_memalign and aligned_alloc are not
+// counted (glibc does not reach them through malloc); a block of theirs freed while counting counts against the run.
 #include "CMallocCounter.h"
 
 #include <malloc.h>
