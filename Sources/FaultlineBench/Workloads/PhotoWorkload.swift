@@ -1,15 +1,23 @@
 import Faultline
 import Foundation
 
-/// Blobs stored inline or in an entity of their own (seed 001 P-58, P-59): photos with a name and a payload of
-/// a given size, either a `data` attribute of `Photo` or a to-one `payload` to `PhotoData`.
+/// Blobs stored inline, in an entity of their own (seed 001 P-58, P-59) or in external storage: photos with a name
+/// and a payload of a given size, either a `data` attribute of `Photo` (inline, or with
+/// `allowsExternalBinaryDataStorage`, in a file of its own past 100 KiB) or a to-one `payload` to `PhotoData`.
 public enum PhotoWorkload {
     public static let name = Attribute<String>("name")
     public static let data = Attribute<Data?>("data")
     public static let payload = ToOne<ManagedObject>("payload")
 
-    public static func model(separate: Bool) throws -> ManagedObjectModel {
-        if separate {
+    /// Where a photo's payload lives.
+    public enum Storage: String, Sendable {
+        case inline, separate, external
+    }
+
+    public static func model(separate: Bool) throws -> ManagedObjectModel { try model(storage: separate ? .separate : .inline) }
+
+    public static func model(storage: Storage) throws -> ManagedObjectModel {
+        if storage == .separate {
             return try ManagedObjectModel(entities: [
                 EntityDescription(name: "Photo", properties: [
                     AttributeDescription(name: "name", type: .string, isOptional: false, defaultValue: ""),
@@ -24,14 +32,19 @@ public enum PhotoWorkload {
         return try ManagedObjectModel(entities: [
             EntityDescription(name: "Photo", properties: [
                 AttributeDescription(name: "name", type: .string, isOptional: false, defaultValue: ""),
-                AttributeDescription(name: "data", type: .binary),
+                AttributeDescription(name: "data", type: .binary, allowsExternalBinaryDataStorage: storage == .external),
             ]),
         ])
     }
 
     /// `count` photos with `bytes` of seeded payload each.
     public static func generate(count: Int, bytes: Int, separate: Bool, into url: URL) throws {
-        let model = try model(separate: separate)
+        try generate(count: count, bytes: bytes, storage: separate ? .separate : .inline, into: url)
+    }
+
+    public static func generate(count: Int, bytes: Int, storage: Storage, into url: URL) throws {
+        let model = try model(storage: storage)
+        let separate = storage == .separate
         RowWorkload.removeStore(at: url)
         let context = try BenchStore.coldContext(model, at: url, probes: .disabled)
         var random = SeededGenerator(seed: UInt64(bytes))
