@@ -81,6 +81,20 @@ final class HostileTraceTests: XCTestCase {
         }
     }
 
+    /// A line longer than any the engine writes, and JSON nested deeper than a trace's, are named, not read.
+    func testOverlongLinesAndDeepNestingAreRefused() throws {
+        let long = #"{"type":"fetch","t":1,"entity":""# + String(repeating: "x", count: Limits.traceLineBytes + 1) + #""}"#
+        let path = try trace([header, long])
+        XCTAssertThrowsError(try TraceFile(path: path)) { error in
+            XCTAssertEqual("\(error)", "\(path):2: a line longer than \(Limits.traceLineBytes) bytes — not a Faultline trace line")
+        }
+        let deep = #"{"type":"fetch","t":1,"x":"# + String(repeating: "[", count: 40) + String(repeating: "]", count: 40) + "}"
+        let nested = try trace([header, #"{"type":"signpost","t":0,"name":"s"}"#, deep, #"{"type":"signpost","t":1,"name":"after"}"#])
+        XCTAssertThrowsError(try TraceFile(path: nested)) { error in
+            XCTAssertEqual("\(error)", "\(nested):3: not a JSON object — is this a Faultline trace (docs/trace-format.md)?")
+        }
+    }
+
     /// A name with a right-to-left override would read backwards on the page ("exe.txt" as "txt.exe"): shown as
     /// `[U+202E]` instead, in the HTML and in the SVG Graphviz draws.
     func testBidirectionalControlsAreShownNotObeyed() throws {

@@ -109,6 +109,7 @@ public struct TraceFile: Sendable {
                 if carry.isEmpty {
                     try line(UnsafeRawBufferPointer(rebasing: chunk[start..<newline]), body)
                 } else {
+                    guard carry.count + (newline - start) <= Limits.traceLineBytes else { throw tooLong() }
                     carry.append(contentsOf: chunk[start..<newline])
                     let whole = carry
                     carry.removeAll(keepingCapacity: true)
@@ -116,10 +117,12 @@ public struct TraceFile: Sendable {
                 }
                 start = newline + 1
             }
+            guard carry.count + (chunk.count - start) <= Limits.traceLineBytes else { throw tooLong() }
             carry.append(contentsOf: chunk[start...])
-            guard carry.count <= Limits.traceLineBytes else {
-                throw ReportError("\(path):\(lineNumber + 1): a line longer than \(Limits.traceLineBytes) bytes — not a Faultline trace line")
-            }
+        }
+
+        private func tooLong() -> ReportError {
+            ReportError("\(path):\(lineNumber + 1): a line longer than \(Limits.traceLineBytes) bytes — not a Faultline trace line")
         }
 
         mutating func finish(_ body: (TraceEvent) throws -> Void) throws -> Info {
