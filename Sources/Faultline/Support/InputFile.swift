@@ -14,16 +14,36 @@ public enum InputFile {
         public let description: String
     }
 
-    /// The file's bytes.
+    /// The file's bytes, read into one buffer of the file's size (a file that grows meanwhile is read to its end).
     public static func read(_ path: String) throws -> Data {
         let descriptor = try openRegularFile(path)
         defer { close(descriptor) }
-        let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: false)
-        do {
-            return try handle.readToEnd() ?? Data()
-        } catch {
-            throw Failure(description: "cannot read: \(String(cString: strerror(errno)))")
+        var info = stat()
+        guard fstat(descriptor, &info) == 0 else { throw Failure(description: reason(errno)) }
+        var data = Data(count: max(0, Int(info.st_size)) + 1)
+        var filled = 0
+        while true {
+            if filled == data.count { data.count += max(1 << 16, data.count / 2) }
+            let count = data.withUnsafeMutableBytes { buffer in
+                systemRead(descriptor, buffer.baseAddress! + filled, buffer.count - filled)
+            }
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw Failure(description: "cannot read: \(String(cString: strerror(errno)))")
+            }
+            if count == 0 { break }
+            filled += count
         }
+        data.count = filled
+        return data
+    }
+
+    private static func systemRead(_ descriptor: Int32, _ buffer: UnsafeMutableRawPointer, _ count: Int) -> Int {
+        #if canImport(Glibc)
+        return Glibc.read(descriptor, buffer, count)
+        #else
+        return Darwin.read(descriptor, buffer, count)
+        #endif
     }
 
     /// The file's bytes in pieces of at most `size`, in order, for reading a file larger than memory should hold.
@@ -33,11 +53,7 @@ public enum InputFile {
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: size, alignment: 1)
         defer { buffer.deallocate() }
         while true {
-            #if canImport(Glibc)
-            let count = Glibc.read(descriptor, buffer.baseAddress, size)
-            #else
-            let count = Darwin.read(descriptor, buffer.baseAddress, size)
-            #endif
+            let count = systemRead(descriptor, buffer.baseAddress!, size)
             if count < 0 {
                 if errno == EINTR { continue }
                 throw Failure(description: "cannot read: \(String(cString: strerror(errno)))")
