@@ -80,7 +80,7 @@ final class MemoryMeterTests: XCTestCase {
 
     /// The seeds' memory advice as scenarios: each is judged on its variants' memory runs.
     func testTheMemoryScenariosAreJudgedOnWhatTheirVariantsKeep() throws {
-        let ids = ["import-reset", "import-undo", "fetch-memory", "refresh-to-fault"]
+        let ids = ["import-reset", "import-undo", "fetch-memory", "refresh-to-fault", "row-cache-sharing"]
         let options = BenchRunner.Options(scale: BenchScale(name: "test", rows: 2_000), repetitions: 1,
                                           outputFolder: dir.appendingPathComponent("memory"), scenarioIDs: ids, allocationCounter: Self.counter)
         let results = try BenchRunner(options: options).run()

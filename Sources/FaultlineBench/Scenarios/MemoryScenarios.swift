@@ -151,4 +151,40 @@ extension ScenarioCatalogue {
                 return Verdict(held: refreshed * 2 < keep, describe(m, ["keep objects", "refresh each after use"]))
             })
     }
+
+    /// M-ROW-CACHE: the same rows held by one context, by two, and by two that then reset.
+    static var rowCacheSharing: BenchScenario {
+        let names = ["one context", "two contexts", "two contexts, both reset"]
+        return BenchScenario(
+            id: "row-cache-sharing", title: "The row cache: one snapshot per row for every context, gone when none holds it",
+            claim: "Contexts on one coordinator share the row cache's snapshot of a row: a second context holding the same rows keeps far less than the first, and once both let go (reset) the snapshots go too.",
+            source: "seed 000 L3245–3253, L4241–4273 (row cache, memory trimming); seed 004 L274",
+            variants: { setup in
+                let model = try RowWorkload.model()
+                let store = try setup.data.rows(setup.scale.part(4, minimum: 1_000))
+                var request = FetchRequest<ManagedObject>(entityName: "Row")
+                request.returnsObjectsAsFaults = false
+                return names.enumerated().map { index, name in
+                    BenchVariant(name) { probes in
+                        let coordinator = try BenchStore.coordinator(model, at: store, probes: probes)
+                        let contexts = (0..<(index == 0 ? 1 : 2)).map { _ in ManagedObjectContext(.privateQueue, coordinator: coordinator) }
+                        return {
+                            for context in contexts {
+                                try context.performAndWait { Bench.sink(Int64(try context.fetch(request).count)) }
+                            }
+                            if index == 2 {
+                                for context in contexts { context.performAndWait { context.reset() } }
+                            }
+                            withExtendedLifetime(contexts) {}
+                        }
+                    }
+                }
+            },
+            judge: { m in
+                let values = names.compactMap { kept(m, $0) }
+                guard values.count == names.count else { return Verdict(held: nil, "not measured (allocations are not counted in this build)") }
+                let (one, two, released) = (values[0], values[1], values[2])
+                return Verdict(held: Double(two) < 1.6 * Double(one) && released * 10 < one, describe(m, names))
+            })
+    }
 }
