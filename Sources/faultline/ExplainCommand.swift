@@ -1,5 +1,6 @@
 import ArgumentParser
 import Faultline
+import FaultlineBench
 import Foundation
 
 struct ExplainCommand: ParsableCommand {
@@ -12,10 +13,6 @@ struct ExplainCommand: ParsableCommand {
 
     @OptionGroup var fetch: FetchOptions
 
-    static func duration(_ seconds: Double) -> String {
-        seconds >= 1 ? String(format: "%.2f s", seconds) : seconds >= 1e-3 ? String(format: "%.2f ms", seconds * 1e3) : String(format: "%.0f µs", seconds * 1e6)
-    }
-
     func run() throws {
         try reportingErrors("explain") {
             guard FileManager.default.fileExists(atPath: options.store) else { throw ValidationError("no store at '\(options.store)'") }
@@ -26,7 +23,7 @@ struct ExplainCommand: ParsableCommand {
             if !explanation.bindings.isEmpty { out += "bindings: \(explanation.bindings.joined(separator: ", "))\n" }
             out += "\n\(explanation.plan)\n"
             if let measured = explanation.measurement {
-                out += "\nmeasured on a scratch copy: \(measured.examined) rows examined, \(measured.returned) returned, \(Self.duration(measured.seconds))\n"
+                out += "\nmeasured on a scratch copy: \(measured.examined) rows examined, \(measured.returned) returned, \(BenchFormat.seconds(measured.seconds))\n"
             }
             out += "\nverdict: \(explanation.verdict)\n"
             if explanation.suggestions.isEmpty && explanation.verdict.contains(" examines ") && !explanation.verdict.contains("right plan") {

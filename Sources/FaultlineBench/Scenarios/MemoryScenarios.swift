@@ -4,6 +4,9 @@ import Foundation
 /// The seeds' memory advice, judged on what each variant's memory run allocated and kept (docs/results-format.md),
 /// not on its time.
 extension ScenarioCatalogue {
+    /// The verdict where allocations are not counted (under a sanitizer).
+    private static var notCounted: Verdict { Verdict(held: nil, "not measured (allocations are not counted in this build)") }
+
     /// Bytes a variant's memory run kept, or nil when allocations were not counted.
     private static func kept(_ m: ScenarioMeasurements, _ name: String) -> Int? { m[name]?.memory?.liveBytes }
     private static func allocated(_ m: ScenarioMeasurements, _ name: String) -> Int? { m[name]?.memory?.bytesAllocated }
@@ -56,7 +59,7 @@ extension ScenarioCatalogue {
                 ]
             },
             judge: { m in
-                guard let keep = kept(m, "no reset"), let reset = kept(m, "reset per batch") else { return Verdict(held: nil, "not measured (allocations are not counted in this build)") }
+                guard let keep = kept(m, "no reset"), let reset = kept(m, "reset per batch") else { return notCounted }
                 return Verdict(held: reset * 10 < keep, describe(m, ["no reset", "reset per batch"]))
             })
     }
@@ -79,7 +82,7 @@ extension ScenarioCatalogue {
             judge: { m in
                 guard let plain = kept(m, "no undo manager"), let undo = kept(m, "undo manager"),
                       let plainBytes = allocated(m, "no undo manager"), let undoBytes = allocated(m, "undo manager") else {
-                    return Verdict(held: nil, "not measured (allocations are not counted in this build)")
+                    return notCounted
                 }
                 return Verdict(held: undo > plain && undoBytes > plainBytes, describe(m, ["no undo manager", "undo manager"]))
             })
@@ -113,7 +116,7 @@ extension ScenarioCatalogue {
             },
             judge: { m in
                 let values = names.compactMap { kept(m, $0) }
-                guard values.count == names.count else { return Verdict(held: nil, "not measured (allocations are not counted in this build)") }
+                guard values.count == names.count else { return notCounted }
                 let (full, faults, ids, batch) = (values[0], values[1], values[2], values[3])
                 return Verdict(held: faults * 2 < full && ids * 2 < full && batch * 2 < full, describe(m, names))
             })
@@ -146,7 +149,7 @@ extension ScenarioCatalogue {
             },
             judge: { m in
                 guard let keep = kept(m, "keep objects"), let refreshed = kept(m, "refresh each after use") else {
-                    return Verdict(held: nil, "not measured (allocations are not counted in this build)")
+                    return notCounted
                 }
                 return Verdict(held: refreshed * 2 < keep, describe(m, ["keep objects", "refresh each after use"]))
             })
@@ -182,7 +185,7 @@ extension ScenarioCatalogue {
             },
             judge: { m in
                 let values = names.compactMap { kept(m, $0) }
-                guard values.count == names.count else { return Verdict(held: nil, "not measured (allocations are not counted in this build)") }
+                guard values.count == names.count else { return notCounted }
                 let (one, two, released) = (values[0], values[1], values[2])
                 return Verdict(held: Double(two) < 1.6 * Double(one) && released * 10 < one, describe(m, names))
             })

@@ -50,13 +50,8 @@ public struct Analyzers {
     /// An analysis to give events one at a time (a trace read streaming), then ask for its findings.
     public func start() -> Run { Run(analyzers: self) }
 
-    /// The time the trace's fetches, saves and faults took, and the part of it the findings' events took (each
-    /// event counted once, however many findings name it).
-    public static func explainedTime(_ findings: [Finding], in trace: TraceFile) -> (explained: Double, total: Double) {
-        explainedTime(findings, durations: trace.events.map { $0.isTopLevel ? $0.duration : 0 })
-    }
-
-    /// The same from each event's duration by index (0 for events other than fetches, saves and faults).
+    /// The time the trace's fetches, saves and faults took (each event's duration by index, 0 for the other events),
+    /// and the part of it the findings' events took (each event counted once, however many findings name it).
     public static func explainedTime(_ findings: [Finding], durations: [Double]) -> (explained: Double, total: Double) {
         let total = durations.reduce(0, +)
         var seen = Set<Int>()
@@ -178,7 +173,6 @@ public struct Analyzers {
         var members: [Int] = []
         var segments: [String] = []
         var sample: TraceEvent
-        var sampleIndex: Int
         var firstTime = Double.infinity, lastTime = 0.0
         /// Hashes of the distinct predicates (fetch groups).
         var predicates = Set<Int>()
@@ -226,7 +220,7 @@ public struct Analyzers {
                 return (position, false)
             }
             positions[key] = items.count
-            var group = Group(sample: event, sampleIndex: index)
+            var group = Group(sample: event)
             group.add(event, at: index)
             items.append(group)
             return (items.count - 1, true)

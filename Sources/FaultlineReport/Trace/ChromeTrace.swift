@@ -18,7 +18,10 @@ public final class ChromeTraceWriter {
         buffer.reserveCapacity(Self.flushBytes + 4096)
         append(#"{"displayTimeUnit":"ms","traceEvents":["#)
         for (kind, tid) in Self.tracks.sorted(by: { $0.value < $1.value }) {
-            object { field("name", "thread_name"); field("ph", "M"); number("pid", 1); number("tid", Double(tid)); raw("args", "{\"name\":\(Self.quoted(kind.rawValue))}") }
+            object {
+                field("name", "thread_name"); field("ph", "M"); number("pid", 1); number("tid", Double(tid))
+                key("args"); append("{\"name\":"); string(kind.rawValue); append("}")
+            }
         }
     }
 
@@ -88,7 +91,6 @@ public final class ChromeTraceWriter {
     }
 
     private func field(_ name: String, _ value: String) { key(name); string(value) }
-    private func raw(_ name: String, _ json: String) { key(name); append(json) }
     private func append(_ text: String) { buffer.append(contentsOf: text.utf8) }
 
     /// A time in microseconds: whole, or with three decimals (nanoseconds).
@@ -142,15 +144,6 @@ public final class ChromeTraceWriter {
     }
 
     private static let hex = Array("0123456789abcdef".utf8)
-
-    /// `text` as a JSON string.
-    static func quoted(_ text: String) -> String {
-        let writer = ChromeTraceWriter(bare: ())
-        writer.string(text)
-        return String(decoding: writer.buffer, as: UTF8.self)
-    }
-
-    private init(bare: Void) { sink = { _ in } }
 }
 
 public enum ChromeTrace {
