@@ -54,6 +54,8 @@ struct DiagramCommand: ParsableCommand {
             let coordinator = try openStore(store, model: model, readOnly: true)
             let context = ManagedObjectContext(.privateQueue, coordinator: coordinator)
             let snapshot = try context.performAndWait {
+                // The picture is of the objects the loader reached: the context keeps them all for it.
+                context.retainsRegisteredObjects = true
                 try ObjectGraphLoader(context: context, limit: limit).load(root: root, depth: depth)
                 return context.objectGraphSnapshot(limit: limit)
             }

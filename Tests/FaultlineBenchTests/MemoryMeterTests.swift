@@ -80,7 +80,11 @@ final class MemoryMeterTests: XCTestCase {
 
     /// The seeds' memory advice as scenarios: each is judged on its variants' memory runs.
     func testTheMemoryScenariosAreJudgedOnWhatTheirVariantsKeep() throws {
-        let ids = ["import-reset", "import-undo", "fetch-memory", "refresh-to-fault", "row-cache-sharing"]
+        let ids = ["import-reset", "import-undo", "fetch-memory", "refresh-to-fault", "row-cache-sharing", "retains-registered"]
+        // The seed's import advice assumes a context that keeps what it saved; Core Data's (and Faultline's) holds
+        // saved objects weakly, so the default import without reset keeps little: refuted, with the retaining
+        // context's figure beside it.
+        let refuted: Set = ["import-reset"]
         let options = BenchRunner.Options(scale: BenchScale(name: "test", rows: 2_000), repetitions: 1,
                                           outputFolder: dir.appendingPathComponent("memory"), scenarioIDs: ids, allocationCounter: Self.counter)
         let results = try BenchRunner(options: options).run()
@@ -88,7 +92,7 @@ final class MemoryMeterTests: XCTestCase {
         for scenario in results.scenarios {
             XCTAssertEqual(scenario.status, "ran", scenario.note ?? "")
             if Self.counter != nil {
-                XCTAssertEqual(scenario.verdict.held, true, "\(scenario.id): \(scenario.verdict.detail)")
+                XCTAssertEqual(scenario.verdict.held, !refuted.contains(scenario.id), "\(scenario.id): \(scenario.verdict.detail)")
             } else {
                 XCTAssertNil(scenario.verdict.held, "not judged without counted allocations")
             }
@@ -97,6 +101,9 @@ final class MemoryMeterTests: XCTestCase {
         let importing = try XCTUnwrap(results.scenarios[0].variants.first { $0.name == "reset per batch" }?.counters)
         XCTAssertEqual(importing.saves, 2)
         let kept = results.scenarios[0].variants.map { $0.memory?.liveBytes ?? 0 }
-        if Self.counter != nil { XCTAssertGreaterThan(kept[0], 2_000 * 100, "the context without reset keeps its 2,000 objects") }
+        if Self.counter != nil {
+            XCTAssertLessThan(kept[0] * 10, kept[2], "the default context lets go of saved objects: \(kept)")
+            XCTAssertGreaterThan(kept[2], 2_000 * 100, "the retaining context without reset keeps its 2,000 objects")
+        }
     }
 }

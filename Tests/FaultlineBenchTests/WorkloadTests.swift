@@ -28,9 +28,12 @@ final class WorkloadTests: XCTestCase {
         let context = ManagedObjectContext(.privateQueue, coordinator: coordinator)
         // a0 + a9 of row i = 20i + 9.
         let fetched = (0..<count).reduce(Int64(0)) { $0 + Int64(20 * $1 + 9) }
-        XCTAssertEqual(try RowWorkload.fetchMaterialized(context), fetched)
+        let first = try RowWorkload.fetchMaterializedObjects(context)
+        XCTAssertEqual(first.sum, fetched)
         let statements = coordinator.statistics.statementsExecuted
-        XCTAssertEqual(try RowWorkload.fetchMaterialized(context), fetched, "a second fetch reuses the registered objects")
+        let second = try RowWorkload.fetchMaterializedObjects(context)
+        XCTAssertEqual(second.sum, fetched)
+        XCTAssertTrue(zip(first.objects, second.objects).allSatisfy { $0 === $1 }, "a second fetch reuses the registered objects the program holds")
         XCTAssertEqual(coordinator.statistics.statementsExecuted - statements, 1, "and issues one SELECT")
     }
 
@@ -45,6 +48,7 @@ final class WorkloadTests: XCTestCase {
             let coordinator = PersistentStoreCoordinator(managedObjectModel: try PointLookupWorkload.model())
             try coordinator.addPersistentStore(at: store)
             let context = ManagedObjectContext(.privateQueue, coordinator: coordinator)
+            context.retainsRegisteredObjects = true // to count the objects the lookups fetched
             let statements = coordinator.statistics.statementsExecuted
             XCTAssertEqual(try PointLookupWorkload.lookups(context, count: rows, rows: rows), rows)
             XCTAssertEqual(coordinator.statistics.statementsExecuted - statements, rows, "one SELECT a lookup")

@@ -184,9 +184,11 @@ final class FaultingTests: XCTestCase {
         let (coordinator, _) = try makeStack(try model(), in: dir)
         _ = try seed(coordinator, walks: 5)
         let context = ManagedObjectContext(.privateQueue, coordinator: coordinator)
+        // Held while the second context reads: an object the program drops lets go of its snapshot.
+        var walks: [Walk] = []
         try context.performAndWait {
             // The fetch puts the rows in the row cache; objects come back as faults.
-            let walks = try context.fetch(FetchRequest<Walk>())
+            walks = try context.fetch(FetchRequest<Walk>())
             XCTAssertEqual(walks.count, 5)
             XCTAssertTrue(walks.allSatisfy(\.isFault))
             let before = coordinator.statistics
@@ -204,6 +206,7 @@ final class FaultingTests: XCTestCase {
             XCTAssertEqual(walk.distance, 2)
             XCTAssertEqual(coordinator.statistics.statementsExecuted, before)
         }
+        withExtendedLifetime(walks) {}
     }
 
     func testToOneFaultResolvesWithoutSQLAndToManyFiresOnce() throws {
@@ -233,17 +236,19 @@ final class FaultingTests: XCTestCase {
         let (coordinator, _) = try makeStack(try model(), in: dir)
         _ = try seed(coordinator, walks: 10)
         var context: ManagedObjectContext? = ManagedObjectContext(.privateQueue, coordinator: coordinator)
-        try context!.performAndWait {
-            _ = try context!.fetch(FetchRequest<Walk>())
-        }
+        // The program holds each context's objects (a context holds unchanged objects weakly).
+        var firstWalks: [Walk]? = try context!.performAndWait { try context!.fetch(FetchRequest<Walk>()) }
         let held = coordinator.statistics.rowCacheCount
         XCTAssertGreaterThanOrEqual(held, 10)
         let second = ManagedObjectContext(.privateQueue, coordinator: coordinator)
-        try second.performAndWait { _ = try second.fetch(FetchRequest<Walk>()) }
+        let secondWalks = try second.performAndWait { try second.fetch(FetchRequest<Walk>()) }
         context = nil
+        firstWalks = nil
+        XCTAssertNil(firstWalks)
         XCTAssertEqual(coordinator.statistics.rowCacheCount, held, "the second context still holds the walks")
         second.reset()
         XCTAssertEqual(coordinator.statistics.rowCacheCount, held - 10, "the walks are released when no context holds them")
+        withExtendedLifetime(secondWalks) {}
     }
 
     func testExistingObjectForAMissingRowThrows() throws {

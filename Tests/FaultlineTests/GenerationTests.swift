@@ -65,6 +65,7 @@ final class GenerationTests: XCTestCase {
     func testStalenessIntervalDecidesWhetherAFaultUsesTheRowCache() throws {
         let dir = TemporaryDirectory()
         let (coordinator, holder) = try makeStack(try makeTestModel(), in: dir)
+        holder.retainsRegisteredObjects = true
         let id = try holder.performAndWait { () throws -> ManagedObjectID in
             let rex = try holder.insertNewObject(forEntityName: "Dog")
             try rex.setValue("Rex", forKey: "name")

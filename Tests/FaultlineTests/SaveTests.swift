@@ -7,12 +7,14 @@ final class SaveTests: XCTestCase {
         let dir = TemporaryDirectory()
         let model = try makeTestModel()
         let (first, firstContext) = try makeStack(model, in: dir)
-        let id: ManagedObjectID = try firstContext.performAndWait {
+        // The program keeps the dog it saved: it was read (written) at version 1.
+        let rex = try firstContext.performAndWait {
             let dog = try firstContext.insertNewObject(forEntityName: "Dog")
             try dog.setValue("Rex", forKey: "name")
             try firstContext.save()
-            return dog.objectID
+            return dog
         }
+        let id = rex.objectID
         // A second coordinator (as another process would) on the same file.
         let second = PersistentStoreCoordinator(managedObjectModel: model)
         try second.addPersistentStore(at: dir.file("store.sqlite"))
@@ -25,6 +27,7 @@ final class SaveTests: XCTestCase {
         }
         try firstContext.performAndWait {
             let dog = firstContext.object(with: id)
+            XCTAssertTrue(dog === rex)
             try dog.setValue("Buddy", forKey: "name")
             XCTAssertThrowsError(try firstContext.save()) { error in
                 guard case SaveError.conflicts(let conflicts) = error else { return XCTFail("\(error)") }

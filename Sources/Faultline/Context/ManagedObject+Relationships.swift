@@ -5,7 +5,8 @@
 extension ManagedObject {
     // MARK: To-one
 
-    /// The destination of a to-one relationship (a fault if not yet loaded); no SQL is issued.
+    /// The destination of a to-one relationship (a fault if not yet loaded); no SQL is issued. From then on the
+    /// object holds its destination, as a fired to-one does in Core Data: the destination stays alive as long as it.
     final func destination(of relationship: RelationshipDescription) -> ManagedObject? {
         switch slot(at: relationship.index) {
         case .object(let object): return object
@@ -13,8 +14,9 @@ extension ManagedObject {
             guard let context = managedObjectContext else { return nil }
             let (key, entityNumber) = ToOneReference.unpack(packed, relationship: relationship)
             let model = entity.model!
-            let destination = entityNumber.flatMap { model.entity(number: $0) } ?? relationship.destination!
-            return context.faultingObject(entity: destination, key: key)
+            let destination = context.faultingObject(entity: entityNumber.flatMap { model.entity(number: $0) } ?? relationship.destination!, key: key)
+            values[relationship.index] = .object(destination)
+            return destination
         default: return nil
         }
     }

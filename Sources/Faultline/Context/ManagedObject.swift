@@ -48,7 +48,12 @@ open class ManagedObject: CustomStringConvertible {
         static let watched = Flags(rawValue: 256)
         /// The context observes changes or records undo: changes must be reported to it.
         static let tracked = Flags(rawValue: 512)
+        /// A fault of a batched fetch result, in the context's `batchMembership`.
+        static let batched = Flags(rawValue: 1024)
     }
+
+    /// The object's address: a key for the context's tables that never retains the object (its `deinit` uses it).
+    @inline(__always) final var address: UnsafeMutableRawPointer { Unmanaged.passUnretained(self).toOpaque() }
 
     /// The values as last fetched or saved. A fetched object shares one array with the row cache until its
     /// first change, so most objects never pay for a second copy.
@@ -70,6 +75,11 @@ open class ManagedObject: CustomStringConvertible {
     public required init(entity: EntityDescription, insertInto context: ManagedObjectContext?) {
         self.entity = entity
         if let context { context.insert(self) }
+    }
+
+    deinit {
+        // The context holds unchanged objects weakly: one the program let go of leaves its registry here.
+        if let context = managedObjectContext { context.objectWillDeinit(self) }
     }
 
     /// The name of the entity a typed subclass stands for; by default the class's own name.

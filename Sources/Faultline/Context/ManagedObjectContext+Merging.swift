@@ -84,11 +84,11 @@ extension ManagedObjectContext {
     private func forget(_ object: ManagedObject) {
         object.willTurnIntoFault()
         defer { object.didTurnIntoFault() }
-        if object.flags.contains(.holdsSnapshot) { reader.releaseSnapshots([object.objectKeyForCache]) }
-        registry[object.objectID.objectKey] = nil
+        if object.flags.contains(.holdsSnapshot) { reader.releaseSnapshot(object.objectKeyForCache) }
+        registry.remove(object, at: object.objectKeyForCache)
         updatedSet[ObjectIdentifier(object)] = nil
         deletedSet[ObjectIdentifier(object)] = nil
-        batchMembership[ObjectIdentifier(object)] = nil
+        leaveBatch(object)
         object.managedObjectContext = nil
         object.flags = [.fault, .inaccessible]
         object.values = []

@@ -26,8 +26,13 @@ public final class ManagedObjectContext: @unchecked Sendable {
     private let queue: DispatchQueue
     private let queueKey = DispatchSpecificKey<ObjectIdentifier>()
 
-    /// Registered saved objects by row. Inserted objects are kept in `insertionOrder` until their save.
-    let registry = PagedMap<ManagedObject>()
+    /// Registered saved objects by row, held weakly (see `ObjectLifetimes`). Inserted objects are kept in
+    /// `insertionOrder` until their save.
+    let registry = ObjectRegistry()
+    /// An object's `deinit` is releasing values: objects released meanwhile queue theirs here (see
+    /// `objectWillDeinit`). Used on the context's queue only.
+    @exclusivity(unchecked) var releasingObjects = false
+    @exclusivity(unchecked) var deferredReleases: [[Slot]] = []
     /// Objects known by a temporary key without being inserted here: in a child context, objects its parent
     /// inserted (or it pushed to its parent); in a parent, objects that had the key before the root saved them.
     var temporaryObjects: [Int64: ManagedObject] = [:]
@@ -70,8 +75,8 @@ public final class ManagedObjectContext: @unchecked Sendable {
     @exclusivity(unchecked) var lastFetchedEntity: EntityDescription?
     /// Storage for scanning each fetch's predicate, kept between fetches. Used on the context's queue only.
     let predicateShape: PredicateShape
-    /// Faults of batched fetch results, with their batch and position.
-    var batchMembership: [ObjectIdentifier: (FaultBatch, Int)] = [:]
+    /// Faults of batched fetch results (by address: see `FaultBatch`), with their batch and position.
+    var batchMembership: [UnsafeMutableRawPointer: (FaultBatch, Int)] = [:]
     var updatedSet: [ObjectIdentifier: ManagedObject] = [:]
     var deletedSet: [ObjectIdentifier: ManagedObject] = [:]
 
@@ -111,7 +116,7 @@ public final class ManagedObjectContext: @unchecked Sendable {
     func trackObjects() {
         guard !objectFlags.contains(.tracked) else { return }
         objectFlags.insert(.tracked)
-        registry.forEach { $0.flags.insert(.tracked) }
+        for object in registry.values { object.flags.insert(.tracked) }
         for object in insertionOrder + Array(temporaryObjects.values) where object.managedObjectContext === self { object.flags.insert(.tracked) }
     }
 
@@ -150,7 +155,7 @@ public final class ManagedObjectContext: @unchecked Sendable {
         reportPrefetchUse()
         var held: [ObjectKey] = []
         held.reserveCapacity(registry.count)
-        registry.forEach { object in
+        for object in registry.values {
             object.managedObjectContext = nil
             if object.flags.contains(.holdsSnapshot) { held.append(object.objectKeyForCache) }
         }
@@ -343,11 +348,11 @@ public final class ManagedObjectContext: @unchecked Sendable {
 
     func unregister(_ object: ManagedObject) {
         let key = object.objectKeyForCache
-        if object.key > 0, registry[key] === object { registry[key] = nil }
+        if object.key > 0 { registry.remove(object, at: key) }
         if object.key < 0, temporaryObjects[object.key] === object { temporaryObjects[object.key] = nil }
         if object.flags.contains(.holdsSnapshot) {
             object.flags.remove(.holdsSnapshot)
-            reader.releaseSnapshots([key])
+            reader.releaseSnapshot(key)
         }
         object.managedObjectContext = nil
     }
@@ -425,8 +430,9 @@ public final class ManagedObjectContext: @unchecked Sendable {
             defer { object.didTurnIntoFault() }
             // As Core Data: the fault lets go of its row-cache snapshot, so once no other context holds it the next
             // fire reads the store (and sees what other coordinators wrote since).
-            if object.flags.contains(.holdsSnapshot) { reader.releaseSnapshots([object.objectKeyForCache]) }
-            object.flags = object.flags.intersection([.checksQueue, .tracked])
+            if object.flags.contains(.holdsSnapshot) { reader.releaseSnapshot(object.objectKeyForCache) }
+            if object.flags.contains(.watched) { watchedObjects[ObjectIdentifier(object)] = nil }
+            object.flags = object.flags.intersection([.checksQueue, .tracked, .batched])
             object.flags.insert(.fault)
             object.values = []
             object.valuesAreCommitted()

@@ -382,6 +382,10 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
         withLock { for key in keys { rowCache.release(key) } }
     }
 
+    func releaseSnapshot(_ key: ObjectKey) {
+        withLock { rowCache.release(key) }
+    }
+
     // MARK: Writing
 
     /// Writes a context's changes in one transaction (after allocating keys in one of its own) and updates the

@@ -63,11 +63,9 @@ extension ManagedObjectContext {
     /// Lets go of every row-cache snapshot the context's objects hold (before the reader they came from changes).
     private func dropSnapshotHolds() {
         var held: [ObjectKey] = []
-        registry.forEach { object in
-            if object.flags.contains(.holdsSnapshot) {
-                held.append(object.objectKeyForCache)
-                object.flags.remove(.holdsSnapshot)
-            }
+        for object in registry.values where object.flags.contains(.holdsSnapshot) {
+            held.append(object.objectKeyForCache)
+            object.flags.remove(.holdsSnapshot)
         }
         reader.releaseSnapshots(held)
     }

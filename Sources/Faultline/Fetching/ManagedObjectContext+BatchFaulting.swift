@@ -1,12 +1,15 @@
 /// Fulfilling many faults with one statement: batched fetch results and explicit batch faulting.
 extension ManagedObjectContext {
     /// A batched fetch result: touching one fault fulfils the faults of its whole batch.
+    ///
+    /// It does not keep its objects alive (the program's result array does): an object leaving memory takes itself
+    /// out of `batchMembership`, so the members still there are the ones left to fulfil.
     final class FaultBatch {
-        let objects: [ManagedObject]
+        let objects: [Unmanaged<ManagedObject>]
         let size: Int
 
         init(objects: [ManagedObject], size: Int) {
-            self.objects = objects
+            self.objects = objects.map { Unmanaged.passUnretained($0) }
             self.size = size
         }
     }
@@ -14,16 +17,30 @@ extension ManagedObjectContext {
     func registerBatches(_ objects: [ManagedObject], size: Int) {
         let batch = FaultBatch(objects: objects, size: size)
         for (i, object) in objects.enumerated() where object.isFault {
-            batchMembership[ObjectIdentifier(object)] = (batch, i)
+            batchMembership[object.address] = (batch, i)
+            object.flags.insert(.batched)
         }
+    }
+
+    /// Takes `object` out of its batch (fulfilled, forgotten, or leaving memory).
+    func leaveBatch(_ object: ManagedObject) {
+        batchMembership[object.address] = nil
+        object.flags.remove(.batched)
     }
 
     /// Fulfils the batch `object` belongs to, if any (called when one of its faults fires).
     func fulfillBatch(containing object: ManagedObject) -> Bool {
-        guard let (batch, index) = batchMembership[ObjectIdentifier(object)] else { return false }
+        guard let (batch, index) = batchMembership[object.address] else { return false }
         let start = index - index % batch.size
-        let members = Array(batch.objects[start..<min(start + batch.size, batch.objects.count)])
-        for member in members { batchMembership[ObjectIdentifier(member)] = nil }
+        var members: [ManagedObject] = []
+        for position in start..<min(start + batch.size, batch.objects.count) {
+            // Only a member still in `batchMembership` at its own position is alive: one that left memory took
+            // itself out, and a new object at its address would not be registered under this batch and position.
+            let reference = batch.objects[position]
+            guard let (owner, at) = batchMembership[reference.toOpaque()], owner === batch, at == position else { continue }
+            members.append(reference.takeUnretainedValue())
+        }
+        for member in members { leaveBatch(member) }
         try? fulfillFaults(for: members)
         return !object.isFault
     }

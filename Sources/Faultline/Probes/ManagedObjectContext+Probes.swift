@@ -46,7 +46,7 @@ extension ManagedObjectContext {
     func tracedFault(_ object: ManagedObject, _ body: () -> Void) {
         coordinator.withLock {
             let before = coordinator.probeTotals().statements
-            let batched = batchMembership[ObjectIdentifier(object)].map { $0.0.size }
+            let batched = batchMembership[object.address].map { $0.0.size }
             let start = ProbeClock.now()
             body()
             let end = ProbeClock.now()

@@ -126,6 +126,15 @@ final class PagedMap<Value> {
         }
     }
 
+    /// Calls `body` with every key and value, page by page.
+    func forEachKeyed(_ body: (ObjectKey, Value) -> Void) {
+        for (pageKey, page) in pages {
+            for i in 0..<Self.pageSize {
+                if let value = page.slots[i] { body(ObjectKey(table: pageKey.table, key: pageKey.page << Self.pageShift | Int64(i)), value) }
+            }
+        }
+    }
+
     /// Every value, page by page.
     var values: [Value] {
         var result: [Value] = []

@@ -156,6 +156,11 @@ public final class BenchRunner {
                 traced.signpost("\(scenario.id)/\(variant.name)")
                 counting.resetAll()
                 let body = try variant.prepare(traced)
+                if scenario.snapshots, let context = variant.context.context {
+                    // The picture shows what the run loaded: its context keeps the objects for it, where by default
+                    // it holds only those the run still references.
+                    context.performAndWait { context.retainsRegisteredObjects = true }
+                }
                 counting.resetCounters()
                 try body()
                 if scenario.snapshots, let context = variant.context.context {

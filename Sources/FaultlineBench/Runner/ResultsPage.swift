@@ -50,7 +50,7 @@ public enum ResultsPage {
             if let svg = diagrams[scenario.id] { body += "<details><summary>Model diagram</summary>\(inlineSVG(svg))</details>\n" }
             for variant in scenario.variants {
                 guard let svg = diagrams["\(scenario.id)/\(variant.name)"] else { continue }
-                body += "<details><summary>Object graph after \(escape(variant.name)) (the traced run's context, at most 40 objects)</summary>\(inlineSVG(svg))</details>\n"
+                body += "<details><summary>Object graph after \(escape(variant.name)) (the objects the traced run loaded, its context retaining them; at most 40)</summary>\(inlineSVG(svg))</details>\n"
             }
             let plans = scenario.variants.compactMap { v in v.queryPlans.flatMap { $0.isEmpty ? nil : (v.name, $0) } }
             if !plans.isEmpty {

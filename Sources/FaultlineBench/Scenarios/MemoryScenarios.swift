@@ -17,6 +17,21 @@ extension ScenarioCatalogue {
             .joined(separator: "; ")
     }
 
+    /// What a run leaves to the program (a list on screen, a cache), kept until the next run of its variant is
+    /// prepared: a memory run then counts what holding it costs.
+    private final class Held { var value: Any? }
+
+    /// An engine variant whose work returns what the program keeps (see `Held`).
+    private static func holding(_ name: String, model: ManagedObjectModel, store: URL,
+                                _ work: @escaping (ManagedObjectContext) throws -> Any?) -> BenchVariant {
+        let held = Held()
+        return BenchVariant(name) { probes in
+            held.value = nil
+            let context = try BenchStore.coldContext(model, at: store, probes: probes)
+            return { held.value = try context.performAndWait { try work(context) } }
+        }
+    }
+
     /// Imports rows into a new store, saving every 1,000; `configure` sets the context up, `afterSave` runs after each
     /// save.
     private static func importVariant(_ name: String, model: ManagedObjectModel, store: URL, count: Int,
@@ -45,22 +60,30 @@ extension ScenarioCatalogue {
 
     /// M-IMPORT-RESET: an import that saves in batches, with and without `reset()` after each.
     static var importReset: BenchScenario {
-        BenchScenario(
+        let names = ["no reset", "reset per batch", "no reset, context retains objects"]
+        return BenchScenario(
             id: "import-reset", title: "Import in batches of 1,000 with and without reset() after each save",
             claim: "Resetting the context after each saved batch keeps an import's memory flat; without it the context keeps every object it imported.",
-            source: "seed 000 L3843–3931, L4241–4273 (bulk import, memory trimming); seed 004 L147, L413–420",
+            source: "seed 000 L3843–3931, L4241–4273 (bulk import, memory trimming); seed 004 L147, L413–420; against it: seed 000 L1891–1915 (C-01–C-03: saved objects are held weakly)",
             variants: { setup in
                 let model = try RowWorkload.model()
                 let count = setup.scale.part(10, minimum: 2_000)
                 return [
-                    importVariant("no reset", model: model, store: setup.folder.appendingPathComponent("import-keep.sqlite"), count: count),
-                    importVariant("reset per batch", model: model, store: setup.folder.appendingPathComponent("import-reset.sqlite"), count: count,
+                    importVariant(names[0], model: model, store: setup.folder.appendingPathComponent("import-keep.sqlite"), count: count),
+                    importVariant(names[1], model: model, store: setup.folder.appendingPathComponent("import-reset.sqlite"), count: count,
                                   afterSave: { $0.reset() }),
+                    importVariant(names[2], model: model, store: setup.folder.appendingPathComponent("import-retain.sqlite"), count: count,
+                                  configure: { $0.retainsRegisteredObjects = true }),
                 ]
             },
             judge: { m in
-                guard let keep = kept(m, "no reset"), let reset = kept(m, "reset per batch") else { return notCounted }
-                return Verdict(held: reset * 10 < keep, describe(m, ["no reset", "reset per batch"]))
+                let values = names.compactMap { kept(m, $0) }
+                guard values.count == names.count else { return notCounted }
+                // As the seed says it: the default context without reset keeps its objects. Core Data's context holds
+                // saved objects weakly, so only a retaining one (third variant) shows the growth reset prevents.
+                let (plain, reset, retaining) = (values[0], values[1], values[2])
+                let why = plain * 10 < retaining ? " (the default context holds saved objects weakly: only a retaining context keeps the import)" : ""
+                return Verdict(held: max(reset, 0) * 10 < plain, describe(m, names) + why)
             })
     }
 
@@ -104,13 +127,16 @@ extension ScenarioCatalogue {
                 faults.includesPropertyValues = false
                 var batched = FetchRequest<ManagedObject>(entityName: "Row")
                 batched.fetchBatchSize = 20
+                // Each run's result is held, as a list on screen holds it.
                 return [
-                    .engine(names[0], model: model, store: store) { Bench.sink(Int64(try $0.fetch(objects).count)) },
-                    .engine(names[1], model: model, store: store) { Bench.sink(Int64(try $0.fetch(faults).count)) },
-                    .engine(names[2], model: model, store: store) { Bench.sink(Int64(try $0.fetchObjectIDs(FetchRequest<ManagedObject>(entityName: "Row")).count)) },
+                    holding(names[0], model: model, store: store) { try $0.fetch(objects) },
+                    holding(names[1], model: model, store: store) { try $0.fetch(faults) },
+                    holding(names[2], model: model, store: store) { try $0.fetchObjectIDs(FetchRequest<ManagedObject>(entityName: "Row")) },
                     // A list showing its first 20 rows.
-                    .engine(names[3], model: model, store: store) { context in
-                        Bench.sink(try context.fetch(batched).prefix(20).reduce(0) { $0 &+ $1[RowWorkload.keys[0]] })
+                    holding(names[3], model: model, store: store) { context in
+                        let rows = try context.fetch(batched)
+                        Bench.sink(rows.prefix(20).reduce(0) { $0 &+ $1[RowWorkload.keys[0]] })
+                        return rows
                     },
                 ]
             },
@@ -133,17 +159,22 @@ extension ScenarioCatalogue {
                 let store = try setup.data.rows(setup.scale.part(4, minimum: 1_000))
                 var request = FetchRequest<ManagedObject>(entityName: "Row")
                 request.returnsObjectsAsFaults = false
+                // The program keeps the list in both; the second turns each object back into a fault once read.
                 return [
-                    .engine("keep objects", model: model, store: store) { context in
-                        Bench.sink(try context.fetch(request).reduce(0) { $0 &+ $1[RowWorkload.keys[0]] })
+                    holding("keep objects", model: model, store: store) { context in
+                        let rows = try context.fetch(request)
+                        Bench.sink(rows.reduce(0) { $0 &+ $1[RowWorkload.keys[0]] })
+                        return rows
                     },
-                    .engine("refresh each after use", model: model, store: store) { context in
+                    holding("refresh each after use", model: model, store: store) { context in
                         var sum: Int64 = 0
-                        for row in try context.fetch(request) {
+                        let rows = try context.fetch(request)
+                        for row in rows {
                             sum &+= row[RowWorkload.keys[0]]
                             context.refresh(row, mergeChanges: false)
                         }
                         Bench.sink(sum)
+                        return rows
                     },
                 ]
             },
@@ -168,17 +199,22 @@ extension ScenarioCatalogue {
                 var request = FetchRequest<ManagedObject>(entityName: "Row")
                 request.returnsObjectsAsFaults = false
                 return names.enumerated().map { index, name in
-                    BenchVariant(name) { probes in
+                    let keep = Held()
+                    return BenchVariant(name) { probes in
+                        keep.value = nil
                         let coordinator = try BenchStore.coordinator(model, at: store, probes: probes)
                         let contexts = (0..<(index == 0 ? 1 : 2)).map { _ in ManagedObjectContext(.privateQueue, coordinator: coordinator) }
                         return {
+                            // Each context's objects are held while it has them (a context holds them weakly).
+                            var held: [[ManagedObject]] = []
                             for context in contexts {
-                                try context.performAndWait { Bench.sink(Int64(try context.fetch(request).count)) }
+                                held.append(try context.performAndWait { try context.fetch(request) })
                             }
                             if index == 2 {
                                 for context in contexts { context.performAndWait { context.reset() } }
+                                held = [] // reset objects are unusable: the program lets go of them too
                             }
-                            withExtendedLifetime(contexts) {}
+                            keep.value = (contexts, held)
                         }
                     }
                 }
@@ -188,6 +224,34 @@ extension ScenarioCatalogue {
                 guard values.count == names.count else { return notCounted }
                 let (one, two, released) = (values[0], values[1], values[2])
                 return Verdict(held: Double(two) < 1.6 * Double(one) && released * 10 < one, describe(m, names))
+            })
+    }
+
+    /// M-RETAINS: objects read and dropped by the program, with `retainsRegisteredObjects` off (the default) and on.
+    static var retainsRegistered: BenchScenario {
+        let names = ["retainsRegisteredObjects off", "retainsRegisteredObjects on", "on, then refreshAllObjects()"]
+        return BenchScenario(
+            id: "retains-registered", title: "retainsRegisteredObjects off and on, objects read and dropped",
+            claim: "By default a context holds unchanged objects weakly, so objects the program is done with go away; retainsRegisteredObjects keeps every registered object, so memory grows with all that was read (refreshing them to faults gives their values back).",
+            source: "seed 000 L1891–1915 (C-01, C-03), L4241–4273; seed 001 L2119 (P-81, B-MEM); seed 004 L261",
+            variants: { setup in
+                let model = try RowWorkload.model()
+                let store = try setup.data.rows(setup.scale.part(4, minimum: 1_000))
+                var request = FetchRequest<ManagedObject>(entityName: "Row")
+                request.returnsObjectsAsFaults = false
+                return names.enumerated().map { index, name in
+                    .engine(name, model: model, store: store) { context in
+                        context.retainsRegisteredObjects = index > 0
+                        Bench.sink(try context.fetch(request).reduce(0) { $0 &+ $1[RowWorkload.keys[0]] })
+                        if index == 2 { context.refreshAllObjects() }
+                    }
+                }
+            },
+            judge: { m in
+                let values = names.compactMap { kept(m, $0) }
+                guard values.count == names.count else { return notCounted }
+                let (off, on, refreshed) = (values[0], values[1], values[2])
+                return Verdict(held: max(off, 1_024) * 10 < on && refreshed * 2 < on, describe(m, names))
             })
     }
 }

@@ -105,7 +105,12 @@ extension ScenarioCatalogue {
                 request.returnsObjectsAsFaults = false
                 let people = FetchRequest<ManagedObject>(entityName: "Person")
                 func cities(_ context: ManagedObjectContext, registering: Bool) throws -> [ManagedObject] {
-                    if registering { _ = try context.fetch(people).map { $0[CityWorkload.personName] } }
+                    // Registered: fetched before, and kept by the context (Core Data's retainsRegisteredObjects),
+                    // where by default it would let go of objects the program no longer references.
+                    if registering {
+                        context.retainsRegisteredObjects = true
+                        _ = try context.fetch(people).map { $0[CityWorkload.personName] }
+                    }
                     return try context.fetch(request)
                 }
                 func sum(_ people: [ManagedObject]) -> Int64 { Int64(people.reduce(0) { $0 + $1[CityWorkload.personName].utf8.count }) }

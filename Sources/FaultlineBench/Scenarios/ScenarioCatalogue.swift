@@ -4,6 +4,6 @@ public enum ScenarioCatalogue {
     public static var all: [BenchScenario] {
         [tiers, fetchObjects, resultTypes, insert, saveGranularity, update, prefetchMayors, prefetchEmployees, traversal,
          batchSize, indexSmall, indexLarge, compoundIndex, normalizedSearch, aggregate, pointLookup, rangeQuery, blobs, probeCost, batchUpdate, batchDelete, mergeCost,
-         migration, importReset, importUndo, fetchMemory, refreshToFault, rowCacheSharing]
+         migration, importReset, importUndo, fetchMemory, refreshToFault, rowCacheSharing, retainsRegistered]
     }
 }

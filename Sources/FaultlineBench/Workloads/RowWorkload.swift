@@ -55,12 +55,19 @@ public enum RowWorkload {
 
     /// Fetches every row fully materialized through `context` and reads two attributes of each; returns a checksum.
     public static func fetchMaterialized(_ context: ManagedObjectContext) throws -> Int64 {
+        try fetchMaterializedObjects(context).sum
+    }
+
+    /// `fetchMaterialized`, returning the objects too: held by the caller, they are not released (the context holds
+    /// them weakly) until the caller lets go.
+    public static func fetchMaterializedObjects(_ context: ManagedObjectContext) throws -> (sum: Int64, objects: [ManagedObject]) {
         try context.performAndWait {
             var request = FetchRequest<ManagedObject>(entityName: "Row")
             request.returnsObjectsAsFaults = false
             var sum: Int64 = 0
-            for row in try context.fetch(request) { sum &+= row[keys[0]] &+ row[keys[9]] }
-            return sum
+            let rows = try context.fetch(request)
+            for row in rows { sum &+= row[keys[0]] &+ row[keys[9]] }
+            return (sum, rows)
         }
     }
 }
