@@ -60,6 +60,12 @@ struct ReportCommand: ParsableCommand {
     @Option(help: "Saves from one call site that make a many-small-saves finding.")
     var smallSaves = AnalyzerThresholds().smallSaves
 
+    @Option(help: "Saves of one context that make a growing-context finding (its registered objects rising at nearly every save).")
+    var growingSaves = AnalyzerThresholds().growingSaves
+
+    @Option(help: "Growth of a context's registered objects over its saves that makes a growing-context finding.")
+    var growingObjects = AnalyzerThresholds().growingObjects
+
     @Option(help: "Rows a statement examines per run below which its table is too small for index advice.")
     var smallTable = AnalyzerThresholds().smallTable
 
@@ -82,7 +88,7 @@ struct ReportCommand: ParsableCommand {
         guard !traces.isEmpty else { throw ValidationError("give at least one trace file") }
         _ = try failingKinds()
         guard model == nil || store != nil else { throw ValidationError("--model goes with --store") }
-        guard [nPlusOne, repeatedFetch, avoidableFetch, largeFetch, smallSaves, smallTable, sortedRows].allSatisfy({ $0 > 0 }) else {
+        guard [nPlusOne, repeatedFetch, avoidableFetch, largeFetch, smallSaves, growingSaves, growingObjects, smallTable, sortedRows].allSatisfy({ $0 > 0 }) else {
             throw ValidationError("thresholds must be positive")
         }
     }
@@ -98,6 +104,8 @@ struct ReportCommand: ParsableCommand {
             thresholds.avoidableFetch = avoidableFetch
             thresholds.largeFetch = largeFetch
             thresholds.smallSaves = smallSaves
+            thresholds.growingSaves = growingSaves
+            thresholds.growingObjects = growingObjects
             thresholds.smallTable = smallTable
             thresholds.sortedRows = sortedRows
             var allowed = Set(allow)

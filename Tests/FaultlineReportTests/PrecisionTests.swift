@@ -211,6 +211,33 @@ final class PrecisionTests: XCTestCase {
         }))
     }
 
+    /// An import in batches whose objects the program keeps (a list of everything imported): the context's registered
+    /// objects grow save after save. The twin lets go of each batch and resets.
+    func testAContextGrowingAcrossSaves() throws {
+        try check([.growingContext], broken: (Indexes(), { context in
+            var imported: [ManagedObject] = []
+            for batch in 0..<12 {
+                for i in 0..<100 { imported.append(try self.owner(context, "Imported \(batch)-\(i)")) }
+                try context.save()
+            }
+            withExtendedLifetime(imported) {}
+        }), fixed: (Indexes(), { context in
+            for batch in 0..<12 {
+                var imported: [ManagedObject] = []
+                for i in 0..<100 { imported.append(try self.owner(context, "Imported \(batch)-\(i)")) }
+                try context.save()
+                imported.removeAll()
+                context.reset()
+            }
+        }))
+    }
+
+    private func owner(_ context: ManagedObjectContext, _ name: String) throws -> ManagedObject {
+        let owner = try context.insertNewObject(forEntityName: "Owner")
+        try owner.setValue(name, forKey: "name")
+        return owner
+    }
+
     func testLargeFetchWithoutABatchSize() throws {
         try check([.largeFetchWithoutBatchSize], broken: (Indexes(), { context in
             for product in try context.fetch(try self.request("Product")).prefix(20) { _ = product.value(forKey: "name") }

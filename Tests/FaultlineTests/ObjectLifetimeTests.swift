@@ -239,3 +239,71 @@ extension ObjectLifetimeTests {
         }
     }
 }
+
+extension ObjectLifetimeTests {
+    /// The trace's gauges: registered and materialized objects (kept as counters, checked here against a scan of the
+    /// registry after each step) and the row cache's size, on every fetch and save event.
+    func testFetchAndSaveEventsCarryTheContextsGauges() throws {
+        let directory = TemporaryDirectory()
+        let model = try makeTestModel()
+        do { _ = try seeded(directory, count: 4) }
+        let recorder = InMemoryProbeRecorder()
+        let trace = try TraceWriter(path: directory.file("trace.jsonl").path)
+        let coordinator = PersistentStoreCoordinator(managedObjectModel: model, probes: Probes(configuration: ProbeConfiguration(), recorders: [recorder, trace]))
+        try coordinator.addPersistentStore(at: directory.file("store.sqlite"))
+        let context = ManagedObjectContext(.privateQueue, coordinator: coordinator)
+        func scanned() -> (Int, Int) {
+            let objects = context.registeredObjects
+            return (objects.count, objects.filter { !$0.isFault }.count)
+        }
+        func lastGauges() -> ContextGauges? {
+            switch recorder.events.last(where: { if case .fetch = $0 { return true }; if case .save = $0 { return true }; return false }) {
+            case .fetch(let e)?: return e.gauges
+            case .save(let e)?: return e.gauges
+            default: return nil
+            }
+        }
+        try context.performAndWait {
+            var faults = FetchRequest<ManagedObject>(entityName: "Dog")
+            faults.sortDescriptors = [FetchSortDescriptor(keyPath: "name")]
+            let dogs = try context.fetch(faults)
+            XCTAssertEqual(lastGauges(), ContextGauges(registeredObjects: 4, materializedObjects: 0, rowCacheRows: 4))
+            _ = dogs[0].value(forKey: "name")
+            _ = dogs[1].value(forKey: "name")
+            XCTAssertEqual(context.materializedCount, 2)
+            context.refresh(dogs[1], mergeChanges: false)
+            XCTAssertEqual(context.materializedCount, 1)
+            let walk = try context.insertNewObject(forEntityName: "Walk")
+            try walk.setValue(dogs[0], forKey: "dog")
+            try dogs[2].setValue("renamed", forKey: "name")
+            XCTAssertEqual(scanned().1, context.materializedCount + context.insertedCount)
+            try context.save()
+            let (registered, materialized) = scanned()
+            XCTAssertEqual(lastGauges()?.registeredObjects, registered)
+            XCTAssertEqual(lastGauges()?.materializedObjects, materialized)
+            XCTAssertEqual(lastGauges()?.rowCacheRows, coordinator.statistics.rowCacheCount)
+            try context.delete(XCTUnwrap(dogs.last))
+            try context.save()
+            XCTAssertEqual(context.materializedCount, scanned().1)
+            withExtendedLifetime(dogs) {}
+        }
+        try context.performAndWait {
+            // The program let go of everything, but dog 0 and its walks hold each other (its fired `walks`, their
+            // fired `dog`): a cycle, as in Core Data, until one side turns back into a fault.
+            XCTAssertEqual(scanned().0, 3)
+            XCTAssertEqual(context.materializedCount, scanned().1)
+            for object in context.registeredObjects { context.refresh(object, mergeChanges: false) }
+            XCTAssertEqual(context.registry.count, 0)
+            XCTAssertEqual(context.materializedCount, 0)
+            XCTAssertEqual(coordinator.statistics.rowCacheCount, 0)
+            // Measured when the fetch ends, while its result is still held.
+            _ = try context.fetch(FetchRequest<ManagedObject>(entityName: "Dog"))
+            XCTAssertEqual(lastGauges(), ContextGauges(registeredObjects: 3, materializedObjects: 0, rowCacheRows: 3))
+        }
+        coordinator.probes.flush()
+        let lines = try String(contentsOfFile: directory.file("trace.jsonl").path, encoding: .utf8).split(separator: "\n")
+        let gauged = lines.filter { $0.contains(#""registeredObjects":"#) && $0.contains(#""materializedObjects":"#) && $0.contains(#""rowCacheRows":"#) }
+        XCTAssertEqual(gauged.count, lines.filter { $0.contains(#""type":"fetch""#) || $0.contains(#""type":"save""#) }.count)
+        XCTAssertTrue(lines.contains { $0.contains(#""type":"fetch""#) && $0.contains(#""registeredObjects":4,"materializedObjects":0,"rowCacheRows":4"#) })
+    }
+}

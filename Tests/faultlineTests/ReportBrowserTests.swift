@@ -50,6 +50,11 @@ final class ReportBrowserTests: CLITestCase {
         XCTAssertTrue(chart.contains("href=\"#finding1-1\"") && dom.contains("id=\"finding1-1\""))
         XCTAssertTrue(dom.contains("aria-label=\"statement durations\"") && dom.contains("aria-label=\"timeline\""))
         XCTAssertTrue(dom.contains("class=\"marker\""), "findings are marked on the timeline")
+        // The contexts' gauges: three lines (registered, materialized, row cache) per context drawn.
+        let growth = try XCTUnwrap(dom.range(of: "aria-label=\"objects held over time\""), "the growth chart is there")
+        let lines = dom[growth.upperBound...].components(separatedBy: "</svg>")[0]
+        XCTAssertGreaterThanOrEqual(lines.components(separatedBy: "class=\"gauge\"").count - 1, 3)
+        XCTAssertEqual((lines.components(separatedBy: "class=\"gauge\"").count - 1) % 3, 0)
         // The statements table's rows now run by count, smallest first, and its header says so.
         let table = try XCTUnwrap(dom.range(of: "id=\"statements1\""))
         let body = dom[table.upperBound..<(dom.range(of: "</tbody>", range: table.upperBound..<dom.endIndex)?.lowerBound ?? dom.endIndex)]

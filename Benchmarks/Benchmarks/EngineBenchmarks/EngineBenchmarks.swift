@@ -149,7 +149,19 @@ let benchmarks: @Sendable () -> Void = {
                 benchmark.startMeasurement()
                 for row in rows { blackHole(row[RowWorkload.keys[3]]) }
                 benchmark.stopMeasurement()
+                withExtendedLifetime(rows) {} // released after the measurement (the context holds them weakly)
             }
+        }
+    }
+
+    Benchmark("Release 200k fetched objects and their context",
+              configuration: .init(metrics: [.wallClock, .mallocCountTotal], timeUnits: .milliseconds)) { benchmark in
+        for _ in benchmark.scaledIterations {
+            var context: ManagedObjectContext? = ManagedObjectContext(.privateQueue, coordinator: coordinator)
+            var rows: [ManagedObject]? = try RowWorkload.fetchMaterializedObjects(context!).objects
+            benchmark.startMeasurement()
+            release(&rows, &context)
+            benchmark.stopMeasurement()
         }
     }
 
@@ -165,6 +177,7 @@ let benchmarks: @Sendable () -> Void = {
                 for row in rows { blackHole(row[RowWorkload.keys[3]]) }
             }
             benchmark.stopMeasurement()
+            withExtendedLifetime(rows) {}
         }
     }
 
@@ -180,8 +193,15 @@ let benchmarks: @Sendable () -> Void = {
                 benchmark.startMeasurement()
                 for row in rows { blackHole(row[RowWorkload.keys[3]]) }
                 benchmark.stopMeasurement()
+                withExtendedLifetime(rows) {}
             }
         }
+    }
+
+    /// Drops both references where the caller measures it (an inout argument keeps them alive until the call).
+    @inline(never) func release(_ rows: inout [ManagedObject]?, _ context: inout ManagedObjectContext?) {
+        rows = nil
+        context = nil
     }
 
     let predicateFormat = "(a0 > %d AND a1 BETWEEN {%d, %d}) OR a2 IN %@ OR NOT (a3 == %d)"

@@ -30,6 +30,7 @@ extension ManagedObjectContext {
         } catch {
             lastFaultError = .objectNotFound(object.objectID)
         }
+        if object.key > 0 { materializedCount += 1 }
         object.flags.remove(.fault)
         object.flags.insert(.inaccessible)
         object.values = object.entity.properties.map { _ in .null }
@@ -37,6 +38,7 @@ extension ManagedObjectContext {
     }
 
     @inline(__always) func fulfill(_ object: ManagedObject, values: [Slot], version: Int64) {
+        if object.flags.contains(.fault) && object.key > 0 { materializedCount &+= 1 }
         object.values = values
         object.valuesAreCommitted()
         object.version = version

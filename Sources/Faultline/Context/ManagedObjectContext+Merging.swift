@@ -42,6 +42,7 @@ extension ManagedObjectContext {
             temporaryObjects[temporary] = nil
             object.key = id.key
             registry[id.objectKey] = object
+            if !object.isFault { materializedCount += 1 }
         }
         for id in changes.updated {
             guard let object = registeredObject(for: id), !object.isFault else { continue }
@@ -85,7 +86,7 @@ extension ManagedObjectContext {
         object.willTurnIntoFault()
         defer { object.didTurnIntoFault() }
         if object.flags.contains(.holdsSnapshot) { reader.releaseSnapshot(object.objectKeyForCache) }
-        registry.remove(object, at: object.objectKeyForCache)
+        if registry.remove(object, at: object.objectKeyForCache) && !object.isFault { materializedCount -= 1 }
         updatedSet[ObjectIdentifier(object)] = nil
         deletedSet[ObjectIdentifier(object)] = nil
         leaveBatch(object)

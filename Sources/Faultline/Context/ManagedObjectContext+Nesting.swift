@@ -236,6 +236,7 @@ extension ManagedObjectContext {
             return false
         case .missing:
             lastFaultError = .objectNotFound(object.objectID)
+            if object.key > 0 { materializedCount += 1 }
             object.flags.remove(.fault)
             object.flags.insert(.inaccessible)
             object.values = object.entity.properties.map { _ in .null }
@@ -250,6 +251,7 @@ extension ManagedObjectContext {
         object.valuesAreCommitted()
         object.transientObjects = state.transientObjects
         object.version = state.version
+        if object.flags.contains(.fault) && object.key > 0 { materializedCount += 1 }
         object.flags.remove(.fault)
     }
 

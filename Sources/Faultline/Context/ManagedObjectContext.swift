@@ -33,6 +33,8 @@ public final class ManagedObjectContext: @unchecked Sendable {
     /// `objectWillDeinit`). Used on the context's queue only.
     @exclusivity(unchecked) var releasingObjects = false
     @exclusivity(unchecked) var deferredReleases: [[Slot]] = []
+    /// Registered saved objects that are not faults (inserted ones are `insertedCount`): the trace's gauge.
+    @exclusivity(unchecked) var materializedCount = 0
     /// Objects known by a temporary key without being inserted here: in a child context, objects its parent
     /// inserted (or it pushed to its parent); in a parent, objects that had the key before the root saved them.
     var temporaryObjects: [Int64: ManagedObject] = [:]
@@ -348,7 +350,7 @@ public final class ManagedObjectContext: @unchecked Sendable {
 
     func unregister(_ object: ManagedObject) {
         let key = object.objectKeyForCache
-        if object.key > 0 { registry.remove(object, at: key) }
+        if object.key > 0, registry.remove(object, at: key), !object.isFault { materializedCount -= 1 }
         if object.key < 0, temporaryObjects[object.key] === object { temporaryObjects[object.key] = nil }
         if object.flags.contains(.holdsSnapshot) {
             object.flags.remove(.holdsSnapshot)
@@ -374,6 +376,7 @@ public final class ManagedObjectContext: @unchecked Sendable {
         }
         temporaryObjects.removeAll()
         registry.removeAll()
+        materializedCount = 0
         insertionOrder.removeAll()
         insertedCount = 0
         batchMembership.removeAll()
@@ -432,6 +435,7 @@ public final class ManagedObjectContext: @unchecked Sendable {
             // fire reads the store (and sees what other coordinators wrote since).
             if object.flags.contains(.holdsSnapshot) { reader.releaseSnapshot(object.objectKeyForCache) }
             if object.flags.contains(.watched) { watchedObjects[ObjectIdentifier(object)] = nil }
+            if object.key > 0 && !object.isFault { materializedCount -= 1 }
             object.flags = object.flags.intersection([.checksQueue, .tracked, .batched])
             object.flags.insert(.fault)
             object.values = []

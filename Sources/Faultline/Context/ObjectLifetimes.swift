@@ -19,7 +19,7 @@ extension ManagedObjectContext {
         let flags = object.flags
         if object.key > 0 {
             let key = object.objectKeyForCache
-            registry.remove(object, at: key)
+            if registry.remove(object, at: key) && !flags.contains(.fault) { materializedCount -= 1 }
             if flags.contains(.holdsSnapshot) { reader.releaseSnapshot(key) }
         }
         if flags.contains(.watched) { watchedObjects[ObjectIdentifier(object)] = nil }

@@ -42,11 +42,14 @@ final class ObjectRegistry {
         }
     }
 
-    /// Unregisters `object` if it is the one registered for `key` (also from its `deinit`: it is never retained here).
-    func remove(_ object: ManagedObject, at key: ObjectKey) {
-        guard let registered = objects[key], registered.toOpaque() == object.address else { return }
+    /// Unregisters `object` if it is the one registered for `key` (also from its `deinit`: it is never retained
+    /// here); false when it was not.
+    @discardableResult
+    func remove(_ object: ManagedObject, at key: ObjectKey) -> Bool {
+        guard let registered = objects[key], registered.toOpaque() == object.address else { return false }
         objects[key] = nil
         retained?[key] = nil
+        return true
     }
 
     /// Every registered object, held strongly by the array (iterate this rather than the pages, which an object's

@@ -382,6 +382,9 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
         withLock { for key in keys { rowCache.release(key) } }
     }
 
+    /// Snapshots in the row cache; the caller holds the lock.
+    var rowCacheCountLocked: Int { rowCache.count }
+
     func releaseSnapshot(_ key: ObjectKey) {
         withLock { rowCache.release(key) }
     }

@@ -188,6 +188,7 @@ extension ManagedObjectContext {
                     object.values = values
                     object.version = version
                     object.flags = [.holdsSnapshot, objectFlags]
+                    materializedCount &+= 1
                     if rowEntity.hasCustomClass { awakened.append(object) }
                 }
                 registry[ObjectKey(table: root, key: key)] = object

@@ -37,7 +37,8 @@ extension ManagedObjectContext {
                 batchSize: request.fetchBatchSize, prefetch: request.relationshipKeyPathsForPrefetching, resultType: resultType,
                 statements: after.statements - before.statements, rows: after.rows - before.rows, results: count, registered: registered,
                 sqlTime: after.sqlTime - before.sqlTime, totalTime: ProbeClock.seconds(start, end), callSite: callSite,
-                values: level >= 3 ? uris(result) : nil, context: serialNumber, predicateText: PredicateTextReference(shape: text))),
+                values: level >= 3 ? uris(result) : nil, context: serialNumber, gauges: gaugesLocked,
+                predicateText: PredicateTextReference(shape: text))),
                 at: end, predicateConstants: predicateShape.recordedConstants) }
             return result
         }
@@ -83,9 +84,11 @@ extension ManagedObjectContext {
             do { try body() } catch { failure = error }
             var conflicts = 0
             if case SaveError.conflicts(let list)? = failure { conflicts = list.count }
-            coordinator.probes.record(.save(changes.event(
+            var event = changes.event(
                 statements: coordinator.probeTotals().statements - before, duration: ProbeClock.seconds(start, ProbeClock.now()),
-                conflicts: conflicts, error: failure.map { "\($0)" }, callSite: callSite, context: serialNumber)))
+                conflicts: conflicts, error: failure.map { "\($0)" }, callSite: callSite, context: serialNumber)
+            event.gauges = gaugesLocked
+            coordinator.probes.record(.save(event))
             if let failure { throw failure }
         }
     }

@@ -133,6 +133,8 @@ public struct FetchEvent: Sendable, Equatable {
     public var values: [String]?
     /// The context's `serialNumber`.
     public var context: Int
+    /// The context's object counts and the row cache's size when the fetch ended.
+    public var gauges: ContextGauges? = nil
     /// The predicate's shape text, when the fetch was compiled through a template: the trace then records the
     /// predicate by its constants (`PredicateRecording`).
     var predicateText = PredicateTextReference()
@@ -188,6 +190,8 @@ public struct SaveEvent: Sendable, Equatable {
     /// For a child context's save (which writes nothing: its changes go into its parent), the parent's
     /// `serialNumber`.
     public var parent: Int? = nil
+    /// The context's object counts and the row cache's size when the save ended.
+    public var gauges: ContextGauges? = nil
 }
 
 /// A batch request (update, delete or insert) ran in SQL.

@@ -158,6 +158,7 @@ public final class TraceWriter: ProbeRecorder, @unchecked Sendable {
             json.field(#","callSite":"#)
             json.callSiteValue(e.callSite)
             json.field(#","context":"#, integer: e.context)
+            if let gauges = e.gauges { json.gauges(gauges) }
         case .fault(let e):
             json.begin(e.source == .database ? #"{"type":"cacheMiss","t":"# : #"{"type":"fault","t":"#)
             json.secondsValue(time)
@@ -256,6 +257,7 @@ public final class TraceWriter: ProbeRecorder, @unchecked Sendable {
             json.callSite(e.callSite)
             json.int("context", e.context)
             if let parent = e.parent { json.int("parent", parent) }
+            if let gauges = e.gauges { json.gauges(gauges) }
         }
     }
 }
@@ -265,6 +267,13 @@ extension JSONLineBuffer {
     fileprivate mutating func callSite(_ site: CallSite?) {
         key("callSite")
         callSiteValue(site)
+    }
+
+    /// `,"registeredObjects":N,"materializedObjects":N,"rowCacheRows":N`.
+    fileprivate mutating func gauges(_ gauges: ContextGauges) {
+        field(#","registeredObjects":"#, integer: gauges.registeredObjects)
+        field(#","materializedObjects":"#, integer: gauges.materializedObjects)
+        field(#","rowCacheRows":"#, integer: gauges.rowCacheRows)
     }
 
     fileprivate mutating func callSiteValue(_ site: CallSite?) {

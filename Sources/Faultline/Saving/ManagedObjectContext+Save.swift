@@ -98,8 +98,10 @@ extension ManagedObjectContext {
         let pushed = saveIntoParent(parent, changes)
         callDidSaveHooks(changes)
         if probesEnabled {
-            coordinator.probes.record(.save(changes.event(statements: 0, duration: ProbeClock.seconds(start, ProbeClock.now()),
-                                                          callSite: callSite, context: serialNumber, parent: parent.serialNumber)))
+            var event = changes.event(statements: 0, duration: ProbeClock.seconds(start, ProbeClock.now()),
+                                      callSite: callSite, context: serialNumber, parent: parent.serialNumber)
+            event.gauges = coordinator.withLock { gaugesLocked }
+            coordinator.probes.record(.save(event))
         }
         notifyDidSave(SaveNotification(context: serialNumber, inserted: pushed.inserted, updated: pushed.updated,
                                        deleted: pushed.deleted, coordinator: ObjectIdentifier(coordinator)))
@@ -118,6 +120,7 @@ extension ManagedObjectContext {
             object.key = object.pendingKey
             object.pendingKey = 0
             registry[object.objectKeyForCache] = object
+            materializedCount += 1
             object.flags.insert(.holdsSnapshot)
             // A new object's untouched to-many relationships are known to be empty: no fault to fire later.
             for slot in object.entity.toManySlots where object.values[slot].isNull {
@@ -134,7 +137,7 @@ extension ManagedObjectContext {
         }
         for object in changes.deleted {
             object.flags.remove(.holdsSnapshot) // the coordinator removed the row from the cache
-            registry[object.objectKeyForCache] = nil
+            if registry.remove(object, at: object.objectKeyForCache) && !object.isFault { materializedCount -= 1 }
             object.managedObjectContext = nil
         }
         insertionOrder.removeAll()

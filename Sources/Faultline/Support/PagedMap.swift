@@ -43,6 +43,9 @@ final class PagedMap<Value> {
     private var pages: [PageKey: Page] = [:]
     private var lastKey = PageKey(table: -1, page: .min)
     private var lastPage: Page?
+    /// The last page emptied, kept for the next page needed: a context whose objects come and go one at a time
+    /// (fetched, used, released) would otherwise allocate and free a page for each.
+    private var spare: Page?
     /// Number of values stored.
     private(set) var count = 0
 
@@ -61,7 +64,8 @@ final class PagedMap<Value> {
             page = existing
         } else {
             guard create else { return nil }
-            page = Page()
+            page = spare ?? Page()
+            spare = nil
             pages[pageKey] = page
         }
         lastKey = pageKey
@@ -112,7 +116,7 @@ final class PagedMap<Value> {
     }
 
     private func drop(_ pageKey: PageKey) {
-        pages[pageKey] = nil
+        spare = pages.removeValue(forKey: pageKey)
         if lastKey == pageKey {
             lastKey = PageKey(table: -1, page: .min)
             lastPage = nil

@@ -23,6 +23,10 @@ public struct AnalyzerThresholds: Sendable {
     public var smallBatch = 10
     /// Rows a statement sorts per run below which its temporary B-tree costs too little for an index to matter.
     public var sortedRows = FetchExplanation.sortedRows
+    /// Saves of one context, and growth of its registered objects over them, that make a growing-context finding
+    /// (when the count rose at nearly every save and at least doubled).
+    public var growingSaves = 10
+    public var growingObjects = 1_000
 
     public init() {}
 }
@@ -72,6 +76,8 @@ public struct Analyzers {
         public private(set) var durations: [Double] = []
         fileprivate var storms = Groups(), batches = Groups(), statements = Groups(), fetches = Groups(), avoidable = Groups()
         fileprivate var prefetches = Groups(), large = Groups(), saves = Groups()
+        /// Each context's gauges over the trace (the report's chart, the growing-context analyzer).
+        public private(set) var growth = ContextGrowth()
         fileprivate var plans: [String: [String]] = [:]
         private var fingerprints: [String: String] = [:], shapes: [String: String] = [:]
         /// Statement groups waiting for the fetch that ran their first statement, and for the event (fetch or fault)
@@ -84,6 +90,7 @@ public struct Analyzers {
             let index = durations.count
             durations.append(event.isTopLevel ? event.duration : 0)
             let thresholds = analyzers.thresholds
+            growth.add(event, at: index)
             switch event.kind {
             case .queryPlan:
                 plans[event.sql ?? ""] = event.planDetails
@@ -142,6 +149,7 @@ public struct Analyzers {
             var found = Analyzers.foldingObjectFaults(into: a.faultStorms(storms.items)) + a.smallBatches(batches.items)
                 + a.scans(statements.items, plans: plans, fromLog: source == .coreDataLog)
                 + a.repeatedFetches(fetches.items) + a.unusedPrefetches(prefetches.items) + a.largeFetches(large.items) + a.smallSaves(saves.items)
+                + a.growingContexts(growth)
             // A fetch repeated (or run in a loop) whose objects were registered already is one problem, not two: the
             // repeated fetch's fix covers the lookup.
             let repeated = Set(found.filter { $0.kind == .repeatedFetch || $0.kind == .fetchInLoop }.map { "\($0.callSite ?? "")|\($0.entity ?? "")" })

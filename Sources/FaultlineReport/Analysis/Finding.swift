@@ -14,6 +14,7 @@ public struct Finding: Sendable, Equatable {
         case foldingSearch = "case- or diacritic-insensitive search without a normalized column"
         case unusedPrefetch = "prefetched objects never used"
         case manySmallSaves = "many small saves"
+        case growingContext = "context growing across saves"
     }
 
     public var kind: Kind

@@ -17,6 +17,7 @@ extension Finding.Kind {
         case .foldingSearch: return "folding-search"
         case .unusedPrefetch: return "unused-prefetch"
         case .manySmallSaves: return "small-saves"
+        case .growingContext: return "growing-context"
         }
     }
 
@@ -33,7 +34,7 @@ extension Finding {
     /// one, full scans), `medium` for costs that repeat, `low` for waste.
     public var severity: String {
         switch kind {
-        case .nPlusOne, .relationshipFaultStorm, .fullScan: return "high"
+        case .nPlusOne, .relationshipFaultStorm, .fullScan, .growingContext: return "high"
         case .tempBTree, .repeatedFetch, .fetchInLoop, .largeFetchWithoutBatchSize, .batchSizeTooSmall, .foldingSearch, .manySmallSaves, .countThroughFaults: return "medium"
         case .avoidableFetch, .unusedPrefetch: return "low"
         }

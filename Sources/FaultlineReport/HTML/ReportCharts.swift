@@ -1,3 +1,4 @@
+import Faultline
 import Foundation
 
 /// The report's pictures, as inline SVG (no script, no network): the time each finding costs, the spread of
@@ -114,6 +115,35 @@ enum ReportCharts {
             y += 10
         }
         svg += "<text x=\"\(left)\" y=\"\(f(y + 12))\" font-size=\"11\">0</text><text x=\"\(left + width - 60)\" y=\"\(f(y + 12))\" font-size=\"11\">\(ReportPage.seconds(duration))</text>\n"
+        return svg + "</svg>\n"
+    }
+
+    /// Per context (the six with the most points), its registered and materialized objects and the rows in the row
+    /// cache over time, from the gauges its fetches and saves recorded: a context that only grows stands out.
+    static func contextGrowth(_ growth: ContextGrowth, duration: Double) -> String {
+        let shown = growth.series.filter { $0.points.count >= 2 }.sorted { $0.points.count > $1.points.count }.prefix(6).sorted { $0.context < $1.context }
+        guard !shown.isEmpty, duration > 0 else { return "" }
+        let width = 900.0, height = 80.0, left = 150.0, gap = 28.0
+        let lines: [(String, String, KeyPath<ContextGauges, Int>)] = [("registered", "#3a7bd5", \.registeredObjects),
+                                                                     ("materialized", "#2a9d55", \.materializedObjects),
+                                                                     ("row cache", "#999", \.rowCacheRows)]
+        var svg = "<h3>Objects held over time</h3>\n<p class=muted>Each context's registered and materialized objects, and the rows in the row cache, as its fetches and saves ended: "
+        svg += lines.map { "<span style=\"color:\($0.1)\">\($0.0)</span>" }.joined(separator: ", ") + ".</p>\n"
+        svg += "<svg xmlns=\"http://www.w3.org/2000/svg\" class=chart id=growth width=\"\(Int(left + width + 10))\" height=\"\(Int(Double(shown.count) * (height + gap)))\" role=\"img\" aria-label=\"objects held over time\">\n"
+        var y = 0.0
+        for series in shown {
+            let peak = max(1, series.points.map { max($0.gauges.registeredObjects, $0.gauges.rowCacheRows) }.max() ?? 1)
+            svg += "<text x=\"0\" y=\"\(f(y + 14))\" font-size=\"11\">context \(series.context)</text>"
+            svg += "<text x=\"0\" y=\"\(f(y + 28))\" font-size=\"10\" fill=\"#777\">up to \(peak)</text>\n"
+            svg += "<line x1=\"\(left)\" y1=\"\(f(y + height))\" x2=\"\(left + width)\" y2=\"\(f(y + height))\" stroke=\"#ddd\"/>\n"
+            for (name, colour, key) in lines {
+                let points = series.points.map { point in
+                    "\(f(left + min(1, max(0, point.time / duration)) * width)),\(f(y + height - Double(point.gauges[keyPath: key]) / Double(peak) * height))"
+                }.joined(separator: " ")
+                svg += "<polyline class=gauge data-series=\"\(name)\" fill=\"none\" stroke=\"\(colour)\" stroke-width=\"1.5\" points=\"\(points)\"><title>context \(series.context): \(name)</title></polyline>\n"
+            }
+            y += height + gap
+        }
         return svg + "</svg>\n"
     }
 }

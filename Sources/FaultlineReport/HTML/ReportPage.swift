@@ -11,6 +11,8 @@ public struct ReportPage {
         public var summary: TraceSummary
         public var findings: [Finding]
         public var timeline: TraceTimeline
+        /// Each context's gauges over time.
+        public var growth: ContextGrowth
         public var migrations: [TraceEvent]
         /// Each event's duration by index (fetches, saves and faults; 0 for the rest): the time findings explain.
         public var durations: [Double]
@@ -31,6 +33,7 @@ public struct ReportPage {
             self.summary = summary
             findings = analysis.run.findings(source: info.source)
             timeline = analysis.timeline
+            growth = analysis.run.growth
             migrations = analysis.migrations
             durations = analysis.run.durations
         }
@@ -134,6 +137,7 @@ public struct ReportPage {
         }
         if input.findings.count > top { out += "<p class=muted>… and \(input.findings.count - top) more.</p>\n" }
         out += ReportCharts.timeline(input.timeline, duration: s.duration, findings: shown, anchor: anchor)
+        out += ReportCharts.contextGrowth(input.growth, duration: s.duration)
         // Statements.
         out += "<h3>Statements by fingerprint (\(s.statements.count))</h3>\n"
         if s.statementCount > 0 { out += "<p class=muted>Durations of all \(s.statementCount) statements:</p>\n" + ReportCharts.durationHistogram(s.statements) }

@@ -1,3 +1,4 @@
+import Faultline
 import Foundation
 
 /// One line of a trace (docs/trace-format.md), decoded: the fields of every event type, those a type lacks left
@@ -55,6 +56,9 @@ public final class TraceEvent: @unchecked Sendable {
     public var batch: Int?
     /// A relationship fault fired only to count the members.
     public var countOnly = false
+    // fetch, save: the context's object counts and the row cache's size when it ended (traces from before these
+    // gauges have none)
+    public var gauges: ContextGauges?
     // save
     public var inserted: [String: Int] = [:]
     public var updated: [String: Int] = [:]

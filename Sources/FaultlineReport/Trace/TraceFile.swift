@@ -231,6 +231,13 @@ public struct TraceFile: Sendable {
             try optionalCount(key) ?? 0
         }
 
+        /// A fetch's or save's gauges, when the line has them.
+        func gauges() throws -> ContextGauges? {
+            guard let registered = try optionalCount("registeredObjects") else { return nil }
+            return ContextGauges(registeredObjects: registered, materializedObjects: try count("materializedObjects"),
+                                 rowCacheRows: try count("rowCacheRows"))
+        }
+
         func optionalCount(_ key: String) throws -> Int? {
             guard let value = self[key] else { return nil }
             if case .null = value { return nil }
@@ -318,6 +325,7 @@ public struct TraceFile: Sendable {
             e.results = try f.count("results")
             e.registered = try f.count("registered")
             e.sqlTime = try f.seconds("sqlTime")
+            e.gauges = try f.gauges()
         case .fault, .cacheMiss:
             e.faultKind = f.string("kind")
             e.object = f.string("object")
@@ -329,6 +337,7 @@ public struct TraceFile: Sendable {
             e.updated = try f.counts("updated")
             e.deleted = try f.counts("deleted")
             e.error = f.string("error")
+            if kind == .save { e.gauges = try f.gauges() }
         case .batch:
             e.faultKind = f.string("kind")
             e.error = f.string("error")
