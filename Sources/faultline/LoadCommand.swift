@@ -6,7 +6,7 @@ import Foundation
 struct LoadCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "load",
-        abstract: "Insert the records of a JSON data file into a store (created when absent), in one save.",
+        abstract: "Insert the records of a JSON data file into a store (created when absent), in one save, reading the file record by record.",
         discussion: "Every record is checked before anything is written; bad data writes nothing. Format: docs/data-format.md.")
 
     @OptionGroup var options: StoreOptions
@@ -16,14 +16,14 @@ struct LoadCommand: ParsableCommand {
 
     func run() throws {
         try reportingErrors("load") {
-            let bytes: Data
-            do { bytes = try InputFile.read(data) } catch { throw DataFileError(file: data, problem: "\(error)") }
+            // The file must be readable before a store is created for it.
+            do { try InputFile.checkReadable(data) } catch { throw DataFileError(file: data, problem: "\(error)") }
             // A store this command creates is removed again when the load fails: bad data leaves nothing behind.
             let created = !FileManager.default.fileExists(atPath: options.store)
             let summary: DataImporter.Summary
             do {
                 let context = try options.openContext(readOnly: false)
-                summary = try DataImporter(context: context).load(bytes, file: data)
+                summary = try DataImporter(context: context).load(contentsOf: URL(fileURLWithPath: data))
             } catch {
                 if created {
                     for suffix in ["", "-wal", "-shm", "-journal"] { try? FileManager.default.removeItem(atPath: options.store + suffix) }

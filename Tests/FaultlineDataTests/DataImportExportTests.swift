@@ -119,6 +119,8 @@ final class DataImportExportTests: XCTestCase {
             (#"{"Dog": [{"@id": "x", "name": "A"}, {"@id": "x", "name": "B"}]}"#, "data 'data.json', entity 'Dog', record #2 (@id \"x\"): '@id' \"x\" is used twice"),
             (#"{"Dog": [{"name": "A", "photo": "%%%"}]}"#, "data 'data.json', entity 'Dog', record #1, key 'photo': '%%%' is not valid base64"),
             ("[1, 2]", "data 'data.json': the top level must be an object of entity names to arrays of records"),
+            (#"{"Dog": [{"name": "A"}], "Dog": []}"#, "data 'data.json', entity 'Dog': the entity appears twice at the top level"),
+            (#"{"Dog": [{"name": "A"}, {"name": }]}"#, "data 'data.json', entity 'Dog', record #2: not valid JSON (counting from the record's first character): Invalid value around character 9."),
         ]
         for (json, expected) in cases {
             XCTAssertThrowsError(try load(json, into: context), json) { error in

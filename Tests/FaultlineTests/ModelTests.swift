@@ -315,3 +315,31 @@ final class ModelTests: XCTestCase {
         return names
     }
 }
+
+/// The common ISO 8601 forms read directly give exactly the formatter's dates; the rest are left to it.
+final class ISO8601FastPathTests: XCTestCase {
+    func testTheDirectReadingAgreesWithTheFormatter() {
+        let plain = ISO8601DateFormatter()
+        let dateOnly = ISO8601DateFormatter()
+        dateOnly.formatOptions = [.withFullDate]
+        var generator = SystemRandomNumberGenerator()
+        var texts = ["1583-01-01", "1600-02-29", "1900-03-01", "1970-01-01T00:00:00Z", "2000-02-29T23:59:59Z", "2017-03-01T08:00:00Z",
+                     "2038-01-19T03:14:08Z", "9999-12-31T23:59:59Z", "2024-12-31", "2100-02-28T12:00:00Z"]
+        for _ in 0..<2_000 {
+            let year = Int.random(in: 1583...9999, using: &generator), month = Int.random(in: 1...12, using: &generator)
+            let day = Int.random(in: 1...28, using: &generator)
+            let time = String(format: "T%02d:%02d:%02dZ", Int.random(in: 0...23, using: &generator), Int.random(in: 0...59, using: &generator), Int.random(in: 0...59, using: &generator))
+            texts.append(String(format: "%04d-%02d-%02d", year, month, day) + (Bool.random(using: &generator) ? time : ""))
+        }
+        for text in texts {
+            let expected = text.count == 10 ? dateOnly.date(from: text) : plain.date(from: text)
+            XCTAssertNotNil(expected, text)
+            XCTAssertEqual(ISO8601.parseCommonForm(text), expected, text)
+        }
+        // Left to the formatter: other forms, impossible fields, years before the Gregorian reform.
+        for text in ["2017-02-30", "2017-13-01", "2017-03-01T24:00:00Z", "2017-03-01T08:00:60Z", "1582-10-15", "2017-03-01T08:00:00+01:00",
+                     "2017-03-01T08:00:00.5Z", "20170301", "2017-3-01", "２０17-03-01"] {
+            XCTAssertNil(ISO8601.parseCommonForm(text), text)
+        }
+    }
+}

@@ -278,6 +278,7 @@ public enum JSONValueDecoding {
 /// ISO 8601 dates with or without fractional seconds.
 enum ISO8601 {
     static func parse(_ string: String) -> Date? {
+        if let date = parseCommonForm(string) { return date }
         let plain = ISO8601DateFormatter()
         if let d = plain.date(from: string) { return d }
         let fractional = ISO8601DateFormatter()
@@ -286,6 +287,42 @@ enum ISO8601 {
         let dateOnly = ISO8601DateFormatter()
         dateOnly.formatOptions = [.withFullDate]
         return dateOnly.date(from: string)
+    }
+
+    /// `2017-03-01T08:00:00Z` and `2017-03-01` read directly, as the formatter reads them: a formatter costs
+    /// about 50 µs a date (ICU sets one up for each), most of a 200,000-record load. Other forms, and fields out of
+    /// range, are left to the formatter; years before 1583 too (ICU's calendar is Julian before the reform).
+    static func parseCommonForm(_ string: String) -> Date? {
+        let utf8 = Array(string.utf8)
+        guard utf8.count == 10 || (utf8.count == 20 && utf8[10] == UInt8(ascii: "T") && utf8[19] == UInt8(ascii: "Z")
+                                   && utf8[13] == UInt8(ascii: ":") && utf8[16] == UInt8(ascii: ":")),
+              utf8[4] == UInt8(ascii: "-"), utf8[7] == UInt8(ascii: "-") else { return nil }
+        func number(_ from: Int, _ count: Int) -> Int? {
+            var value = 0
+            for i in from..<(from + count) {
+                let digit = Int(utf8[i]) - 48
+                guard (0...9).contains(digit) else { return nil }
+                value = value * 10 + digit
+            }
+            return value
+        }
+        guard let year = number(0, 4), let month = number(5, 2), let day = number(8, 2), (1583...9999).contains(year), (1...12).contains(month) else { return nil }
+        let leap = year % 4 == 0 && (year % 100 != 0 || year % 400 == 0)
+        let days = [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][month - 1]
+        guard (1...days).contains(day) else { return nil }
+        var seconds = 0
+        if utf8.count == 20 {
+            guard let hour = number(11, 2), let minute = number(14, 2), let second = number(17, 2),
+                  hour < 24, minute < 60, second < 60 else { return nil }
+            seconds = hour * 3600 + minute * 60 + second
+        }
+        // Days since 1970-01-01 in the proleptic Gregorian calendar (H. Hinnant's days_from_civil).
+        let y = month <= 2 ? year - 1 : year
+        let era = y / 400
+        let yearOfEra = y - era * 400
+        let dayOfYear = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1
+        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
+        return Date(timeIntervalSince1970: Double((era * 146_097 + dayOfEra - 719_468) * 86_400 + seconds))
     }
 
     static func format(_ date: Date) -> String {

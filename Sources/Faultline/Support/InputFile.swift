@@ -63,6 +63,11 @@ public enum InputFile {
         }
     }
 
+    /// Checks that `path` is a regular file that can be opened for reading, without reading it.
+    public static func checkReadable(_ path: String) throws {
+        close(try openRegularFile(path))
+    }
+
     /// Opens `path` for reading after checking that it is a regular file.
     private static func openRegularFile(_ path: String) throws -> Int32 {
         let descriptor = open(path, O_RDONLY | O_NONBLOCK)

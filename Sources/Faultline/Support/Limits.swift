@@ -60,4 +60,11 @@ public enum Limits {
     /// The most objects decoding one keyed archive (a transformable value) may visit, counting a shared object once
     /// per reference to it: a real value visits a handful.
     public static let archivedObjectVisits = 1_000_000
+
+    /// Bytes of one record (or entity name) of a data file: `faultline load` reads a file record by record, and a
+    /// record longer than this is refused rather than held.
+    public static let dataRecordBytes = 16 << 20
+
+    /// Nesting of arrays and objects inside one record of a data file (a transformable attribute's JSON value).
+    public static let dataNestingDepth = 100
 }
