@@ -20,13 +20,20 @@ struct ExternalBinaryStorage {
 
     /// The value a stored column holds: the inline bytes, or the file's. A column without a marker (written by
     /// Faultline before it kept Core Data's format), or naming a file that is missing, stays as stored.
+    ///
+    /// A file is mapped, not read: as in Core Data, its bytes are loaded when first used, so fetching objects whose
+    /// external values are never read costs neither the reads nor the memory. (Files are never rewritten in place:
+    /// a save writes a new file and the old one is removed, which a mapping survives.)
     func read(_ slot: Slot) -> Slot {
         guard case .blob(let stored) = slot, let marker = stored.first else { return slot }
         switch marker {
         case Self.inlineMarker:
             return .blob(Data(stored.dropFirst()))
         case Self.fileMarker:
-            guard let file = Self.fileName(stored), let bytes = try? InputFile.read(folder.appendingPathComponent(file).path) else { return slot }
+            guard let file = Self.fileName(stored) else { return slot }
+            let path = folder.appendingPathComponent(file).path
+            guard (try? InputFile.checkReadable(path)) != nil,
+                  let bytes = try? Data(contentsOf: URL(fileURLWithPath: path), options: .alwaysMapped) else { return slot }
             return .blob(bytes)
         default:
             return slot
