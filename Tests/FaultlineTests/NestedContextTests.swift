@@ -273,3 +273,40 @@ final class NestedContextTests: XCTestCase {
         XCTAssertTrue(saveLine.hasSuffix("for 0 inserted, 1 updated, 0 deleted objects. (into parent context \(root.serialNumber))"), saveLine)
     }
 }
+
+extension NestedContextTests {
+    /// With probes on, a child's fault waits for its parent's queue; the probe site must not hold the coordinator's
+    /// lock meanwhile, or a parent busy in a fetch (which needs the lock) and the child wait for each other forever.
+    func testATracedChildFaultDoesNotDeadlockWithItsBusyParent() throws {
+        let dir = TemporaryDirectory()
+        let model = try makeTestModel()
+        do {
+            let (_, writer) = try makeStack(model, in: dir)
+            try writer.performAndWait {
+                try writer.insertNewObject(forEntityName: "Dog").setValue("Rex", forKey: "name")
+                try writer.save()
+            }
+        }
+        let coordinator = PersistentStoreCoordinator(managedObjectModel: model, probes: Probes(configuration: ProbeConfiguration(), recorders: [InMemoryProbeRecorder()]))
+        try coordinator.addPersistentStore(at: dir.file("store.sqlite"))
+        let parent = ManagedObjectContext(.privateQueue, coordinator: coordinator)
+        let child = ManagedObjectContext(.privateQueue, parent: parent)
+        let id = try parent.performAndWait { try parent.fetch(FetchRequest<ManagedObject>(entityName: "Dog"))[0].objectID }
+        let parentBusy = DispatchSemaphore(value: 0), release = DispatchSemaphore(value: 0)
+        parent.perform {
+            parentBusy.signal()
+            release.wait()
+            _ = try? parent.fetch(FetchRequest<ManagedObject>(entityName: "Dog"))
+        }
+        parentBusy.wait()
+        let done = expectation(description: "the child's fault fired")
+        DispatchQueue.global().async {
+            child.performAndWait { XCTAssertEqual(child.object(with: id).value(forKey: "name") as? String, "Rex") }
+            done.fulfill()
+        }
+        // Let the child reach its parent's queue, then let the parent fetch.
+        Thread.sleep(forTimeInterval: 0.1)
+        release.signal()
+        wait(for: [done], timeout: 20)
+    }
+}

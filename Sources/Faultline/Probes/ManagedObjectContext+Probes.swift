@@ -5,6 +5,22 @@ import Foundation
 extension ManagedObjectContext {
     @inline(__always) var probesEnabled: Bool { coordinator.probes.isEnabled }
 
+    /// Runs a probe site's work under the coordinator's lock, so that the statements it counts are its own — except
+    /// in a child context, whose work waits for its parent's queue: holding the lock across that wait would deadlock
+    /// with a parent busy in work of its own that needs the lock. A child's counts may then include statements
+    /// another thread ran meanwhile.
+    @inline(__always) func probeSection<T>(_ body: () throws -> T) rethrows -> T {
+        parent == nil ? try coordinator.withLock(body) : try body()
+    }
+
+    /// The totals so far, for a caller inside `probeSection`.
+    @inline(__always) func probeTotalsInSection() -> ProbeTotals {
+        parent == nil ? coordinator.probeTotalsLocked() : coordinator.probeTotals()
+    }
+
+    /// The gauges, for a caller inside `probeSection`.
+    var gaugesInSection: ContextGauges { parent == nil ? gaugesLocked : coordinator.withLock { gaugesLocked } }
+
     /// Runs a fetch, recording a `fetch` event. `registers`: the fetch returns objects, so the event counts those
     /// that were registered already.
     func tracedFetch<R>(_ request: FetchRequest<ManagedObject>, resultType: FetchEvent.ResultType, registers: Bool = false, callSite given: CallSite,
@@ -13,14 +29,14 @@ extension ManagedObjectContext {
         let enclosing = outerCallSite
         outerCallSite = callSite
         defer { outerCallSite = enclosing }
-        return try coordinator.withLock {
-            let before = coordinator.probeTotalsLocked()
+        return try probeSection {
+            let before = probeTotalsInSection()
             let registeredBefore = registry.count
             let scansBefore = predicateShape.scans
             let start = ProbeClock.now()
             let result = try body()
             let end = ProbeClock.now()
-            let after = coordinator.probeTotalsLocked()
+            let after = probeTotalsInSection()
             let count = results(result)
             // Objects the fetch registered are new; the rest of its objects were registered already.
             let registered = registers ? max(0, count - max(0, registry.count - registeredBefore)) : 0
@@ -37,7 +53,7 @@ extension ManagedObjectContext {
                 batchSize: request.fetchBatchSize, prefetch: request.relationshipKeyPathsForPrefetching, resultType: resultType,
                 statements: after.statements - before.statements, rows: after.rows - before.rows, results: count, registered: registered,
                 sqlTime: after.sqlTime - before.sqlTime, totalTime: ProbeClock.seconds(start, end), callSite: callSite,
-                values: level >= 3 ? uris(result) : nil, context: serialNumber, gauges: gaugesLocked,
+                values: level >= 3 ? uris(result) : nil, context: serialNumber, gauges: gaugesInSection,
                 predicateText: PredicateTextReference(shape: text))),
                 at: end, predicateConstants: predicateShape.recordedConstants) }
             return result
@@ -45,7 +61,7 @@ extension ManagedObjectContext {
     }
 
     func tracedFault(_ object: ManagedObject, _ body: () -> Void) {
-        coordinator.withLock {
+        probeSection {
             let before = coordinator.probeTotals().statements
             let batched = batchMembership[object.address].map { $0.0.size }
             let start = ProbeClock.now()
@@ -63,7 +79,7 @@ extension ManagedObjectContext {
 
     func tracedRelationshipFault(_ relationship: RelationshipDescription, of object: ManagedObject, countOnly: Bool,
                                  _ body: () -> [ManagedObject]) -> [ManagedObject] {
-        coordinator.withLock {
+        probeSection {
             let start = ProbeClock.now()
             let members = body()
             let end = ProbeClock.now()
@@ -77,7 +93,7 @@ extension ManagedObjectContext {
     }
 
     func tracedSave(_ changes: SaveChanges, callSite: CallSite, _ body: () throws -> Void) throws {
-        try coordinator.withLock {
+        try probeSection {
             let before = coordinator.probeTotals().statements
             let start = ProbeClock.now()
             var failure: Error?
@@ -87,7 +103,7 @@ extension ManagedObjectContext {
             var event = changes.event(
                 statements: coordinator.probeTotals().statements - before, duration: ProbeClock.seconds(start, ProbeClock.now()),
                 conflicts: conflicts, error: failure.map { "\($0)" }, callSite: callSite, context: serialNumber)
-            event.gauges = gaugesLocked
+            event.gauges = gaugesInSection
             coordinator.probes.record(.save(event))
             if let failure { throw failure }
         }
