@@ -311,8 +311,8 @@ final class ScenarioCoverageTests: XCTestCase {
         XCTAssertLessThanOrEqual(lookups.counters.statements, 400)
         let range = try counters("range-query", "engine")
         XCTAssertEqual([range.operations, range.counters.fetches, range.counters.statements, range.counters.fullScanStatements], [100, 100, 100, 0])
-        for size in ["1 kB", "100 kB", "1 MB"] {
-            for storage in ["inline", "separate"] + (size == "1 MB" ? ["external"] : []) {
+        for size in ["1 kB", "100 kB", "1 MB", "10 MB"] {
+            for storage in ["inline", "separate"] + (size == "1 kB" ? [] : ["external"]) {
                 let blobs = try counters("blobs", "\(storage) \(size)")
                 XCTAssertEqual([blobs.counters.statements, blobs.counters.fetchedObjects], [1, blobs.operations], "\(storage) \(size)")
             }

@@ -307,3 +307,34 @@ extension ObjectLifetimeTests {
         XCTAssertTrue(lines.contains { $0.contains(#""type":"fetch""#) && $0.contains(#""registeredObjects":4,"materializedObjects":0,"rowCacheRows":4"#) })
     }
 }
+
+extension ObjectLifetimeTests {
+    func testLevelsOfUndoBoundsWhatTheUndoManagerKeeps() throws {
+        let directory = TemporaryDirectory()
+        let (_, context) = try seeded(directory)
+        try context.performAndWait {
+            let undo = ContextUndoManager()
+            undo.levelsOfUndo = 1
+            undo.groupsByEvent = false
+            context.undoManager = undo
+            weak var first: ManagedObject?
+            weak var second: ManagedObject?
+            try scope {
+                let fetched = try dogs(context)
+                undo.beginUndoGrouping()
+                try fetched[0].setValue("one", forKey: "name")
+                undo.endUndoGrouping()
+                try context.save()
+                first = fetched[0]
+                second = fetched[1]
+                undo.beginUndoGrouping()
+                try fetched[1].setValue("two", forKey: "name")
+                undo.endUndoGrouping()
+            }
+            XCTAssertNil(first, "saved, and its undo group fell off the one level kept")
+            XCTAssertNotNil(second, "unsaved changes, and the group kept")
+            undo.undo()
+            XCTAssertEqual(second?.value(forKey: "name") as? String, "dog 1")
+        }
+    }
+}

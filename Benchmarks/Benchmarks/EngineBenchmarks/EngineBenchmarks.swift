@@ -9,7 +9,7 @@ import Foundation
 // twin in the same run. On their own: attribute reads, faults from the row cache and from SQLite, predicate parsing
 // and compilation, and the probes' cost (trace on versus off).
 let benchmarks: @Sendable () -> Void = {
-    Benchmark.defaultConfiguration = .init(metrics: [.wallClock, .mallocCountTotal, .throughput],
+    Benchmark.defaultConfiguration = .init(metrics: [.wallClock, .mallocCountTotal, .peakMemoryResident, .throughput],
                                            timeUnits: .milliseconds, maxDuration: .seconds(10), maxIterations: 20)
     let folder = scratchFolder()
     try? FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)

@@ -32,6 +32,13 @@ extension ScenarioCatalogue {
         }
     }
 
+    /// The row model, a store of a quarter of the scale's rows, and a fetch of them all as objects with values.
+    private static func materializedRows(_ setup: ScenarioSetup) throws -> (ManagedObjectModel, URL, FetchRequest<ManagedObject>) {
+        var request = FetchRequest<ManagedObject>(entityName: "Row")
+        request.returnsObjectsAsFaults = false
+        return (try RowWorkload.model(), try setup.data.rows(setup.scale.part(4, minimum: 1_000)), request)
+    }
+
     /// Imports rows into a new store, saving every 1,000; `configure` sets the context up, `afterSave` runs after each
     /// save.
     private static func importVariant(_ name: String, model: ManagedObjectModel, store: URL, count: Int,
@@ -155,10 +162,7 @@ extension ScenarioCatalogue {
             claim: "refresh(_:mergeChanges: false) turns objects the program has finished with back into faults: their values and their hold on the row cache go, and the context keeps far less.",
             source: "seed 000 L1942–1957, L4271 (C-04, C-05); seed 004 L274",
             variants: { setup in
-                let model = try RowWorkload.model()
-                let store = try setup.data.rows(setup.scale.part(4, minimum: 1_000))
-                var request = FetchRequest<ManagedObject>(entityName: "Row")
-                request.returnsObjectsAsFaults = false
+                let (model, store, request) = try materializedRows(setup)
                 // The program keeps the list in both; the second turns each object back into a fault once read.
                 return [
                     holding("keep objects", model: model, store: store) { context in
@@ -194,10 +198,7 @@ extension ScenarioCatalogue {
             claim: "Contexts on one coordinator share the row cache's snapshot of a row: a second context holding the same rows keeps far less than the first, and once both let go (reset) the snapshots go too.",
             source: "seed 000 L3245–3253, L4241–4273 (row cache, memory trimming); seed 004 L274",
             variants: { setup in
-                let model = try RowWorkload.model()
-                let store = try setup.data.rows(setup.scale.part(4, minimum: 1_000))
-                var request = FetchRequest<ManagedObject>(entityName: "Row")
-                request.returnsObjectsAsFaults = false
+                let (model, store, request) = try materializedRows(setup)
                 return names.enumerated().map { index, name in
                     let keep = Held()
                     return BenchVariant(name) { probes in
@@ -235,10 +236,7 @@ extension ScenarioCatalogue {
             claim: "By default a context holds unchanged objects weakly, so objects the program is done with go away; retainsRegisteredObjects keeps every registered object, so memory grows with all that was read (refreshing them to faults gives their values back).",
             source: "seed 000 L1891–1915 (C-01, C-03), L4241–4273; seed 001 L2119 (P-81, B-MEM); seed 004 L261",
             variants: { setup in
-                let model = try RowWorkload.model()
-                let store = try setup.data.rows(setup.scale.part(4, minimum: 1_000))
-                var request = FetchRequest<ManagedObject>(entityName: "Row")
-                request.returnsObjectsAsFaults = false
+                let (model, store, request) = try materializedRows(setup)
                 return names.enumerated().map { index, name in
                     .engine(name, model: model, store: store) { context in
                         context.retainsRegisteredObjects = index > 0
