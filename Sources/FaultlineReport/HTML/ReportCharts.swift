@@ -2,7 +2,8 @@ import Faultline
 import Foundation
 
 /// The report's pictures, as inline SVG (no script, no network): the time each finding costs, the spread of
-/// statement durations, and the timeline of fetches, saves and faults with the findings marked on it.
+/// statement durations, the timeline of fetches, saves and faults with the findings marked on it, and each
+/// context's objects over time.
 enum ReportCharts {
     private static func e(_ text: String) -> String { HTMLText.escape(text) }
     private static func f(_ value: Double) -> String { String(format: "%.1f", value) }
