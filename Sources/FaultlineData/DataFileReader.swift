@@ -129,7 +129,8 @@ struct DataFileReader {
             position += 1
             throw DataFileError(file: file, entity: entity, record: "#\(position)", problem: "must be an object")
         case (.end, _): throw fail("text after the top-level object", json: true)
-        default: throw fail("unexpected '\(Character(Unicode.Scalar(byte)))'", json: true)
+        default:
+            throw fail(byte < 0x80 ? "unexpected '\(Character(Unicode.Scalar(byte)))'" : "unexpected byte 0x\(String(byte, radix: 16, uppercase: true))", json: true)
         }
     }
 

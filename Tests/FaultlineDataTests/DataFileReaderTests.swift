@@ -64,6 +64,22 @@ final class DataFileReaderTests: XCTestCase {
         }
     }
 
+    func testInvalidUTF8AndOversizedRecordsAreNamedErrors() throws {
+        func failure(_ bytes: [UInt8]) -> String {
+            var reader = DataFileReader(file: "data.json")
+            do {
+                try bytes.withUnsafeBytes { try reader.consume($0) { _ in } }
+                try reader.finish()
+                return "no error"
+            } catch { return "\(error)" }
+        }
+        XCTAssertEqual(failure(Array(#"{""#.utf8) + [0xFF, 0xFE] + Array(#"": []}"#.utf8)),
+                       "data 'data.json': not valid JSON at line 1, column 5: an entity name is not a valid JSON string")
+        XCTAssertEqual(failure(Array("{\"Dog\" ".utf8) + [0xC3]), "data 'data.json': not valid JSON at line 1, column 8: unexpected byte 0xC3")
+        let long = Array(#"{"Dog": [{"name": ""#.utf8) + [UInt8](repeating: UInt8(ascii: "x"), count: Limits.dataRecordBytes) + Array(#""}]}"#.utf8)
+        XCTAssertEqual(failure(long), "data 'data.json', entity 'Dog', record #1: the record is longer than \(Limits.dataRecordBytes) bytes (Limits.dataRecordBytes)")
+    }
+
     func testARecordNestedTooDeeplyIsRefusedNamingTheLimit() throws {
         let deep = #"{"Dog": [{"a": "# + String(repeating: "[", count: Limits.dataNestingDepth) + String(repeating: "]", count: Limits.dataNestingDepth) + "}]}"
         XCTAssertThrowsError(try events(deep, piece: 1 << 16)) { error in

@@ -127,6 +127,10 @@ final class DataImportExportTests: XCTestCase {
                 XCTAssertEqual("\(error)", expected)
             }
         }
+        // Invalid UTF-8 inside a record: named by its record, nothing written.
+        XCTAssertThrowsError(try DataImporter(context: context).load(Data(#"{"Dog": [{"name": ""#.utf8) + Data([0xFF]) + Data(#""}]}"#.utf8), file: "data.json")) { error in
+            XCTAssertTrue("\(error)".hasPrefix("data 'data.json', entity 'Dog', record #1: not valid JSON"), "\(error)")
+        }
         XCTAssertThrowsError(try load("{\"Dog\": [", into: context)) { error in
             XCTAssertTrue("\(error)".hasPrefix("data 'data.json': not valid JSON"), "\(error)")
         }

@@ -9,6 +9,11 @@ extension ScenarioCatalogue {
 
     /// Bytes a variant's memory run kept, or nil when allocations were not counted.
     private static func kept(_ m: ScenarioMeasurements, _ name: String) -> Int? { m[name]?.memory?.liveBytes }
+    /// Bytes each of `names` kept, in order, or nil when any was not counted.
+    private static func kept(_ m: ScenarioMeasurements, _ names: [String]) -> [Int]? {
+        let values = names.compactMap { kept(m, $0) }
+        return values.count == names.count ? values : nil
+    }
     private static func allocated(_ m: ScenarioMeasurements, _ name: String) -> Int? { m[name]?.memory?.bytesAllocated }
 
     /// "name kept 12.3 MB (45,000 allocations, 67.8 MB)" for each variant.
@@ -84,8 +89,7 @@ extension ScenarioCatalogue {
                 ]
             },
             judge: { m in
-                let values = names.compactMap { kept(m, $0) }
-                guard values.count == names.count else { return notCounted }
+                guard let values = kept(m, names) else { return notCounted }
                 // As the seed says it: the default context without reset keeps its objects. Core Data's context holds
                 // saved objects weakly, so only a retaining one (third variant) shows the growth reset prevents.
                 let (plain, reset, retaining) = (values[0], values[1], values[2])
@@ -148,8 +152,7 @@ extension ScenarioCatalogue {
                 ]
             },
             judge: { m in
-                let values = names.compactMap { kept(m, $0) }
-                guard values.count == names.count else { return notCounted }
+                guard let values = kept(m, names) else { return notCounted }
                 let (full, faults, ids, batch) = (values[0], values[1], values[2], values[3])
                 return Verdict(held: faults * 2 < full && ids * 2 < full && batch * 2 < full, describe(m, names))
             })
@@ -221,8 +224,7 @@ extension ScenarioCatalogue {
                 }
             },
             judge: { m in
-                let values = names.compactMap { kept(m, $0) }
-                guard values.count == names.count else { return notCounted }
+                guard let values = kept(m, names) else { return notCounted }
                 let (one, two, released) = (values[0], values[1], values[2])
                 return Verdict(held: Double(two) < 1.6 * Double(one) && released * 10 < one, describe(m, names))
             })
@@ -246,8 +248,7 @@ extension ScenarioCatalogue {
                 }
             },
             judge: { m in
-                let values = names.compactMap { kept(m, $0) }
-                guard values.count == names.count else { return notCounted }
+                guard let values = kept(m, names) else { return notCounted }
                 let (off, on, refreshed) = (values[0], values[1], values[2])
                 return Verdict(held: max(off, 1_024) * 10 < on && refreshed * 2 < on, describe(m, names))
             })
