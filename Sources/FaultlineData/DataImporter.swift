@@ -34,11 +34,16 @@ public struct DataImporter {
     /// Loads the data file at `url`, reading it a piece at a time: memory grows with the objects inserted, not with
     /// the file's text.
     public func load(contentsOf url: URL) throws -> Summary {
-        try load(file: url.path) { consume in
+        try load(contentsOfFile: url.path)
+    }
+
+    /// Loads the data file at `path` (see `load(contentsOf:)`); errors name it as given.
+    public func load(contentsOfFile path: String) throws -> Summary {
+        try load(file: path) { consume in
             do {
-                try InputFile.readChunks(url.path, consume)
+                try InputFile.readChunks(path, consume)
             } catch let error as InputFile.Failure {
-                throw DataFileError(file: url.path, problem: "\(error)")
+                throw DataFileError(file: path, problem: "\(error)")
             }
         }
     }

@@ -23,7 +23,7 @@ struct LoadCommand: ParsableCommand {
             let summary: DataImporter.Summary
             do {
                 let context = try options.openContext(readOnly: false)
-                summary = try DataImporter(context: context).load(contentsOf: URL(fileURLWithPath: data))
+                summary = try DataImporter(context: context).load(contentsOfFile: data)
             } catch {
                 if created {
                     for suffix in ["", "-wal", "-shm", "-journal"] { try? FileManager.default.removeItem(atPath: options.store + suffix) }

@@ -47,6 +47,9 @@ final class CLITests: CLITestCase {
         let result = try run(["load", "--model", model, "--store", "dogs.sqlite", bad])
         XCTAssertNotEqual(result.status, 0)
         XCTAssertEqual(result.stderr, "faultline load: data '\(bad)', entity 'Dog', record #2, key 'name': expected a string for a String attribute, got the number 7\n")
+        // The file is named as the user gave it.
+        XCTAssertEqual(try run(["load", "--model", model, "--store", "dogs.sqlite", "bad.json"]).stderr,
+                       "faultline load: data 'bad.json', entity 'Dog', record #2, key 'name': expected a string for a String attribute, got the number 7\n")
         let after = try run(["query", "--model", model, "--store", "dogs.sqlite", "Dog", "--format", "table"])
         XCTAssertTrue(after.stdout.hasSuffix("(1 object)\n"), "the bad file wrote nothing: \(after.stdout)")
 
