@@ -74,6 +74,7 @@ let package = Package(
         .executableTarget(name: "fuzz-data", dependencies: ["Faultline", "FaultlineData", "FuzzSupport"], path: "Fuzz/DataFuzzer"),
         .executableTarget(name: "fuzz-compiled-model", dependencies: ["Faultline", "FuzzSupport"], path: "Fuzz/CompiledModelFuzzer"),
         .executableTarget(name: "fuzz-trace", dependencies: ["Faultline", "FaultlineReport", "FuzzSupport"], path: "Fuzz/TraceFuzzer"),
+        .executableTarget(name: "fuzz-store", dependencies: ["Faultline", "FaultlineData", "FaultlineReport", "FuzzSupport", "CSQLite", "CZlib"], path: "Fuzz/StoreFuzzer"),
         .testTarget(name: "FaultlineTests", dependencies: ["Faultline", "CSQLite"]),
         .testTarget(name: "FaultlineDataTests", dependencies: ["Faultline", "FaultlineData"]),
         .testTarget(name: "FaultlineReportTests", dependencies: ["Faultline", "FaultlineReport"]),

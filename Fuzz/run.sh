@@ -10,7 +10,7 @@ SECONDS_EACH="${FUZZ_SECONDS:-600}"
 # A fixed seed (FUZZ_SEED, as CI sets) makes a short run repeat the same mutations.
 SEED_OPTION=()
 [ -n "${FUZZ_SEED:-}" ] && SEED_OPTION=(-seed="$FUZZ_SEED")
-TARGETS="${FUZZ_TARGETS:-predicate xcode-model json-model compiled-model data trace}"
+TARGETS="${FUZZ_TARGETS:-predicate xcode-model json-model compiled-model data trace store}"
 SCRATCH=.build-fuzz
 FIXTURES=../shared/fixtures
 
@@ -26,7 +26,7 @@ BIN="$("$SWIFT" build "${FLAGS[@]}" --scratch-path "$SCRATCH" --show-bin-path)"
 source_folder() {
     case "$1" in
         predicate) echo PredicateFuzzer ;; xcode-model) echo XcodeModelFuzzer ;; json-model) echo JSONModelFuzzer ;;
-        compiled-model) echo CompiledModelFuzzer ;; data) echo DataFuzzer ;; trace) echo TraceFuzzer ;;
+        compiled-model) echo CompiledModelFuzzer ;; data) echo DataFuzzer ;; trace) echo TraceFuzzer ;; store) echo StoreFuzzer ;;
     esac
 }
 for target in $TARGETS; do

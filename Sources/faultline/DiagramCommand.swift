@@ -57,6 +57,7 @@ struct DiagramCommand: ParsableCommand {
                 // The picture is of the objects the loader reached: the context keeps them all for it.
                 context.retainsRegisteredObjects = true
                 try ObjectGraphLoader(context: context, limit: limit).load(root: root, depth: depth)
+                if let error = context.lastFaultError { throw error }
                 return context.objectGraphSnapshot(limit: limit)
             }
             try OutputFile.write(GraphvizRenderer.render(ObjectGraphDiagram(snapshot: snapshot).dot, as: format), to: output)

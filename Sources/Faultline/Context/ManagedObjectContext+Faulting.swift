@@ -46,7 +46,8 @@ extension ManagedObjectContext {
         object.flags.insert(.holdsSnapshot)
     }
 
-    /// Loads a to-many relationship's members as (uniqued) faults. Objects deleted in this context are left out.
+    /// Loads a to-many relationship's members as (uniqued) faults. Objects deleted in this context are left out; a
+    /// store that cannot be read leaves the relationship empty and sets `lastFaultError`.
     func fireRelationshipFault(_ relationship: RelationshipDescription, of object: ManagedObject, countOnly: Bool = false) -> [ManagedObject] {
         guard object.key > 0 || parent != nil, !relationship.isTransient else { return [] }
         if probesEnabled {
@@ -62,7 +63,15 @@ extension ManagedObjectContext {
                 return object.isDeleted ? nil : object
             }
         }
-        guard object.key > 0, let keys = try? reader.relationshipKeys(relationship, of: object.key) else { return [] }
+        guard object.key > 0 else { return [] }
+        let keys: [(EntityDescription, Int64)]
+        do {
+            keys = try reader.relationshipKeys(relationship, of: object.key)
+        } catch {
+            // Left empty, as a fault that cannot be fulfilled leaves its object inaccessible; the error says why.
+            lastFaultError = error as? StoreError ?? .objectNotFound(object.objectID)
+            return []
+        }
         var result: [ManagedObject] = []
         result.reserveCapacity(keys.count)
         for (entity, key) in keys {

@@ -122,7 +122,8 @@ public final class ManagedObjectContext: @unchecked Sendable {
         for object in insertionOrder + Array(temporaryObjects.values) where object.managedObjectContext === self { object.flags.insert(.tracked) }
     }
 
-    /// The last fault that could not be fulfilled (its row was deleted elsewhere), if any.
+    /// The last fault that could not be fulfilled (its row was deleted elsewhere, or holds a value the store cannot
+    /// hold, such as a key below 1), if any.
     public internal(set) var lastFaultError: StoreError?
 
     private static let temporaryKeys = Atomic<Int64>(0)
@@ -269,7 +270,18 @@ public final class ManagedObjectContext: @unchecked Sendable {
     func faultingObject(entity: EntityDescription, key: Int64) -> ManagedObject {
         if key < 0 { return temporaryObject(entity: entity, key: key) }
         let objectKey = ObjectKey(table: Int32(entity.root.entityNumber), key: key)
-        if let object = registry[objectKey] { return object }
+        if let object = registry[objectKey] {
+            if object.entity.isKind(of: entity) { return object }
+            // A damaged store refers to a row as another entity than its Z_ENT says: not that object, whose values
+            // have another shape, but an inaccessible one with the error.
+            lastFaultError = .entityMismatch(table: entity.table.name, key: key, rowEntity: object.entity, expected: entity)
+            let stand = newFault(entity: entity, key: key)
+            stand.flags.remove(.fault)
+            stand.flags.insert(.inaccessible)
+            stand.values = entity.properties.map { _ in .null }
+            stand.valuesAreCommitted()
+            return stand
+        }
         let object = newFault(entity: entity, key: key)
         registry[objectKey] = object
         return object

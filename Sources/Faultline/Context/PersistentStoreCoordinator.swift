@@ -109,7 +109,7 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
     /// A row handed to a context: its entity, key and version, and `snapshot`, which puts the row in the row
     /// cache (decoding it only when the cached copy is missing or stale) and returns its values, held by the
     /// caller's object from then on. A handler that already holds a current snapshot need not call it.
-    typealias RowHandler = (_ entity: EntityDescription, _ key: Int64, _ version: Int64, _ snapshot: () -> [Slot]) -> Void
+    typealias RowHandler = (_ entity: EntityDescription, _ key: Int64, _ version: Int64, _ snapshot: () -> [Slot]) throws -> Void
 
     /// Runs a full-row fetch of `entity` and calls `handler` per row, under the lock.
     func fetchRows(entity: EntityDescription, includesSubentities: Bool, keys: [Int64]?, filter: FetchFilter?,
@@ -122,7 +122,6 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
             let chunks: [[Int64]?] = keys.map { KeyList.chunks($0).map(Array.init) } ?? [nil]
             let root = Int32(entity.root.entityNumber)
             let readAt = ProbeClock.now()
-            let model = entity.model!
             // A single-entity table needs no Z_ENT lookup per row.
             let singleEntity = tablePlan.isSingleEntity ? entity.root : nil
             let singlePlan = singleEntity.map { store.plan(for: $0) }
@@ -132,20 +131,21 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
                 let statement = try store.statement(query.sql)
                 defer { statement.reset() }
                 query.bind(statement)
+                let table = tablePlan.table.name
                 while try statement.step() {
+                    let key = try statement.storedKey(at: TablePlan.keyColumn, table: table, column: "Z_PK", row: StoredKeyRule.row(statement.int64(at: TablePlan.keyColumn)))
                     let rowEntity: EntityDescription
                     let plan: EntityPlan
                     if let singleEntity, let singlePlan {
                         rowEntity = singleEntity
                         plan = singlePlan
                     } else {
-                        guard let found = model.entity(number: Int(statement.int64(at: TablePlan.entityColumn))) else { continue }
-                        rowEntity = found
-                        plan = store.plan(for: found)
+                        rowEntity = try statement.storedEntity(at: TablePlan.entityColumn, of: entity.root, table: table, column: "Z_ENT", row: StoredKeyRule.row(key))
+                        plan = store.plan(for: rowEntity)
                     }
-                    let key = statement.int64(at: TablePlan.keyColumn)
-                    let version = statement.int64(at: TablePlan.versionColumn)
-                    handler(rowEntity, key, version) {
+                    let version = try statement.storedVersion(at: TablePlan.versionColumn, table: table, row: StoredKeyRule.row(key))
+                    try plan.checkForeignKeys(statement, table: table, key: key)
+                    try handler(rowEntity, key, version) {
                         rowCache.upsertAndRetain(ObjectKey(table: root, key: key), version: version, entityNumber: Int32(rowEntity.entityNumber), at: readAt) {
                             plan.decode(statement)
                         }
@@ -170,10 +170,11 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
             defer { statement.reset() }
             query.bind(statement)
             var keys: [(EntityDescription, Int64)] = []
-            let model = entity.model!
+            let table = entity.table.name
             while try statement.step() {
-                let rowEntity = single ? entity.root : (model.entity(number: Int(statement.int64(at: 0))) ?? entity)
-                keys.append((rowEntity, statement.int64(at: 1)))
+                let key = try statement.storedKey(at: 1, table: table, column: "Z_PK", row: StoredKeyRule.row(statement.int64(at: 1)))
+                let rowEntity = single ? entity.root : try statement.storedEntity(at: 0, of: entity.root, table: table, column: "Z_ENT", row: StoredKeyRule.row(key))
+                keys.append((rowEntity, key))
             }
             return keys
         }
@@ -273,6 +274,9 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
             let objectKey = ObjectKey(table: Int32(entity.root.entityNumber), key: key)
             if let cached = rowCache.entry(for: objectKey), let cachedEntity = entity.model.entity(number: Int(cached.entityNumber)),
                maxAge.map({ ProbeClock.now() &- cached.storedAt <= $0 }) ?? true {
+                guard cachedEntity.isKind(of: entity) else {
+                    throw StoreError.entityMismatch(table: entity.table.name, key: key, rowEntity: cachedEntity, expected: entity)
+                }
                 rowCache.hits += 1
                 if retain { _ = rowCache.retain(objectKey) }
                 return (cached.values, cached.version, cachedEntity)
@@ -284,7 +288,8 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
         }
     }
 
-    /// Reads one row from SQLite, bypassing the row cache (and refreshing it).
+    /// Reads one row of `entity` (or a sub-entity) from SQLite, bypassing the row cache (and refreshing it); a row of
+    /// another entity is refused.
     func readRow(entity: EntityDescription, key: Int64) throws -> (values: [Slot], version: Int64, entity: EntityDescription)? {
         try withLock {
             let store = try requireStore()
@@ -294,11 +299,17 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
             defer { statement.reset() }
             statement.bind(key, at: 1)
             guard try statement.step() else { return nil }
-            let number = tablePlan.isSingleEntity ? entity.root.entityNumber : Int(statement.int64(at: TablePlan.entityColumn))
-            guard let rowEntity = entity.model.entity(number: number) else { return nil }
-            let values = store.plan(for: rowEntity).decode(statement)
-            let version = statement.int64(at: TablePlan.versionColumn)
-            rowCache.store(ObjectKey(table: Int32(entity.root.entityNumber), key: key), values: values, version: version, entityNumber: Int32(number), at: ProbeClock.now())
+            let table = tablePlan.table.name
+            let rowEntity = tablePlan.isSingleEntity ? entity.root
+                : try statement.storedEntity(at: TablePlan.entityColumn, of: entity.root, table: table, column: "Z_ENT", row: StoredKeyRule.row(key))
+            // A row of a sub-entity fits an object of its parent (inherited properties come first); another does not.
+            guard rowEntity.isKind(of: entity) else { throw StoreError.entityMismatch(table: table, key: key, rowEntity: rowEntity, expected: entity) }
+            let plan = store.plan(for: rowEntity)
+            let version = try statement.storedVersion(at: TablePlan.versionColumn, table: table, row: StoredKeyRule.row(key))
+            try plan.checkForeignKeys(statement, table: table, key: key)
+            let values = plan.decode(statement)
+            rowCache.store(ObjectKey(table: Int32(entity.root.entityNumber), key: key), values: values, version: version,
+                           entityNumber: Int32(rowEntity.entityNumber), at: ProbeClock.now())
             return (values, version, rowEntity)
         }
     }
@@ -316,10 +327,15 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
             defer { statement.reset() }
             statement.bind(key, at: 1)
             var result: [(EntityDescription, Int64)] = []
-            let model = destination.model!
+            // A single-entity destination's keys come from the join table itself, else from the destination's Z_PK.
+            let join = single ? relationship.joinTable : nil
+            let (table, column) = join.map { ($0.name, $0.destinationColumn) } ?? (destination.table.name, "Z_PK")
             while try statement.step() {
-                let entity = single ? destination : (model.entity(number: Int(statement.int64(at: 0))) ?? destination)
-                result.append((entity, statement.int64(at: 1)))
+                let key = try statement.storedKey(at: 1, table: table, column: column,
+                                                  row: join.map { "the row with \($0.sourceColumn) \(key)" } ?? StoredKeyRule.row(statement.int64(at: 1)))
+                let entity = single ? destination
+                    : try statement.storedEntity(at: 0, of: destination.root, table: destination.table.name, column: "Z_ENT", row: StoredKeyRule.row(key))
+                result.append((entity, key))
             }
             return result
         }
@@ -352,10 +368,13 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
             defer { statement.reset() }
             for (i, value) in KeyList.bindings(sources).enumerated() { statement.bind(value, at: Int32(i + 1)) }
             var rows: [(Int64, EntityDescription, Int64)] = []
-            let model = destination.model!
             while try statement.step() {
-                let entity = single ? destination : (model.entity(number: Int(statement.int64(at: 1))) ?? destination)
-                rows.append((statement.int64(at: 0), entity, statement.int64(at: 2)))
+                let source = statement.int64(at: 0)
+                let key = try statement.storedKey(at: 2, table: single ? join.name : destination.table.name, column: single ? join.destinationColumn : "Z_PK",
+                                                  row: single ? "the row with \(join.sourceColumn) \(source)" : StoredKeyRule.row(statement.int64(at: 2)))
+                let entity = single ? destination
+                    : try statement.storedEntity(at: 1, of: destination.root, table: destination.table.name, column: "Z_ENT", row: StoredKeyRule.row(key))
+                rows.append((source, entity, key))
             }
             return rows
         }

@@ -58,9 +58,16 @@ extension ManagedObjectContext {
                 bindings += [.integer(request.fetchLimit > 0 ? Int64(request.fetchLimit) : -1), .integer(Int64(request.fetchOffset))]
             }
             let rows = try reader.queryRows(sql, bindings: bindings, columns: columns.count)
-            return rows.map { row in
+            return try rows.enumerated().map { number, row in
                 var dictionary: [String: Any] = [:]
                 for (i, column) in columns.enumerated() {
+                    if case .object = column.kind, case let slot = row[i], !slot.isNull {
+                        // An object's key, as a fetch of objects would check it.
+                        guard case .integer(let key) = slot, Limits.primaryKeys.contains(key) else {
+                            throw StoreError.invalidStoredValue(table: entity.table.name, column: column.sql, row: "row \(number + 1) of the result",
+                                                                value: StoredKeyRule.describe(slot), expected: StoredKeyRule.key.description)
+                        }
+                    }
                     if let value = decode(row[i], kind: column.kind) { dictionary[column.name] = value }
                 }
                 return dictionary
@@ -88,7 +95,7 @@ extension ManagedObjectContext {
             return ValueCoding.value(of: slot, type: attribute.type, transformer: attribute.valueTransformerName)
         case .object(let entity):
             guard case .integer(let packed) = slot else { return nil }
-            return ManagedObjectID(entity: entity, key: packed & ToOneReference.keyMask, storeIdentifier: coordinator.storeIdentifier)
+            return ManagedObjectID(entity: entity, key: packed, storeIdentifier: coordinator.storeIdentifier)
         default:
             switch slot {
             case .integer(let n): return n

@@ -155,6 +155,9 @@ extension ManagedObjectContext {
             try reader.fetchRows(entity: entity, includesSubentities: request.includesSubentities, keys: keys, filter: filter,
                                       limit: limit, offset: offset) { rowEntity, key, version, snapshot in
                 if mayBeRegistered, let existing = registry[ObjectKey(table: root, key: key)] {
+                    guard rowEntity.isKind(of: existing.entity) else {
+                        throw StoreError.entityMismatch(table: entity.table.name, key: key, rowEntity: rowEntity, expected: existing.entity)
+                    }
                     if skipDeleted && existing.isDeleted { return }
                     results.append(existing)
                     if existing.flags.contains(.holdsSnapshot) {

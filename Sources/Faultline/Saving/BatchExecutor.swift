@@ -162,17 +162,20 @@ extension PersistentStoreCoordinator {
 
     /// The keys a relationship of the rows `keys` leads to.
     private func destinationKeys(_ store: SQLiteStore, _ relationship: RelationshipDescription, of keys: [Int64]) throws -> [Int64] {
-        let sql: String
+        let sql: String, table: String, column: String
         if let join = relationship.joinTable {
-            sql = "SELECT \(join.destinationColumn) FROM \(join.name) WHERE \(KeyList.condition(join.sourceColumn, count: keys.count))"
-        } else if !relationship.isToMany, let column = relationship.columnName {
-            sql = "SELECT \(column) FROM \(relationship.entity.table.name) WHERE \(KeyList.condition("Z_PK", count: keys.count)) AND \(column) IS NOT NULL"
-        } else if let inverse = relationship.inverse, let column = inverse.columnName {
-            sql = "SELECT Z_PK FROM \(relationship.destination.table.name) WHERE \(KeyList.condition(column, count: keys.count))"
+            (table, column) = (join.name, join.destinationColumn)
+            sql = "SELECT \(column) FROM \(table) WHERE \(KeyList.condition(join.sourceColumn, count: keys.count))"
+        } else if !relationship.isToMany, let name = relationship.columnName {
+            (table, column) = (relationship.entity.table.name, name)
+            sql = "SELECT \(column) FROM \(table) WHERE \(KeyList.condition("Z_PK", count: keys.count)) AND \(column) IS NOT NULL"
+        } else if let inverse = relationship.inverse, let name = inverse.columnName {
+            (table, column) = (relationship.destination.table.name, "Z_PK")
+            sql = "SELECT Z_PK FROM \(table) WHERE \(KeyList.condition(name, count: keys.count))"
         } else {
             return []
         }
-        return try query(store, sql, KeyList.bindings(keys)).map { $0 }
+        return try query(store, sql, KeyList.bindings(keys), table: table, column: column)
     }
 
     /// The row entity of each key of `entity`'s table.
@@ -181,19 +184,23 @@ extension PersistentStoreCoordinator {
         defer { statement.reset() }
         for (i, value) in KeyList.bindings(keys).enumerated() { statement.bind(value, at: Int32(i + 1)) }
         var rows: [(EntityDescription, Int64)] = []
-        let model = entity.model!
+        let table = entity.table.name
         while try wrapped(store, { try statement.step() }) {
-            rows.append((model.entity(number: Int(statement.int64(at: 0))) ?? entity, statement.int64(at: 1)))
+            let key = try statement.storedKey(at: 1, table: table, column: "Z_PK", row: StoredKeyRule.row(statement.int64(at: 1)))
+            rows.append((try statement.storedEntity(at: 0, of: entity.root, table: table, column: "Z_ENT", row: StoredKeyRule.row(key)), key))
         }
         return rows
     }
 
-    private func query(_ store: SQLiteStore, _ sql: String, _ bindings: [Slot]) throws -> [Int64] {
+    /// The keys `sql` selects from `table`'s `column`, each checked as a key.
+    private func query(_ store: SQLiteStore, _ sql: String, _ bindings: [Slot], table: String, column: String) throws -> [Int64] {
         let statement = try store.statement(sql)
         defer { statement.reset() }
         for (i, value) in bindings.enumerated() { statement.bind(value, at: Int32(i + 1)) }
         var keys: [Int64] = []
-        while try wrapped(store, { try statement.step() }) { keys.append(statement.int64(at: 0)) }
+        while try wrapped(store, { try statement.step() }) {
+            keys.append(try statement.storedKey(at: 0, table: table, column: column, row: "row \(keys.count + 1) of the relationship's keys"))
+        }
         return keys
     }
 

@@ -123,11 +123,11 @@ extension SQLiteStore {
             else { bindStored(object.values[slot], property: entity.properties[slot], to: statement, at: index) }
             index += 1
         }
-        statement.bind(object.version + 1, at: index)
+        statement.bind(object.version &+ 1, at: index)
         statement.bind(object.key, at: index + 1)
         statement.bind(object.version, at: index + 2)
         guard try execute(statement) == 1 else { return false }
-        object.pendingVersion = object.version + 1
+        object.pendingVersion = object.version &+ 1
         return true
     }
 

@@ -69,9 +69,9 @@ extension SQLiteStore {
         statement.bind(Int64(entity.lastDescendantNumber), at: index + 1)
         let table = Int32(entity.root.entityNumber)
         while try wrap({ try statement.step() }) {
-            let key = statement.int64(at: 0)
+            let key = try statement.storedKey(at: 0, table: entity.table.name, column: "Z_PK", row: StoredKeyRule.row(statement.int64(at: 0)))
             if skipping.contains(ObjectKey(table: table, key: key)) { continue }
-            let rowEntity = entity.model.entity(number: Int(statement.int64(at: 1))) ?? entity
+            let rowEntity = try statement.storedEntity(at: 1, of: entity.root, table: entity.table.name, column: "Z_ENT", row: StoredKeyRule.row(key))
             return ManagedObjectID(entity: rowEntity, key: key, storeIdentifier: identifier)
         }
         return nil

@@ -37,7 +37,8 @@ struct RowCache {
     @inline(__always) func upsertAndRetain(_ key: ObjectKey, version: Int64, entityNumber: Int32, at time: UInt64, decode: () -> [Slot]) -> [Slot] {
         entries.update(key, default: { Entry(values: [], version: -1, entityNumber: entityNumber, holders: 0, storedAt: 0) }) { entry in
             entry.storedAt = time
-            if entry.version != version || entry.entityNumber != entityNumber {
+            // A new entry has no values yet, whatever version the row has (a damaged store's Z_OPT may be any number).
+            if entry.values.isEmpty || entry.version != version || entry.entityNumber != entityNumber {
                 entry.values = decode()
                 entry.version = version
                 entry.entityNumber = entityNumber

@@ -161,6 +161,13 @@ final class SQLiteStore {
                 throw StoreError.notAStore(path: path, detail: "Z_PRIMARYKEY has no row for entity \(root.name)")
             }
             let current = select.int64(at: 0)
+            // New keys run from Z_MAX + 1: Z_MAX must be a whole number with room for them below the largest key.
+            guard select.columnType(at: 0) == SQLITE_INTEGER, current >= 0, current <= Limits.primaryKeys.upperBound - Int64(count) else {
+                let value = StoredKeyRule.describe(select.slot(at: 0))
+                select.reset()
+                throw StoreError.invalidStoredValue(table: "Z_PRIMARYKEY", column: "Z_MAX", row: "the row with Z_ENT \(root.entityNumber) (\(root.name))", value: value,
+                                                    expected: "the last key given must be a whole number from 0, with room for \(count) more up to \(Limits.primaryKeys.upperBound) (Limits.primaryKeys)")
+            }
             select.reset()
             let update = try statement("UPDATE Z_PRIMARYKEY SET Z_MAX = ? WHERE Z_ENT = ? AND Z_MAX = ?")
             update.bind(current + Int64(count), at: 1)

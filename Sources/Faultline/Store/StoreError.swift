@@ -18,6 +18,9 @@ public enum StoreError: Error, CustomStringConvertible, Sendable {
     case noSuchStore(path: String)
     /// No version of a model bundle fits the store: what differs, version by version.
     case noMatchingModelVersion(path: String, bundle: String, mismatches: [String])
+    /// A key column holds what Core Data never writes (see `StoredKeyRule`): the table, column and row, the value
+    /// and what was expected.
+    case invalidStoredValue(table: String, column: String, row: String, value: String, expected: String)
 
     public var description: String {
         switch self {
@@ -39,6 +42,8 @@ public enum StoreError: Error, CustomStringConvertible, Sendable {
             return "no store at '\(path)'"
         case .noMatchingModelVersion(let path, let bundle, let mismatches):
             return "no version of '\(bundle)' fits the store '\(path)': " + mismatches.joined(separator: " | ")
+        case .invalidStoredValue(let table, let column, let row, let value, let expected):
+            return "the store is damaged: table \(table), column \(column), \(row): \(value) — \(expected)"
         }
     }
 }

@@ -61,6 +61,9 @@ final class EntityPlan {
     let filterWithSubentities: (sql: String, low: Int64, high: Int64)?
     let filterWithoutSubentities: (sql: String, low: Int64, high: Int64)?
 
+    /// The to-one foreign-key columns a row read is checked on (`checkForeignKeys`).
+    let foreignKeys: [ForeignKeyColumn]
+
     /// Slots of binary attributes that allow external storage, and where their files are.
     let externalSlots: [Int]
     let external: ExternalBinaryStorage
@@ -74,6 +77,7 @@ final class EntityPlan {
         var insertColumns = ["Z_PK", "Z_ENT", "Z_OPT"]
         var insertValues: [InsertValue] = []
         var orderColumns: [String] = []
+        var foreignKeys: [ForeignKeyColumn] = []
         for property in entity.properties {
             guard let column = property.columnName, let position = table.position(of: column) else { continue }
             var entityColumn: Int32 = -1
@@ -94,10 +98,15 @@ final class EntityPlan {
                 let external = (property as? AttributeDescription)?.storesExternally == true
                 insertValues.append(external ? .externalAttribute(slot: property.index) : .attribute(slot: property.index))
             }
+            if let relationship = property as? RelationshipDescription, let destination = relationship.destination {
+                foreignKeys.append(ForeignKeyColumn(column: Int32(position) + TablePlan.firstColumn, name: column, entityColumn: entityColumn,
+                                                    entityColumnName: relationship.entityColumnName ?? "", destination: destination))
+            }
             let isInteger = property is RelationshipDescription || (property as? AttributeDescription).map { $0.type.isInteger || $0.type == .boolean } == true
             steps.append(DecodeStep(slot: property.index, column: Int32(position) + TablePlan.firstColumn, entityColumn: entityColumn, isInteger: isInteger))
         }
         decodeSteps = steps
+        self.foreignKeys = foreignKeys
         self.insertValues = insertValues
         self.orderColumns = orderColumns
         insertSQL = "INSERT INTO \(table.name)(\(insertColumns.joined(separator: ", "))) VALUES(\(Array(repeating: "?", count: insertColumns.count).joined(separator: ", ")))"

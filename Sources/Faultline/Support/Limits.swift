@@ -51,6 +51,11 @@ public enum Limits {
     public static let dateSecondsSinceReferenceDate: ClosedRange<Double> =
         Date.distantPast.timeIntervalSinceReferenceDate...Date.distantFuture.timeIntervalSinceReferenceDate
 
+    /// The primary keys (and foreign keys) a store's rows may hold: Core Data numbers rows from 1; a to-one to an
+    /// entity with sub-entities packs its destination's entity number above the key's 48 bits. A row with another key
+    /// is refused, naming its table, column and row.
+    public static let primaryKeys: ClosedRange<Int64> = 1...((1 << 48) - 1)
+
     /// The most bytes a compressed model (`Z_MODELCACHE`) may inflate to: real models take tens of kilobytes.
     public static let inflatedBytes = 64 << 20
 
