@@ -82,6 +82,11 @@ final class HostileStoreTests: CLITestCase {
             ("UPDATE Z_2TAGS SET Z_5TAGS = 'two' WHERE Z_2PARTIES = 2 AND Z_5TAGS = 2", "table Z_2TAGS, column Z_5TAGS", "the text 'two'"),
             // Duplicates across sub-entities: Person 2's owner is said to be a Person, where row 1 is a Company.
             ("UPDATE ZPARTY SET Z2_OWNER = 4 WHERE Z_PK = 2", "table ZPARTY, column Z_ENT", "the row with Z_PK 1: 3 (Company) — the store refers to this row as Person (entity 4) elsewhere"),
+            // A table without its primary key, holding key 2 twice: a Person and a Company.
+            ("CREATE TABLE OLD AS SELECT * FROM ZPARTY; DROP TABLE ZPARTY; "
+                + "CREATE TABLE ZPARTY (Z_PK INTEGER, Z_ENT INTEGER, Z_OPT INTEGER, ZOWNER INTEGER, Z2_OWNER INTEGER, ZSIZE INTEGER, ZAGE INTEGER, ZNAME VARCHAR); "
+                + "INSERT INTO ZPARTY SELECT * FROM OLD; DROP TABLE OLD; INSERT INTO ZPARTY VALUES (2, 3, 1, NULL, NULL, 5, NULL, 'twin')",
+             "table ZPARTY, column Z_ENT", "the row with Z_PK 2: 3 (Company) — the store refers to this row as Person (entity 4) elsewhere"),
         ]
         var refused: [String: Int] = [:]
         for (index, (sql, place, row)) in cases.enumerated() {

@@ -44,6 +44,29 @@ final class MigrateCLITests: CLITestCase {
         return store
     }
 
+    /// A row Core Data never writes (an unknown Z_ENT, a negative key) would be left behind or copied: the dry run and
+    /// the migration both refuse the store, naming the row, and leave it as it was.
+    func testADamagedStoreIsRefusedByTheDryRunAndTheMigration() throws {
+        let bundle = try shopBundle()
+        for (sql, message) in [("UPDATE ZITEM SET Z_ENT = 9 WHERE Z_PK = 3", "table ZITEM, column Z_ENT, the row with Z_PK 3: 9 — an entity number here must be 1 (Item)"),
+                               ("UPDATE ZITEM SET Z_PK = -3 WHERE Z_PK = 3", "table ZITEM, column Z_PK, the row with Z_PK -3: -3"),
+                               ("UPDATE ZITEM SET Z_OPT = 2.5 WHERE Z_PK = 3", "table ZITEM, column Z_OPT, the row with Z_PK 3: the real 2.5")] {
+            try? FileManager.default.removeItem(at: dir.appendingPathComponent("shop.sqlite"))
+            let store = try shopStore(bundle, count: 20)
+            var db: OpaquePointer?
+            XCTAssertEqual(sqlite3_open(store, &db), SQLITE_OK)
+            XCTAssertEqual(sqlite3_exec(db, sql + "; PRAGMA wal_checkpoint(TRUNCATE);", nil, nil, nil), SQLITE_OK)
+            sqlite3_close(db)
+            let before = try Data(contentsOf: URL(fileURLWithPath: store))
+            for arguments in [["--dry-run"], []] {
+                let result = try run(["migrate", "--model", bundle, "--store", store] + arguments)
+                XCTAssertEqual(result.status, 1, "\(sql) \(arguments): \(result.stdout)")
+                XCTAssertTrue(result.stderr.hasPrefix("faultline migrate: the store is damaged: \(message)"), "\(sql): \(result.stderr)")
+                XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: store)), before, "\(sql) \(arguments): the store is left as it was")
+            }
+        }
+    }
+
     func testMigrateDryRunThenMigrate() throws {
         let bundle = try shopBundle()
         let store = try shopStore(bundle, count: 500)

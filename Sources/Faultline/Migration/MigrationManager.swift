@@ -82,6 +82,9 @@ extension PersistentStoreCoordinator {
             plan.steps.append(.init(from: from.name, to: to.name, mapping: mapping, rows: [:]))
         }
         let models = Dictionary(uniqueKeysWithValues: versions.map { ($0.name, $0.model) })
+        // A row with a key Core Data never writes would be left behind (an unknown Z_ENT) or copied as it is: the
+        // store is refused first, naming it, by the dry run as by the migration.
+        try StoredKeyScan.check(ReadOnlyOpening(path: store.path).connect(reportingAs: store.path), model: models[sourceName]!)
         if dryRun {
             let reader = try ReadOnlyOpening(path: store.path).connect(reportingAs: store.path)
             for i in plan.steps.indices where i == 0 {

@@ -118,3 +118,66 @@ extension StoreError {
                             expected: "the store refers to this row as \(expected.name) (entity \(expected.entityNumber)) elsewhere")
     }
 }
+
+/// A whole store's key columns checked at once, for what reads every row (migration): one statement per table finds
+/// the first row with a value `Statement.storedKey` and its kin would refuse, and those then name it.
+enum StoredKeyScan {
+    /// Throws `StoreError.invalidStoredValue` for the first bad key of `model`'s tables in `connection`'s store.
+    static func check(_ connection: SQLiteConnection, model: ManagedObjectModel) throws {
+        let maximum = Limits.primaryKeys.upperBound
+        for root in model.entities where root.superentity == nil {
+            guard let table = root.table else { continue }
+            // Z_PK, Z_ENT, Z_OPT, then each to-one's key and entity columns, once per column of the table.
+            var conditions = ["typeof(Z_PK) = 'integer' AND Z_PK BETWEEN 1 AND ?", "typeof(Z_ENT) = 'integer' AND Z_ENT BETWEEN ? AND ?",
+                              "typeof(Z_OPT) IN ('integer', 'null')"]
+            var bindings: [Int64] = [maximum, Int64(root.entityNumber), Int64(root.lastDescendantNumber)]
+            var foreignKeys: [(column: String, entityColumn: String?, destination: EntityDescription)] = []
+            var seen: Set<String> = []
+            for entity in root.selfAndDescendants {
+                for relationship in entity.relationships where !relationship.isToMany {
+                    guard let column = relationship.columnName, let destination = relationship.destination, seen.insert(column).inserted else { continue }
+                    foreignKeys.append((column, relationship.entityColumnName, destination))
+                    conditions.append("(\(column) IS NULL OR (typeof(\(column)) = 'integer' AND \(column) BETWEEN 1 AND ?))")
+                    bindings.append(maximum)
+                    if let entityColumn = relationship.entityColumnName {
+                        conditions.append("(\(column) IS NULL OR (typeof(\(entityColumn)) = 'integer' AND \(entityColumn) BETWEEN ? AND ?))")
+                        bindings += [Int64(destination.entityNumber), Int64(destination.lastDescendantNumber)]
+                    }
+                }
+            }
+            let columns = ["Z_PK", "Z_ENT", "Z_OPT"] + foreignKeys.flatMap { [$0.column] + ($0.entityColumn.map { [$0] } ?? []) }
+            let statement = try connection.prepare("SELECT \(columns.joined(separator: ", ")) FROM \(table.name) WHERE NOT ("
+                                                   + conditions.map { "(\($0))" }.joined(separator: " AND ") + ") LIMIT 1")
+            for (i, value) in bindings.enumerated() { statement.bind(value, at: Int32(i + 1)) }
+            guard try statement.step() else { continue }
+            let key = try statement.storedKey(at: 0, table: table.name, column: "Z_PK", row: StoredKeyRule.row(statement.int64(at: 0)))
+            _ = try statement.storedEntity(at: 1, of: root, table: table.name, column: "Z_ENT", row: StoredKeyRule.row(key))
+            _ = try statement.storedVersion(at: 2, table: table.name, row: StoredKeyRule.row(key))
+            var column: Int32 = 3
+            for foreignKey in foreignKeys {
+                let present = try statement.storedForeignKey(at: column, table: table.name, column: foreignKey.column, row: StoredKeyRule.row(key)) != nil
+                column += 1
+                guard let entityColumn = foreignKey.entityColumn else { continue }
+                if present {
+                    _ = try statement.storedEntity(at: column, of: foreignKey.destination, table: table.name, column: entityColumn, row: StoredKeyRule.row(key))
+                }
+                column += 1
+            }
+        }
+        var joinTables: Set<String> = []
+        for entity in model.entities {
+            for relationship in entity.relationships {
+                guard let join = relationship.joinTable, joinTables.insert(join.name).inserted else { continue }
+                let statement = try connection.prepare("SELECT \(join.sourceColumn), \(join.destinationColumn) FROM \(join.name) WHERE NOT ("
+                    + "typeof(\(join.sourceColumn)) = 'integer' AND \(join.sourceColumn) BETWEEN 1 AND ? AND "
+                    + "typeof(\(join.destinationColumn)) = 'integer' AND \(join.destinationColumn) BETWEEN 1 AND ?) LIMIT 1")
+                statement.bind(maximum, at: 1)
+                statement.bind(maximum, at: 2)
+                guard try statement.step() else { continue }
+                let row = "a row with \(join.sourceColumn) \(StoredKeyRule.describe(statement.slot(at: 0)))"
+                _ = try statement.storedKey(at: 0, table: join.name, column: join.sourceColumn, row: row)
+                _ = try statement.storedKey(at: 1, table: join.name, column: join.destinationColumn, row: row)
+            }
+        }
+    }
+}
