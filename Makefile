@@ -31,7 +31,8 @@ test-tsan: deps
 	$(SWIFT) test --disable-swift-testing --sanitize=thread --scratch-path .build-tsan
 
 # The report page in headless Chromium (its script, its DOM): installs Debian's chromium when missing. `make test`
-# runs the same test, skipped with a message where Chromium is absent.
+# runs the same test, skipped with a message where Chromium is absent (FAULTLINE_CHROMIUM=PATH names the browser;
+# a path with none there runs the suite as without it, as CI does).
 test-browser: deps
 	@if ! command -v chromium >/dev/null 2>&1; then \
 		echo "Installing chromium"; \

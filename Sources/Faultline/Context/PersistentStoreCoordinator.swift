@@ -330,9 +330,10 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
             // A single-entity destination's keys come from the join table itself, else from the destination's Z_PK.
             let join = single ? relationship.joinTable : nil
             let (table, column) = join.map { ($0.name, $0.destinationColumn) } ?? (destination.table.name, "Z_PK")
+            let source = key
             while try statement.step() {
                 let key = try statement.storedKey(at: 1, table: table, column: column,
-                                                  row: join.map { "the row with \($0.sourceColumn) \(key)" } ?? StoredKeyRule.row(statement.int64(at: 1)))
+                                                  row: join.map { "the row with \($0.sourceColumn) \(source)" } ?? StoredKeyRule.row(statement.int64(at: 1)))
                 let entity = single ? destination
                     : try statement.storedEntity(at: 0, of: destination.root, table: destination.table.name, column: "Z_ENT", row: StoredKeyRule.row(key))
                 result.append((entity, key))
