@@ -285,4 +285,39 @@ final class HostileInputTests: CLITestCase {
         """)
         XCTAssertTrue(schema.stdout.contains("CREATE TABLE ZTASK"), schema.stdout)
     }
+
+    /// A fetch index whose element names a to-many relationship: Xcode accepts it and a shipping app runs with it;
+    /// the element (and an index left with none) is left out with a warning, and every command goes on.
+    func testAFetchIndexOnAToManyIsLeftOutWithAWarning() throws {
+        let contents = try write("contents", """
+        <?xml version="1.0" encoding="UTF-8" standalone="yes"?>
+        <model type="com.apple.IDECoreDataModeler.DataModel" documentVersion="1.0">
+            <entity name="Folder" representedClassName="Folder" syncable="YES">
+                <attribute name="title" optional="YES" attributeType="String"/>
+                <relationship name="items" optional="YES" toMany="YES" deletionRule="Nullify" destinationEntity="Item" inverseName="folder" inverseEntity="Item"/>
+                <fetchIndex name="byItems"><fetchIndexElement property="items" type="Binary" order="ascending"/></fetchIndex>
+                <fetchIndex name="byTitleAndItems">
+                    <fetchIndexElement property="title" type="Binary" order="descending"/>
+                    <fetchIndexElement property="items" type="Binary" order="ascending"/>
+                </fetchIndex>
+            </entity>
+            <entity name="Item" representedClassName="Item" syncable="YES">
+                <relationship name="folder" optional="YES" maxCount="1" deletionRule="Nullify" destinationEntity="Folder" inverseName="items" inverseEntity="Folder"/>
+            </entity>
+        </model>
+        """)
+        let schema = try run(["schema", contents])
+        XCTAssertEqual(schema.status, 0, schema.stderr)
+        XCTAssertEqual(schema.stderr, """
+        faultline: warning: model '\(contents)', entity 'Folder', property 'items': fetch index 'byItems' names a to-many relationship, which has no column: the element is left out, and with it the index
+        faultline: warning: model '\(contents)', entity 'Folder', property 'items': fetch index 'byTitleAndItems' names a to-many relationship, which has no column: the element is left out
+
+        """)
+        XCTAssertTrue(schema.stdout.contains("CREATE INDEX Z_Folder_byTitleAndItems ON ZFOLDER (ZTITLE COLLATE BINARY DESC)"), schema.stdout)
+        XCTAssertFalse(schema.stdout.contains("byItems"), schema.stdout)
+        let diagram = try run(["diagram", contents, "-o", "folders.dot"])
+        XCTAssertEqual(diagram.status, 0, diagram.stderr)
+        let load = try run(["load", "--model", contents, "--store", "folders.sqlite", try write("folders.json", #"{"Folder": [{"title": "a"}]}"#)])
+        XCTAssertEqual(load.status, 0, load.stderr)
+    }
 }

@@ -52,6 +52,7 @@ public final class ManagedObjectModel: @unchecked Sendable {
             self.entities = built.entities
             self.tables = built.tables
             self.joinTables = built.joinTables
+            self.warnings = built.warnings.map { warning in source.map { warning.from($0) } ?? warning }
         } catch let error as ModelError {
             throw source.map { error.from($0) } ?? error
         }

@@ -11,9 +11,12 @@ struct ModelBuilder {
         var entities: [EntityDescription]
         var tables: [TableDescription]
         var joinTables: [JoinTable]
+        /// What was accepted only as Xcode accepts it.
+        var warnings: [ModelError] = []
     }
 
     func build() throws -> Result {
+        var warnings: [ModelError] = []
         var byName: [String: EntityDescription] = [:]
         for entity in input {
             guard !entity.name.isEmpty else { throw ModelError(problem: "an entity has an empty name") }
@@ -286,18 +289,27 @@ struct ModelBuilder {
                 table.indexes.append(IndexDescription(name: ([table.name] + columns).joined(separator: "_"), columns: columns, condition: nil))
             }
             for index in entity.fetchIndexes where !index.elements.contains(where: { $0.kind == .rTree }) {
-                var columns: [String] = []
+                var columns: [String] = [], ascending: [Bool] = []
                 for element in index.elements {
                     guard let property = entity.property(named: element.property) else {
                         throw ModelError(entity: entity.name, property: element.property, problem: "fetch index '\(index.name)' names an unknown property")
                     }
+                    if let relationship = property as? RelationshipDescription, relationship.isToMany {
+                        // Xcode accepts such an element (shipping apps have one); a to-many has no column to index.
+                        warnings.append(ModelError(entity: entity.name, property: element.property,
+                                                   problem: "fetch index '\(index.name)' names a to-many relationship, which has no column: the element is left out"
+                                                       + (index.elements.count == 1 ? ", and with it the index" : "")))
+                        continue
+                    }
                     guard let column = property.columnName else {
-                        throw ModelError(entity: entity.name, property: element.property, problem: "fetch index '\(index.name)' names a property with no column (transient or to-many)")
+                        throw ModelError(entity: entity.name, property: element.property, problem: "fetch index '\(index.name)' names a property with no column (transient)")
                     }
                     columns.append(column)
+                    ascending.append(element.isAscending)
                 }
+                guard !columns.isEmpty else { continue }
                 table.indexes.append(IndexDescription(name: "Z_\(entity.name)_\(index.name)", columns: columns, condition: nil,
-                                                      ascending: index.elements.map(\.isAscending)))
+                                                      ascending: ascending))
             }
             for constraint in entity.uniquenessConstraints {
                 var columns: [String] = []
@@ -330,7 +342,7 @@ struct ModelBuilder {
             for property in entity.properties.sorted(by: { $0.name < $1.name }) { text += "\n" + property.hashInput() }
             entity.versionHash = Data(SHA256.hash(Array(text.utf8)))
         }
-        return Result(entities: ordered, tables: tables, joinTables: joinTables)
+        return Result(entities: ordered, tables: tables, joinTables: joinTables, warnings: warnings)
     }
 
     /// The group of Core Data's column order a stored property's column falls in: integers (booleans too) and to-one

@@ -25,7 +25,7 @@ extension ManagedObjectModel {
         }
         try self.init(entities: reader.entities, fetchRequestTemplates: reader.templates,
                       configurations: reader.configurations, source: source)
-        warnings = reader.warnings
+        warnings = reader.warnings + warnings
         if let identifier = reader.versionIdentifier { versionIdentifiers = [identifier] }
     }
 }
