@@ -35,7 +35,7 @@ public struct DataExporter {
     public func export(_ request: FetchRequest<ManagedObject>, result: ResultType, format: Format, limit: Int = 0) throws -> String {
         try context.performAndWait {
             guard let entity = context.model.entity(named: request.entityName) else {
-                throw FetchError.unknownEntity(request.entityName)
+                throw FetchError.unknownEntity(request.entityName, known: context.model.entities.map(\.name))
             }
             var request = request
             if limit > 0 { request.fetchLimit = limit }

@@ -45,13 +45,13 @@ struct DiagramCommand: ParsableCommand {
             try OutputFile.check(output)
             let format = GraphvizRenderer.Format(path: output)!
             guard let store else {
-                let diagram = ModelDiagram(model: try loadModel(model!))
+                let diagram = ModelDiagram(model: try loadModel(model!, hint: "give its model file instead"))
                 try OutputFile.write(GraphvizRenderer.render(diagram.dot, as: format), to: output)
                 print("wrote \(output) (\(diagram.entities.count) entities\(diagram.note.map { "; \($0)" } ?? ""))")
                 return
             }
             guard FileManager.default.fileExists(atPath: store) else { throw ValidationError("no store at '\(store)'") }
-            let coordinator = try openStore(store, model: model, readOnly: true)
+            let coordinator = try openStore(store, model: model, readOnly: true, modelHint: "give the model first: faultline diagram MODEL --store STORE")
             let context = ManagedObjectContext(.privateQueue, coordinator: coordinator)
             let snapshot = try context.performAndWait {
                 // The picture is of the objects the loader reached: the context keeps them all for it.

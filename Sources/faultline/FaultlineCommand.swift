@@ -47,7 +47,7 @@ func reportingErrors(_ command: String, _ body: () throws -> Void) throws {
 
 /// Opens `store` with `modelPath`. For an `.xcdatamodeld` bundle and an existing store, the version the store was
 /// made with is found among the bundle's versions (said on stderr when it is not the current one).
-func openStore(_ store: String, model modelPath: String?, readOnly: Bool) throws -> PersistentStoreCoordinator {
+func openStore(_ store: String, model modelPath: String?, readOnly: Bool, modelHint: String = "give --model") throws -> PersistentStoreCoordinator {
     let storeURL = URL(fileURLWithPath: store)
     let size = (try? FileManager.default.attributesOfItem(atPath: store)[.size] as? NSNumber)?.intValue ?? 0
     var isDirectory: ObjCBool = false
@@ -61,17 +61,18 @@ func openStore(_ store: String, model modelPath: String?, readOnly: Bool) throws
         }
         return coordinator
     }
-    let coordinator = PersistentStoreCoordinator(managedObjectModel: try loadModel(modelPath ?? store))
+    let coordinator = PersistentStoreCoordinator(managedObjectModel: try loadModel(modelPath ?? store, hint: modelHint))
     try coordinator.addPersistentStore(at: storeURL, options: readOnly ? .readOnly : [])
     return coordinator
 }
 
 /// Opens a model file (JSON, Xcode, compiled `.mom`/`.momd`), or the model a Core Data store caches
 /// (`Z_MODELCACHE`) when `path` is a SQLite file; what the loader accepted only as Xcode does is printed as warnings.
-func loadModel(_ path: String) throws -> ManagedObjectModel {
+/// `hint` says how the command is given a model, for a store that caches none.
+func loadModel(_ path: String, hint: String = "give --model") throws -> ManagedObjectModel {
     if isSQLiteFile(path) {
         guard let model = try ManagedObjectModel.cachedInStore(at: URL(fileURLWithPath: path)) else {
-            throw ValidationError("'\(path)' carries no model: its Z_MODELCACHE is absent or empty (Core Data before iOS 10 and macOS 10.12 wrote none; Faultline's own stores keep it empty); give --model")
+            throw ValidationError("'\(path)' carries no model: its Z_MODELCACHE is absent or empty (Core Data before iOS 10 and macOS 10.12 wrote none; Faultline's own stores keep it empty); \(hint)")
         }
         return model
     }

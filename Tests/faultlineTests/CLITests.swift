@@ -68,7 +68,19 @@ final class CLITests: CLITestCase {
         XCTAssertFalse(FileManager.default.fileExists(atPath: dir.appendingPathComponent("absent.sqlite").path), "query never creates a store")
 
         let unknownEntity = try run(["query", "--model", model, "--store", "dogs.sqlite", "Cat"])
-        XCTAssertEqual(unknownEntity.stderr, "faultline query: fetch request: the model has no entity named 'Cat'\n")
+        XCTAssertEqual(unknownEntity.stderr, "faultline query: fetch request: the model has no entity named 'Cat' (its entities: Dog, Walk)\n")
+        let explainUnknown = try run(["explain", "--model", model, "--store", "dogs.sqlite", "Cat"])
+        XCTAssertTrue(explainUnknown.stderr.hasSuffix("the model has no entity named 'Cat' (its entities: Dog, Walk)\n"), explainUnknown.stderr)
+
+        // A store that caches no model: each hint names what the command takes.
+        let uncached = dir.appendingPathComponent("dogs.sqlite").path
+        for (arguments, hint) in [(["diagram", "--store", uncached], "give the model first: faultline diagram MODEL --store STORE"),
+                                  (["diagram", uncached], "give its model file instead"), (["schema", uncached], "give its model file instead"),
+                                  (["query", "--store", uncached, "Dog"], "give --model")] {
+            let result = try run(arguments)
+            XCTAssertEqual(result.status, 1, "\(arguments)")
+            XCTAssertTrue(result.stderr.hasSuffix("carries no model: its Z_MODELCACHE is absent or empty (Core Data before iOS 10 and macOS 10.12 wrote none; Faultline's own stores keep it empty); \(hint)\n"), "\(arguments): \(result.stderr)")
+        }
     }
 
     func testPredicateLinter() throws {

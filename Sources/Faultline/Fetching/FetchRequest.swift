@@ -63,8 +63,8 @@ extension FetchRequest where Result: ManagedObject {
 
 /// Why a fetch could not run.
 public enum FetchError: Error, CustomStringConvertible, Sendable {
-    /// The model has no such entity.
-    case unknownEntity(String)
+    /// The model has no such entity; `known` names the entities it has.
+    case unknownEntity(String, known: [String])
     /// Objects of the entity are not of the requested class.
     case resultTypeMismatch(entity: String, expected: String)
     /// The predicate or sort cannot be used with this entity.
@@ -72,10 +72,16 @@ public enum FetchError: Error, CustomStringConvertible, Sendable {
     /// The store failed.
     case store(StoreError)
 
+    /// The most entity names an unknown-entity error lists.
+    static let entitiesListed = 40
+
     public var description: String {
         switch self {
         case .predicate(let error): return "fetch request: \(error)"
-        case .unknownEntity(let name): return "fetch request: the model has no entity named '\(name)'"
+        case .unknownEntity(let name, let known):
+            let shown = known.prefix(FetchError.entitiesListed).joined(separator: ", ")
+            let more = known.count > FetchError.entitiesListed ? " and \(known.count - FetchError.entitiesListed) more" : ""
+            return "fetch request: the model has no entity named '\(name)' (its entities: \(known.isEmpty ? "none" : shown + more))"
         case .resultTypeMismatch(let entity, let expected): return "fetch request: objects of '\(entity)' are not \(expected)"
         case .store(let error): return error.description
         }

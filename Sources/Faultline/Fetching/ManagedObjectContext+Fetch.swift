@@ -45,7 +45,7 @@ extension ManagedObjectContext {
     /// The entity a request names (the last one fetched, when it is the same).
     func fetchedEntity(named name: String) throws -> EntityDescription {
         if let last = lastFetchedEntity, last.name == name { return last }
-        guard let entity = model.entity(named: name) else { throw FetchError.unknownEntity(name) }
+        guard let entity = model.entity(named: name) else { throw FetchError.unknownEntity(name, known: model.entities.map(\.name)) }
         lastFetchedEntity = entity
         return entity
     }

@@ -59,7 +59,7 @@ extension ManagedObjectContext {
 
     /// The request's entity and its predicate and sort compiled to SQL (uncached: these are for tools).
     private func compiledFilter<T: ManagedObject>(for request: FetchRequest<T>) throws -> (EntityDescription, FetchFilter) {
-        guard let entity = model.entity(named: request.entityName) else { throw FetchError.unknownEntity(request.entityName) }
+        guard let entity = model.entity(named: request.entityName) else { throw FetchError.unknownEntity(request.entityName, known: model.entities.map(\.name)) }
         do {
             return (entity, try FetchFilter.compile(predicate: request.predicate, sortDescriptors: request.sortDescriptors,
                                                     entity: entity, storeIdentifier: coordinator.storeIdentifier))
