@@ -200,4 +200,28 @@ final class DamagedStoreTests: XCTestCase {
             XCTAssertTrue(tag.objectID.isTemporaryID, "nothing saved")
         }
     }
+
+    /// A row whose Z_OPT is NULL reads as version 0; changing it saves (the version becomes 1) rather than failing
+    /// as a conflict with itself.
+    func testAnObjectWithoutAVersionSaves() throws {
+        execute("UPDATE ZDOG SET Z_OPT = NULL")
+        let context = try reader()
+        try context.performAndWait {
+            let rex = try XCTUnwrap(try fetch(context, "Dog").first)
+            try rex.setValue("Rex II", forKey: "name")
+            try context.save()
+        }
+        XCTAssertEqual(strings("SELECT ZNAME || ' ' || Z_OPT FROM ZDOG"), ["Rex II 1"])
+    }
+
+    /// The same for a deletion.
+    func testAnObjectWithoutAVersionIsDeleted() throws {
+        execute("UPDATE ZTAG SET Z_OPT = NULL")
+        let context = try reader()
+        try context.performAndWait {
+            context.delete(try XCTUnwrap(try fetch(context, "Tag").first))
+            try context.save()
+        }
+        XCTAssertEqual(strings("SELECT count(*) FROM ZTAG"), ["0"])
+    }
 }

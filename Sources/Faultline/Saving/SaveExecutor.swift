@@ -126,9 +126,21 @@ extension SQLiteStore {
         statement.bind(object.version &+ 1, at: index)
         statement.bind(object.key, at: index + 1)
         statement.bind(object.version, at: index + 2)
-        guard try execute(statement) == 1 else { return false }
+        var changed = try execute(statement)
+        if changed == 0, try giveVersion(to: object) { changed = try execute(statement) }
+        guard changed == 1 else { return false }
         object.pendingVersion = object.version &+ 1
         return true
+    }
+
+    /// A row whose Z_OPT is NULL (a damaged store) reads as version 0, which `WHERE Z_OPT = 0` does not match: such a
+    /// row of an object read at 0 is given version 0, in the save's transaction, so that the statement can run again.
+    /// True when it was.
+    private func giveVersion(to object: ManagedObject) throws -> Bool {
+        guard object.version == 0 else { return false }
+        let statement = try statement("UPDATE \(object.entity.table.name) SET Z_OPT = 0 WHERE Z_PK = ? AND Z_OPT IS NULL")
+        statement.bind(object.key, at: 1)
+        return try execute(statement) == 1
     }
 
     /// Returns false on an optimistic-locking conflict.
@@ -138,7 +150,9 @@ extension SQLiteStore {
         let statement = try statement("DELETE FROM \(object.entity.table.name) WHERE Z_PK = ? AND Z_OPT = ?")
         statement.bind(object.key, at: 1)
         statement.bind(object.version, at: 2)
-        let deleted = try execute(statement) == 1
+        var changed = try execute(statement)
+        if changed == 0, try giveVersion(to: object) { changed = try execute(statement) }
+        let deleted = changed == 1
         for relationship in object.entity.joinTableRelationships {
             guard let join = relationship.joinTable else { continue }
             let clear = try self.statement("DELETE FROM \(join.name) WHERE \(join.sourceColumn) = ?")
