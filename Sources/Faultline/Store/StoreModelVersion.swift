@@ -34,7 +34,17 @@ extension PersistentStoreCoordinator {
     /// when no version fits, the error lists what differs for each.
     public static func open(_ store: URL, withVersionOf bundle: URL, options: PersistentStoreOptions = [],
                             probes: Probes = .shared) throws -> (coordinator: PersistentStoreCoordinator, version: String) {
+        let opened = try openIdentifyingVersion(store, withVersionOf: bundle, options: options, probes: probes)
+        return (opened.coordinator, opened.version)
+    }
+
+    /// `open(_:withVersionOf:)`, saying how the version was found: by Core Data's hashes (a `.momd` whose
+    /// `VersionInfo.plist` has the store's), or by the store's layout fitting it (a guess where versions share one).
+    public static func openIdentifyingVersion(_ store: URL, withVersionOf bundle: URL, options: PersistentStoreOptions = [],
+                                              probes: Probes = .shared) throws
+        -> (coordinator: PersistentStoreCoordinator, version: String, identifiedBy: VersionIdentification) {
         var mismatches: [String] = []
+        var byHashes: String?
         var versions = try ManagedObjectModel.versions(ofBundle: bundle)
         // A compiled bundle knows each version's hashes as Core Data computes them: the version whose hashes are
         // the store's is tried first.
@@ -43,12 +53,13 @@ extension PersistentStoreCoordinator {
            let match = try CompiledBundle(bundle).versionHashes.first(where: { $0.value == storeHashes })?.key,
            let index = versions.firstIndex(where: { $0.name == match }) {
             versions.insert(versions.remove(at: index), at: 0)
+            byHashes = match
         }
         for (name, model) in versions {
             let coordinator = PersistentStoreCoordinator(managedObjectModel: model, probes: probes)
             do {
                 try coordinator.addPersistentStore(at: store, options: options)
-                return (coordinator, name)
+                return (coordinator, name, name == byHashes ? .hashes : .layout)
             } catch StoreError.modelMismatch(_, let differences) {
                 mismatches.append("version '\(name)': " + differences.joined(separator: "; "))
             }

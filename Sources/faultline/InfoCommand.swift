@@ -1,0 +1,118 @@
+import ArgumentParser
+import Faultline
+import Foundation
+
+struct InfoCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "info",
+        abstract: "Show what a store holds: entities with their rows, the model version and how it was found, metadata, journal mode, persistent history, external storage.",
+        discussion: """
+        The version is found by Core Data's hashes (a .momd's VersionInfo.plist), from the model the store caches \
+        (Z_MODELCACHE, without --model), or by the store's tables fitting it (layout: a guess where versions share \
+        one). The store is read, never written.
+        """)
+
+    @Argument(help: "The SQLite store file.")
+    var store: String
+
+    @Option(help: "The model: an .xcdatamodeld or .momd bundle (its versions are tried), or a model file; without it, the model the store caches.")
+    var model: String?
+
+    @Flag(help: "Print JSON instead of text.")
+    var json = false
+
+    func run() throws {
+        try reportingErrors("info") {
+            guard FileManager.default.fileExists(atPath: store) else { throw ValidationError("no store at '\(store)'") }
+            let url = URL(fileURLWithPath: store)
+            let info: StoreInfo
+            if let model, ["xcdatamodeld", "momd"].contains(URL(fileURLWithPath: model).pathExtension) {
+                let opened = try PersistentStoreCoordinator.openIdentifyingVersion(url, withVersionOf: URL(fileURLWithPath: model), options: .readOnly)
+                info = try StoreInfo(store: url, model: opened.coordinator.managedObjectModel, version: opened.version,
+                                     identifiedBy: opened.identifiedBy, modelSource: "bundle \(model)")
+            } else if let model {
+                let coordinator = try openStore(store, model: model, readOnly: true)
+                let loaded = coordinator.managedObjectModel
+                info = try StoreInfo(store: url, model: loaded, version: loaded.versionName, identifiedBy: .layout, modelSource: "model \(model)")
+            } else {
+                let coordinator = try openStore(store, model: nil, readOnly: true)
+                let identifiers = (try? PersistentStoreCoordinator.metadataForPersistentStore(at: url))?["NSStoreModelVersionIdentifiers"] as? [String]
+                info = try StoreInfo(store: url, model: coordinator.managedObjectModel, version: identifiers?.first { !$0.isEmpty },
+                                     identifiedBy: .cache, modelSource: "the model the store caches (Z_MODELCACHE)")
+            }
+            print(json ? try Self.json(info) : Self.text(info), terminator: "")
+        }
+    }
+
+    static func identification(_ info: StoreInfo) -> String {
+        switch info.identifiedBy {
+        case .hashes: return "by Core Data's version hashes"
+        case .cache: return "from the model the store caches, the one that wrote it"
+        case .layout: return "by its tables fitting the model: a guess where versions share a layout (Faultline does not compute Core Data's version hashes for a source model)"
+        }
+    }
+
+    static func text(_ info: StoreInfo) -> String {
+        var out = "store: \(info.path)\n"
+        out += "file: \(info.fileBytes) bytes, journal mode \(info.journalMode)"
+        if let wal = info.walBytes { out += ", -wal \(wal) bytes" }
+        out += "\nmodel: \(info.modelSource)"
+        out += "\nversion: \(info.version.map { "'\($0)'" } ?? "unnamed"), identified \(identification(info))\n"
+        out += "\nentities:\n"
+        let width = info.entities.map { $0.name.count + 2 * depth($0, info) }.max() ?? 0
+        for entity in ordered(info) {
+            let name = String(repeating: "  ", count: depth(entity, info)) + entity.name
+            out += "  \(name.padding(toLength: width, withPad: " ", startingAt: 0))  Z_ENT \(entity.number)  \(rows(entity.rows))"
+            if !entity.subentities.isEmpty { out += " (\(entity.rowsWithSubentities) with its sub-entities)" }
+            if entity.isAbstract { out += "  abstract" }
+            out += "\n"
+        }
+        for unknown in info.unknownRows {
+            out += "  \(unknown.table): \(rows(unknown.rows)) with Z_ENT \(unknown.number), which names no entity of the model\n"
+        }
+        out += "\npersistent history: " + (info.history.isEmpty ? "none" : info.history.map { "\($0.table) \(rows($0.rows))" }.joined(separator: ", "))
+        out += "\nexternal storage: " + (info.externalStorage.map { "\($0.path) (\($0.files) files)" } ?? "none")
+        out += "\n\nmetadata:\n"
+        for (key, value) in info.metadata {
+            let shown = key == "NSStoreModelVersionHashes" ? "\(value.components(separatedBy: ": ").count - 1) entity hashes (--json lists them)" : value
+            out += "  \(key): \(shown)\n"
+        }
+        return out
+    }
+
+    static func rows(_ count: Int) -> String { count == 1 ? "1 row" : "\(count) rows" }
+
+    /// Entities in their hierarchy's order: each root, then its sub-entities.
+    static func ordered(_ info: StoreInfo) -> [StoreInfo.Entity] {
+        let byName = Dictionary(uniqueKeysWithValues: info.entities.map { ($0.name, $0) })
+        func walk(_ entity: StoreInfo.Entity) -> [StoreInfo.Entity] { [entity] + entity.subentities.compactMap { byName[$0] }.flatMap(walk) }
+        return info.entities.filter { $0.parent == nil }.sorted { $0.number < $1.number }.flatMap(walk)
+    }
+
+    static func depth(_ entity: StoreInfo.Entity, _ info: StoreInfo) -> Int {
+        var depth = 0, parent = entity.parent
+        while let name = parent, depth < Limits.inheritanceDepth {
+            depth += 1
+            parent = info.entities.first { $0.name == name }?.parent
+        }
+        return depth
+    }
+
+    static func json(_ info: StoreInfo) throws -> String {
+        var object: [String: Any] = [
+            "path": info.path, "fileBytes": info.fileBytes, "journalMode": info.journalMode,
+            "version": info.version as Any? ?? NSNull(), "identifiedBy": info.identifiedBy.rawValue, "model": info.modelSource,
+            "entities": ordered(info).map { entity -> [String: Any] in
+                ["name": entity.name, "number": entity.number, "parent": entity.parent as Any? ?? NSNull(), "subentities": entity.subentities,
+                 "abstract": entity.isAbstract, "rows": entity.rows, "rowsWithSubentities": entity.rowsWithSubentities]
+            },
+            "unknownRows": info.unknownRows.map { ["table": $0.table, "entityNumber": $0.number, "rows": $0.rows] as [String: Any] },
+            "history": info.history.map { ["table": $0.table, "rows": $0.rows] as [String: Any] },
+            "metadata": Dictionary(uniqueKeysWithValues: info.metadata.map { ($0.key, $0.value) }),
+        ]
+        object["walBytes"] = info.walBytes.map { $0 as Any } ?? NSNull()
+        object["externalStorage"] = info.externalStorage.map { ["path": $0.path, "files": $0.files] as Any } ?? NSNull()
+        let data = try JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys])
+        return String(decoding: data, as: UTF8.self) + "\n"
+    }
+}

@@ -1,0 +1,91 @@
+import CSQLite
+import Foundation
+import XCTest
+
+/// `faultline info`: what a store holds and how its version was found, never writing the store.
+final class InfoCLITests: CLITestCase {
+    var fixtures: URL {
+        var url = URL(fileURLWithPath: #filePath)
+        for _ in 0..<4 { url.deleteLastPathComponent() }
+        return url.appendingPathComponent("shared/fixtures/coredata-stores")
+    }
+
+    /// A copy of a fixture store (with its -wal and -shm) in the test's folder, and its files' bytes.
+    func copy(_ name: String) throws -> (String, [String: Data]) {
+        let source = fixtures.appendingPathComponent(name)
+        let store = dir.appendingPathComponent(source.lastPathComponent).path
+        var files: [String: Data] = [:]
+        for suffix in ["", "-wal", "-shm"] where FileManager.default.fileExists(atPath: source.path + suffix) {
+            try FileManager.default.copyItem(atPath: source.path + suffix, toPath: store + suffix)
+            files[suffix] = try Data(contentsOf: URL(fileURLWithPath: store + suffix))
+        }
+        return (store, files)
+    }
+
+    func json(_ result: Run) throws -> [String: Any] {
+        XCTAssertEqual(result.status, 0, result.stderr)
+        return try XCTUnwrap(JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
+    }
+
+    func testTheVersionAndHowItWasFoundWithEveryKindOfModel() throws {
+        guard FileManager.default.fileExists(atPath: fixtures.path) else { throw XCTSkip("../shared/fixtures is absent: Core Data's stores are not checked") }
+        let folder = fixtures.appendingPathComponent("coredataplus-samplemodel").path
+        for (name, version) in [("SampleModel_V1.sqlite", "SampleModel"), ("SampleModel_V2.sqlite", "SampleModel2")] {
+            let (store, files) = try copy("coredataplus-samplemodel/" + name)
+            // A compiled bundle: Core Data's hashes; the source bundle: the layout, said to be a guess.
+            let compiled = try json(run(["info", store, "--model", folder + "/SampleModel.momd", "--json"]))
+            XCTAssertEqual(compiled["version"] as? String, version)
+            XCTAssertEqual(compiled["identifiedBy"] as? String, "hashes")
+            let source = try json(run(["info", store, "--model", folder + "/SampleModel.xcdatamodeld", "--json"]))
+            XCTAssertEqual(source["version"] as? String, version)
+            XCTAssertEqual(source["identifiedBy"] as? String, "layout")
+            let text = try run(["info", store, "--model", folder + "/SampleModel.xcdatamodeld"])
+            XCTAssertTrue(text.stdout.contains("version: '\(version)', identified by its tables fitting the model: a guess"), text.stdout)
+            let cached = try json(run(["info", store, "--json"]))
+            XCTAssertEqual(cached["identifiedBy"] as? String, "cache")
+            // Rows per entity, as SQLite counts them.
+            let entities = try XCTUnwrap(cached["entities"] as? [[String: Any]])
+            let car = try XCTUnwrap(entities.first { $0["name"] as? String == "Car" })
+            XCTAssertEqual(car["rows"] as? Int, 115)
+            XCTAssertEqual(car["rowsWithSubentities"] as? Int, 125)
+            XCTAssertEqual(entities.first { $0["name"] as? String == "Person" }?["rows"] as? Int, 20)
+            XCTAssertEqual((cached["metadata"] as? [String: Any])?["NSStoreType"] as? String, "SQLite")
+            for (suffix, data) in files {
+                XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: store + suffix)), data, "\(name)\(suffix) is left as it was")
+            }
+        }
+        // Persistent history and a WAL store.
+        let (history, files) = try copy("coredataplus-samplemodel2/SampleModel2_V1.sqlite")
+        let info = try run(["info", history])
+        XCTAssertEqual(info.status, 0, info.stderr)
+        XCTAssertTrue(info.stdout.contains("persistent history: ATRANSACTION 1 row, ACHANGE 5468 rows, ATRANSACTIONSTRING 2 rows"), info.stdout)
+        XCTAssertTrue(info.stdout.contains("journal mode wal"), info.stdout)
+        XCTAssertTrue(info.stdout.contains("    Author        Z_ENT 6  2 rows"), info.stdout)
+        for (suffix, data) in files { XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: history + suffix)), data) }
+    }
+
+    func testRowsOfNoEntityAndTheStoresOwnFacts() throws {
+        let model = try write("shop.json", #"{"entities": [{"name": "Item", "attributes": [{"name": "title", "type": "string"}, {"name": "photo", "type": "binary", "allowsExternalStorage": true}]}]}"#)
+        let load = try run(["load", "--model", model, "--store", "shop.sqlite", try write("items.json", #"{"Item": [{"title": "a"}, {"title": "b"}, {"title": "c"}]}"#)])
+        XCTAssertEqual(load.status, 0, load.stderr)
+        let store = dir.appendingPathComponent("shop.sqlite").path
+        var db: OpaquePointer?
+        XCTAssertEqual(sqlite3_open(store, &db), SQLITE_OK)
+        XCTAssertEqual(sqlite3_exec(db, "UPDATE ZITEM SET Z_ENT = 7 WHERE Z_PK = 3; PRAGMA wal_checkpoint(TRUNCATE);", nil, nil, nil), SQLITE_OK)
+        sqlite3_close(db)
+        let before = try Data(contentsOf: URL(fileURLWithPath: store))
+        let text = try run(["info", store, "--model", model])
+        XCTAssertEqual(text.status, 0, text.stderr)
+        XCTAssertTrue(text.stdout.contains("  Item  Z_ENT 1  2 rows\n  ZITEM: 1 row with Z_ENT 7, which names no entity of the model\n"), text.stdout)
+        XCTAssertTrue(text.stdout.contains("identified by its tables fitting the model"), text.stdout)
+        XCTAssertTrue(text.stdout.contains("persistent history: none\nexternal storage: none\n"), text.stdout)
+        let object = try json(run(["info", store, "--model", model, "--json"]))
+        XCTAssertEqual((object["unknownRows"] as? [[String: Any]])?.first?["entityNumber"] as? Int, 7)
+        XCTAssertEqual(object["fileBytes"] as? Int, before.count)
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: store)), before, "info never writes")
+        let missing = try run(["info", "absent.sqlite"])
+        XCTAssertEqual(missing.status, 1)
+        XCTAssertEqual(missing.stderr, "faultline info: no store at 'absent.sqlite'\n")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: dir.appendingPathComponent("absent.sqlite").path))
+    }
+}
