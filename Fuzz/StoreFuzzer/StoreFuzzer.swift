@@ -6,7 +6,7 @@ import FaultlineReport
 import Foundation
 import FuzzSupport
 
-/// The read commands' code paths (`query`, `explain`, `diagram --store`, opening with and without a model) on a
+/// The read commands' code paths (`info`, `query`, `explain`, `diagram --store`, opening with and without a model) on a
 /// small valid store whose rows the input changes: any value of any storage class in any column (the `Z_` key columns,
 /// foreign keys, join tables), rows inserted and deleted, and bytes of the metadata and of the cached model flipped.
 /// Errors are fine; a trap, a hang or a read that writes the store is a finding.
@@ -116,7 +116,10 @@ enum StoreFuzzer {
 
     /// What `query`, `explain` and `diagram --store` do, with errors ignored.
     static func read(model given: ManagedObjectModel?, explains: Bool) {
+        // `faultline info`, without a model (Z_PRIMARYKEY's entities) and with one.
+        _ = try? StoreInfo(store: storeURL, modelProblem: "fuzzing")
         guard let model = given ?? (try? ManagedObjectModel.cachedInStore(at: storeURL)) ?? nil else { return }
+        _ = try? StoreInfo(store: storeURL, model: model, version: nil, identifiedBy: .layout, modelSource: "fuzzing")
         let coordinator = PersistentStoreCoordinator(managedObjectModel: model, probes: .disabled)
         guard (try? coordinator.addPersistentStore(at: storeURL, options: .readOnly)) != nil else { return }
         let entities = model.entities.prefix(12)

@@ -25,27 +25,40 @@ struct InfoCommand: ParsableCommand {
         try reportingErrors("info") {
             guard FileManager.default.fileExists(atPath: store) else { throw ValidationError("no store at '\(store)'") }
             let url = URL(fileURLWithPath: store)
-            let info: StoreInfo
-            if let model, ["xcdatamodeld", "momd"].contains(URL(fileURLWithPath: model).pathExtension) {
-                let opened = try PersistentStoreCoordinator.openIdentifyingVersion(url, withVersionOf: URL(fileURLWithPath: model), options: .readOnly)
-                info = try StoreInfo(store: url, model: opened.coordinator.managedObjectModel, version: opened.version,
-                                     identifiedBy: opened.identifiedBy, modelSource: "bundle \(model)")
-            } else if let model {
-                let coordinator = try openStore(store, model: model, readOnly: true)
-                let loaded = coordinator.managedObjectModel
-                info = try StoreInfo(store: url, model: loaded, version: loaded.versionName, identifiedBy: .layout, modelSource: "model \(model)")
-            } else {
-                let coordinator = try openStore(store, model: nil, readOnly: true)
-                let identifiers = (try? PersistentStoreCoordinator.metadataForPersistentStore(at: url))?["NSStoreModelVersionIdentifiers"] as? [String]
-                info = try StoreInfo(store: url, model: coordinator.managedObjectModel, version: identifiers?.first { !$0.isEmpty },
-                                     identifiedBy: .cache, modelSource: "the model the store caches (Z_MODELCACHE)")
+            var info: StoreInfo
+            do {
+                if let model, ["xcdatamodeld", "momd"].contains(URL(fileURLWithPath: model).pathExtension) {
+                    let opened = try PersistentStoreCoordinator.openIdentifyingVersion(url, withVersionOf: URL(fileURLWithPath: model), options: .readOnly)
+                    info = try StoreInfo(store: url, model: opened.coordinator.managedObjectModel, version: opened.version,
+                                         identifiedBy: opened.identifiedBy, modelSource: "bundle \(model)")
+                } else if let model {
+                    let coordinator = try openStore(store, model: model, readOnly: true)
+                    let loaded = coordinator.managedObjectModel
+                    info = try StoreInfo(store: url, model: loaded, version: loaded.versionName, identifiedBy: .layout, modelSource: "model \(model)")
+                } else if let cached = try ManagedObjectModel.cachedInStore(at: url) {
+                    let coordinator = PersistentStoreCoordinator(managedObjectModel: cached)
+                    try coordinator.addPersistentStore(at: url, options: .readOnly)
+                    let identifiers = (try? PersistentStoreCoordinator.metadataForPersistentStore(at: url))?["NSStoreModelVersionIdentifiers"] as? [String]
+                    info = try StoreInfo(store: url, model: cached, version: identifiers?.first { !$0.isEmpty },
+                                         identifiedBy: .cache, modelSource: "the model the store caches (Z_MODELCACHE)")
+                } else {
+                    info = try StoreInfo(store: url, modelProblem: "the store caches no model (Z_MODELCACHE is empty: Core Data before iOS 10 and macOS 10.12, or Faultline, wrote it); give --model")
+                }
+            } catch let error as StoreError {
+                // A model that does not fit the store: what the store holds is still shown, from Z_PRIMARYKEY, with why.
+                switch error {
+                case .modelMismatch, .noMatchingModelVersion:
+                    info = try StoreInfo(store: url, modelProblem: error.description)
+                default:
+                    throw error
+                }
             }
             print(json ? try Self.json(info) : Self.text(info), terminator: "")
         }
     }
 
     static func identification(_ info: StoreInfo) -> String {
-        switch info.identifiedBy {
+        switch info.identifiedBy ?? .layout {
         case .hashes: return "by Core Data's version hashes"
         case .cache: return "from the model the store caches, the one that wrote it"
         case .layout: return "by its tables fitting the model: a guess where versions share a layout (Faultline does not compute Core Data's version hashes for a source model)"
@@ -57,7 +70,11 @@ struct InfoCommand: ParsableCommand {
         out += "file: \(info.fileBytes) bytes, journal mode \(info.journalMode)"
         if let wal = info.walBytes { out += ", -wal \(wal) bytes" }
         out += "\nmodel: \(info.modelSource)"
-        out += "\nversion: \(info.version.map { "'\($0)'" } ?? "unnamed"), identified \(identification(info))\n"
+        if info.identifiedBy == nil {
+            out += "\nversion: not identified: no model could be used; the entities are Z_PRIMARYKEY's\n"
+        } else {
+            out += "\nversion: \(info.version.map { "'\($0)'" } ?? "unnamed"), identified \(identification(info))\n"
+        }
         out += "\nentities:\n"
         let width = info.entities.map { $0.name.count + 2 * depth($0, info) }.max() ?? 0
         for entity in ordered(info) {
@@ -101,7 +118,8 @@ struct InfoCommand: ParsableCommand {
     static func json(_ info: StoreInfo) throws -> String {
         var object: [String: Any] = [
             "path": info.path, "fileBytes": info.fileBytes, "journalMode": info.journalMode,
-            "version": info.version as Any? ?? NSNull(), "identifiedBy": info.identifiedBy.rawValue, "model": info.modelSource,
+            "version": info.version as Any? ?? NSNull(), "identifiedBy": info.identifiedBy?.rawValue as Any? ?? NSNull(), "model": info.modelSource,
+            "modelProblem": info.modelProblem as Any? ?? NSNull(),
             "entities": ordered(info).map { entity -> [String: Any] in
                 ["name": entity.name, "number": entity.number, "parent": entity.parent as Any? ?? NSNull(), "subentities": entity.subentities,
                  "abstract": entity.isAbstract, "rows": entity.rows, "rowsWithSubentities": entity.rowsWithSubentities]

@@ -62,6 +62,16 @@ final class InfoCLITests: CLITestCase {
         XCTAssertTrue(info.stdout.contains("journal mode wal"), info.stdout)
         XCTAssertTrue(info.stdout.contains("    Author        Z_ENT 6  2 rows"), info.stdout)
         for (suffix, data) in files { XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: history + suffix)), data) }
+        // Stores no model can read yet (SwiftData's composite attributes) or that cache none (rows all in the -wal):
+        // what they hold, from Z_PRIMARYKEY.
+        for (name, line) in [("swiftdata-metacocktails/PreloadedCocktails.store", "  Cocktail        Z_ENT 1  416 rows\n"),
+                             ("flickrsearcher/starter_database.sqlite", "  Photo  Z_ENT 1  109 rows\n")] {
+            let (store, files) = try copy(name)
+            let result = try run(["info", store])
+            XCTAssertEqual(result.status, 0, result.stderr)
+            XCTAssertTrue(result.stdout.contains(line) && result.stdout.contains("version: not identified"), result.stdout)
+            for (suffix, data) in files { XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: store + suffix)), data, "\(name)\(suffix)") }
+        }
     }
 
     func testRowsOfNoEntityAndTheStoresOwnFacts() throws {
@@ -82,6 +92,21 @@ final class InfoCLITests: CLITestCase {
         let object = try json(run(["info", store, "--model", model, "--json"]))
         XCTAssertEqual((object["unknownRows"] as? [[String: Any]])?.first?["entityNumber"] as? Int, 7)
         XCTAssertEqual(object["fileBytes"] as? Int, before.count)
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: store)), before, "info never writes")
+        // Without a model (Faultline's stores cache none): the entities and rows from Z_PRIMARYKEY, and why.
+        let bare = try run(["info", store])
+        XCTAssertEqual(bare.status, 0, bare.stderr)
+        XCTAssertTrue(bare.stdout.contains("model: none: the store caches no model"), bare.stdout)
+        XCTAssertTrue(bare.stdout.contains("version: not identified: no model could be used; the entities are Z_PRIMARYKEY's\n"), bare.stdout)
+        XCTAssertTrue(bare.stdout.contains("  Item  Z_ENT 1  2 rows\n  ZITEM: 1 row with Z_ENT 7"), bare.stdout)
+        let bareJSON = try json(run(["info", store, "--json"]))
+        XCTAssertTrue(bareJSON["identifiedBy"] is NSNull)
+        XCTAssertTrue((bareJSON["modelProblem"] as? String)?.hasPrefix("the store caches no model") == true)
+        // A model that does not fit: the same, saying what differs.
+        let other = try write("other.json", #"{"entities": [{"name": "Item", "attributes": [{"name": "label", "type": "string"}]}]}"#)
+        let misfit = try run(["info", store, "--model", other])
+        XCTAssertEqual(misfit.status, 0, misfit.stderr)
+        XCTAssertTrue(misfit.stdout.contains("was made with a different model (migration needed)"), misfit.stdout)
         XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: store)), before, "info never writes")
         let missing = try run(["info", "absent.sqlite"])
         XCTAssertEqual(missing.status, 1)

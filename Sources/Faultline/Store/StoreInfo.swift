@@ -34,9 +34,12 @@ public struct StoreInfo: Sendable {
     public let walBytes: Int64?
     /// The model version's name, when the model has one.
     public let version: String?
-    public let identifiedBy: VersionIdentification
+    /// Nil when no model could be used.
+    public let identifiedBy: VersionIdentification?
     /// Where the model came from, in words.
     public let modelSource: String
+    /// Why no model was used, when none was.
+    public let modelProblem: String?
     public let entities: [Entity]
     /// Rows whose `Z_ENT` names no entity of the model: (table, entity number, rows).
     public let unknownRows: [(table: String, number: Int64, rows: Int)]
@@ -52,6 +55,63 @@ public struct StoreInfo: Sendable {
 
     /// Reads what `store` holds with `model`, found as `identifiedBy` says.
     public init(store: URL, model: ManagedObjectModel, version: String?, identifiedBy: VersionIdentification, modelSource: String) throws {
+        let connection = try ReadOnlyOpening(path: store.path).connect(reportingAs: store.path)
+        let tables = Set(try Self.strings(connection, "SELECT name FROM sqlite_master WHERE type = 'table'"))
+        var own: [Int: Int] = [:]
+        var unknown: [(String, Int64, Int)] = []
+        for root in model.entities where root.superentity == nil {
+            guard let table = root.table?.name, tables.contains(table) else { continue }
+            try Self.countRows(connection, table: table, range: Int64(root.entityNumber)...Int64(root.lastDescendantNumber), into: &own, unknown: &unknown)
+        }
+        let entities = model.entities.map { entity in
+            Entity(name: entity.name, number: entity.entityNumber, parent: entity.superentity?.name, subentities: entity.subentities.map(\.name),
+                   isAbstract: entity.isAbstract, rows: own[entity.entityNumber] ?? 0,
+                   rowsWithSubentities: entity.selfAndDescendants.reduce(0) { $0 + (own[$1.entityNumber] ?? 0) })
+        }
+        try self.init(store: store, connection: connection, tables: tables, entities: entities, unknownRows: unknown, version: version,
+                      identifiedBy: identifiedBy, modelSource: modelSource, modelProblem: nil)
+    }
+
+    /// Reads what `store` holds without a model (none given or cached, or the model does not fit: `problem` says
+    /// which): the entities are `Z_PRIMARYKEY`'s, and no version is identified.
+    public init(store: URL, modelProblem problem: String) throws {
+        let connection = try ReadOnlyOpening(path: store.path).connect(reportingAs: store.path)
+        let tables = Set(try Self.strings(connection, "SELECT name FROM sqlite_master WHERE type = 'table'"))
+        guard tables.contains("Z_PRIMARYKEY") else { throw StoreError.notAStore(path: store.path, detail: "it has no Z_PRIMARYKEY table") }
+        // Z_ENT, Z_NAME, Z_SUPER of the user's entities (persistent history's are numbered from 16001).
+        var rows: [(number: Int64, name: String, parent: Int64)] = []
+        let statement = try connection.prepare("SELECT Z_ENT, Z_NAME, Z_SUPER FROM Z_PRIMARYKEY WHERE Z_ENT < 16000 ORDER BY Z_ENT")
+        while try statement.step() { rows.append((statement.int64(at: 0), statement.text(at: 1), statement.int64(at: 2))) }
+        let names = Dictionary(rows.map { ($0.number, $0.name) }, uniquingKeysWith: { first, _ in first })
+        func root(of number: Int64) -> Int64 {
+            var current = number, steps = 0
+            while let row = rows.first(where: { $0.number == current }), row.parent != 0, steps < Limits.inheritanceDepth { current = row.parent; steps += 1 }
+            return current
+        }
+        var own: [Int: Int] = [:]
+        var unknown: [(String, Int64, Int)] = []
+        for row in rows where row.parent == 0 {
+            let table = "Z" + row.name.uppercased()
+            guard tables.contains(table) else { continue }
+            let members = rows.filter { root(of: $0.number) == row.number }.map(\.number)
+            try Self.countRows(connection, table: table, range: (members.min() ?? row.number)...(members.max() ?? row.number), into: &own, unknown: &unknown)
+        }
+        // Bounded: a damaged Z_PRIMARYKEY may make its parents a cycle.
+        func descendants(_ number: Int64, depth: Int = 0) -> [Int64] {
+            guard depth < Limits.inheritanceDepth else { return [number] }
+            return [number] + rows.filter { $0.parent == number && $0.number != number }.flatMap { descendants($0.number, depth: depth + 1) }
+        }
+        let entities = rows.map { row in
+            Entity(name: row.name, number: Int(row.number), parent: row.parent == 0 ? nil : names[row.parent],
+                   subentities: rows.filter { $0.parent == row.number }.map(\.name), isAbstract: false, rows: own[Int(row.number)] ?? 0,
+                   rowsWithSubentities: descendants(row.number).reduce(0) { $0 + (own[Int($1)] ?? 0) })
+        }
+        try self.init(store: store, connection: connection, tables: tables, entities: entities, unknownRows: unknown, version: nil,
+                      identifiedBy: nil, modelSource: "none: \(problem)", modelProblem: problem)
+    }
+
+    private init(store: URL, connection: SQLiteConnection, tables: Set<String>, entities: [Entity], unknownRows: [(String, Int64, Int)],
+                 version: String?, identifiedBy: VersionIdentification?, modelSource: String, modelProblem: String?) throws {
         path = store.path
         let attributes = try FileManager.default.attributesOfItem(atPath: store.path)
         fileBytes = (attributes[.size] as? NSNumber)?.int64Value ?? 0
@@ -64,26 +124,9 @@ public struct StoreInfo: Sendable {
         self.version = version
         self.identifiedBy = identifiedBy
         self.modelSource = modelSource
-
-        let connection = try ReadOnlyOpening(path: store.path).connect(reportingAs: store.path)
-        let tables = Set(try Self.strings(connection, "SELECT name FROM sqlite_master WHERE type = 'table'"))
-        var own: [Int: Int] = [:]
-        var unknown: [(String, Int64, Int)] = []
-        for root in model.entities where root.superentity == nil {
-            guard let table = root.table?.name, tables.contains(table) else { continue }
-            let statement = try connection.prepare("SELECT Z_ENT, count(*) FROM \(table) GROUP BY Z_ENT ORDER BY Z_ENT")
-            while try statement.step() {
-                let number = statement.int64(at: 0), rows = Int(statement.int64(at: 1))
-                let known = statement.columnType(at: 0) == SQLITE_INTEGER && number >= Int64(root.entityNumber) && number <= Int64(root.lastDescendantNumber)
-                if known { own[Int(number), default: 0] += rows } else { unknown.append((table, number, rows)) }
-            }
-        }
-        entities = model.entities.map { entity in
-            Entity(name: entity.name, number: entity.entityNumber, parent: entity.superentity?.name, subentities: entity.subentities.map(\.name),
-                   isAbstract: entity.isAbstract, rows: own[entity.entityNumber] ?? 0,
-                   rowsWithSubentities: entity.selfAndDescendants.reduce(0) { $0 + (own[$1.entityNumber] ?? 0) })
-        }
-        unknownRows = unknown
+        self.modelProblem = modelProblem
+        self.entities = entities
+        self.unknownRows = unknownRows.map { (table: $0.0, number: $0.1, rows: $0.2) }
         history = try Self.historyTables.filter(tables.contains).map { table in
             (table, Int(try Self.strings(connection, "SELECT count(*) FROM \(table)").first.flatMap { Int($0) } ?? 0))
         }
@@ -95,6 +138,16 @@ public struct StoreInfo: Sendable {
         }
         let stored = (try? PersistentStoreCoordinator.metadataForPersistentStore(at: store)) ?? [:]
         metadata = stored.keys.sorted().map { key in (key, Self.text(stored[key] as Any)) }
+    }
+
+    /// Adds `table`'s rows per `Z_ENT` to `own` (numbers in `range`) or `unknown` (any other value).
+    private static func countRows(_ connection: SQLiteConnection, table: String, range: ClosedRange<Int64>, into own: inout [Int: Int],
+                                  unknown: inout [(String, Int64, Int)]) throws {
+        let statement = try connection.prepare("SELECT Z_ENT, count(*) FROM \(table) GROUP BY Z_ENT ORDER BY Z_ENT")
+        while try statement.step() {
+            let number = statement.int64(at: 0), rows = Int(statement.int64(at: 1))
+            if statement.columnType(at: 0) == SQLITE_INTEGER && range.contains(number) { own[Int(number), default: 0] += rows } else { unknown.append((table, number, rows)) }
+        }
     }
 
     private static func strings(_ connection: SQLiteConnection, _ sql: String) throws -> [String] {
