@@ -7,9 +7,9 @@ struct InfoCommand: ParsableCommand {
         commandName: "info",
         abstract: "Show what a store holds: entities with their rows, the model version and how it was found, metadata, journal mode, persistent history, external storage.",
         discussion: """
-        The version is found by Core Data's hashes (a .momd's VersionInfo.plist), from the model the store caches \
-        (Z_MODELCACHE, without --model), or by the store's tables fitting it (layout: a guess where versions share \
-        one). The store is read, never written.
+        The version is found by Core Data's hashes (the store's NSStoreModelVersionHashes are the version's), from \
+        the model the store caches (Z_MODELCACHE, without --model), or by the store's tables fitting it (layout: a \
+        guess). The store is read, never written.
         """)
 
     @Argument(help: "The SQLite store file.")
@@ -34,7 +34,9 @@ struct InfoCommand: ParsableCommand {
                 } else if let model {
                     let coordinator = try openStore(store, model: model, readOnly: true)
                     let loaded = coordinator.managedObjectModel
-                    info = try StoreInfo(store: url, model: loaded, version: loaded.versionName, identifiedBy: .layout, modelSource: "model \(model)")
+                    let stored = (try? PersistentStoreCoordinator.metadataForPersistentStore(at: url))?["NSStoreModelVersionHashes"] as? [String: Data]
+                    info = try StoreInfo(store: url, model: loaded, version: loaded.versionName,
+                                         identifiedBy: stored == loaded.coreDataVersionHashes ? .hashes : .layout, modelSource: "model \(model)")
                 } else if let cached = try ManagedObjectModel.cachedInStore(at: url) {
                     let coordinator = PersistentStoreCoordinator(managedObjectModel: cached)
                     try coordinator.addPersistentStore(at: url, options: .readOnly)
@@ -61,7 +63,7 @@ struct InfoCommand: ParsableCommand {
         switch info.identifiedBy ?? .layout {
         case .hashes: return "by Core Data's version hashes"
         case .cache: return "from the model the store caches, the one that wrote it"
-        case .layout: return "by its tables fitting the model: a guess where versions share a layout (Faultline does not compute Core Data's version hashes for a source model)"
+        case .layout: return "by its tables fitting the model: a guess (the store's NSStoreModelVersionHashes are not the model's)"
         }
     }
 

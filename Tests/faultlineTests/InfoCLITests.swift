@@ -32,15 +32,16 @@ final class InfoCLITests: CLITestCase {
         let folder = fixtures.appendingPathComponent("coredataplus-samplemodel").path
         for (name, version) in [("SampleModel_V1.sqlite", "SampleModel"), ("SampleModel_V2.sqlite", "SampleModel2")] {
             let (store, files) = try copy("coredataplus-samplemodel/" + name)
-            // A compiled bundle: Core Data's hashes; the source bundle: the layout, said to be a guess.
-            let compiled = try json(run(["info", store, "--model", folder + "/SampleModel.momd", "--json"]))
-            XCTAssertEqual(compiled["version"] as? String, version)
-            XCTAssertEqual(compiled["identifiedBy"] as? String, "hashes")
-            let source = try json(run(["info", store, "--model", folder + "/SampleModel.xcdatamodeld", "--json"]))
-            XCTAssertEqual(source["version"] as? String, version)
-            XCTAssertEqual(source["identifiedBy"] as? String, "layout")
-            let text = try run(["info", store, "--model", folder + "/SampleModel.xcdatamodeld"])
-            XCTAssertTrue(text.stdout.contains("version: '\(version)', identified by its tables fitting the model: a guess"), text.stdout)
+            // A compiled bundle (its VersionInfo.plist) and the source bundle (hashed here): Core Data's hashes.
+            for bundle in ["SampleModel.momd", "SampleModel.xcdatamodeld"] {
+                let found = try json(run(["info", store, "--model", folder + "/" + bundle, "--json"]))
+                XCTAssertEqual(found["version"] as? String, version, bundle)
+                XCTAssertEqual(found["identifiedBy"] as? String, "hashes", bundle)
+            }
+            // Version 1's model file: V1's store by its hashes; V2's store is not its version, and says so.
+            let text = try run(["info", store, "--model", folder + "/SampleModel.xcdatamodeld/SampleModel.xcdatamodel"])
+            XCTAssertEqual(text.status, 0, text.stderr)
+            XCTAssertTrue(text.stdout.contains(version == "SampleModel" ? "identified by Core Data's version hashes" : "version: not identified: no model could be used"), text.stdout)
             let cached = try json(run(["info", store, "--json"]))
             XCTAssertEqual(cached["identifiedBy"] as? String, "cache")
             // Rows per entity, as SQLite counts them.

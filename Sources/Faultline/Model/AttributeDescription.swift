@@ -13,6 +13,9 @@ public final class AttributeDescription: PropertyDescription, @unchecked Sendabl
     public var allowsExternalBinaryDataStorage: Bool
     /// For transformable attributes: the registered transformer's name (nil = the default JSON transformer).
     public var valueTransformerName: String?
+    /// Xcode's "Preserve After Deletion": persistent history keeps the value of a deleted object (it changes the
+    /// attribute's Core Data version hash).
+    public var preservesValueInHistoryOnDeletion = false
     /// Minimum value (numbers, dates as seconds since 2001) or length (strings), when set.
     public var minValue: Double?
     /// Maximum value (numbers, dates as seconds since 2001) or length (strings), when set.

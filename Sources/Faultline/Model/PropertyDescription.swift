@@ -14,6 +14,8 @@ public class PropertyDescription: @unchecked Sendable, CustomStringConvertible {
     /// The property's name in an earlier model version when it was renamed (Xcode's "Renaming ID", `elementID`):
     /// an inferred migration carries the old property's values over.
     public var renamingIdentifier: String?
+    /// Xcode's "Version Hash Modifier": changes the property's Core Data version hash (`coreDataVersionHash`) alone.
+    public var versionHashModifier: String?
 
     /// The entity that declares the property (set when the model is built).
     public internal(set) unowned(unsafe) var entity: EntityDescription!

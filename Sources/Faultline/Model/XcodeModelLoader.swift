@@ -190,6 +190,8 @@ final class XcodeModelReader: NSObject, XMLParserDelegate {
             regularExpression: a["regularExpressionString"])
         attribute.derivationExpression = a["derivationExpression"]
         attribute.renamingIdentifier = a["elementID"]
+        attribute.versionHashModifier = a["versionHashModifier"]
+        attribute.preservesValueInHistoryOnDeletion = a["preserveAfterDeletion"] == "YES"
         attribute.defaultValue = try defaultValue(a, type: type, entity: entity, property: name)
         return attribute
     }
@@ -276,6 +278,7 @@ final class XcodeModelReader: NSObject, XMLParserDelegate {
             isTransient: a["transient"] == "YES", minCount: try count("minCount") ?? 0,
             maxCount: toMany ? maxCount : 1)
         relationship.renamingIdentifier = a["elementID"]
+        relationship.versionHashModifier = a["versionHashModifier"]
         return relationship
     }
 }

@@ -28,9 +28,9 @@ extension ManagedObjectModel {
 }
 
 extension PersistentStoreCoordinator {
-    /// Opens the store at `store` with the version of the `.xcdatamodeld` or `.momd` bundle it was made with: for a
-    /// `.momd`, the version whose Core Data hashes (`VersionInfo.plist`) are the store's; else the current version
-    /// when it fits, else the first other version that does. Returns the coordinator and the version's name;
+    /// Opens the store at `store` with the version of the `.xcdatamodeld` or `.momd` bundle it was made with: the
+    /// version whose Core Data hashes (a `.momd`'s `VersionInfo.plist`, or computed from the source) are the store's;
+    /// else the current version when it fits, else the first other version that does. Returns the coordinator and the version's name;
     /// when no version fits, the error lists what differs for each.
     public static func open(_ store: URL, withVersionOf bundle: URL, options: PersistentStoreOptions = [],
                             probes: Probes = .shared) throws -> (coordinator: PersistentStoreCoordinator, version: String) {
@@ -38,8 +38,9 @@ extension PersistentStoreCoordinator {
         return (opened.coordinator, opened.version)
     }
 
-    /// `open(_:withVersionOf:)`, saying how the version was found: by Core Data's hashes (a `.momd` whose
-    /// `VersionInfo.plist` has the store's), or by the store's layout fitting it (a guess where versions share one).
+    /// `open(_:withVersionOf:)`, saying how the version was found: by Core Data's hashes (the store's
+    /// `NSStoreModelVersionHashes` are the version's), or by the store's layout fitting it (a guess where versions
+    /// share one).
     public static func openIdentifyingVersion(_ store: URL, withVersionOf bundle: URL, options: PersistentStoreOptions = [],
                                               probes: Probes = .shared) throws
         -> (coordinator: PersistentStoreCoordinator, version: String, identifiedBy: VersionIdentification) {
@@ -48,12 +49,15 @@ extension PersistentStoreCoordinator {
         var versions = try ManagedObjectModel.versions(ofBundle: bundle)
         // A compiled bundle knows each version's hashes as Core Data computes them: the version whose hashes are
         // the store's is tried first.
-        if bundle.pathExtension == "momd", let stored = try? metadataForPersistentStore(at: store),
-           let storeHashes = stored["NSStoreModelVersionHashes"] as? [String: Data],
-           let match = try CompiledBundle(bundle).versionHashes.first(where: { $0.value == storeHashes })?.key,
-           let index = versions.firstIndex(where: { $0.name == match }) {
-            versions.insert(versions.remove(at: index), at: 0)
-            byHashes = match
+        // A source bundle's versions are hashed here, as Core Data hashes them (`coreDataVersionHashes`).
+        if let stored = try? metadataForPersistentStore(at: store), let storeHashes = stored["NSStoreModelVersionHashes"] as? [String: Data] {
+            let match = bundle.pathExtension == "momd"
+                ? try CompiledBundle(bundle).versionHashes.first(where: { $0.value == storeHashes })?.key
+                : versions.first(where: { $0.model.coreDataVersionHashes == storeHashes })?.name
+            if let match, let index = versions.firstIndex(where: { $0.name == match }) {
+                versions.insert(versions.remove(at: index), at: 0)
+                byHashes = match
+            }
         }
         for (name, model) in versions {
             let coordinator = PersistentStoreCoordinator(managedObjectModel: model, probes: probes)

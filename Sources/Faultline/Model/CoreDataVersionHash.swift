@@ -1,0 +1,89 @@
+import Foundation
+
+/// Core Data's version hashes, computed as Core Data computes them (docs/store-format.md, Version hashes): SHA-256
+/// over each property's name, flags and kind, each entity's name, parent and properties. A store records its
+/// entities' hashes in `NSStoreModelVersionHashes`; the version whose hashes they are is the one that wrote it.
+///
+/// Not in the model, so not fed in: a property's read-only flag. A derived attribute is hashed by the rule the
+/// reference marks likely (its expression's text).
+extension PropertyDescription {
+    /// The property's Core Data version hash (32 bytes).
+    public var coreDataVersionHash: Data {
+        if let attribute = self as? AttributeDescription, let derivation = attribute.derivationExpression {
+            return Data(SHA256.hash(Array(derivation.utf8)))
+        }
+        var input = baseHash
+        if let attribute = self as? AttributeDescription {
+            appendLittleEndian(UInt32(attribute.type.coreDataCode), to: &input)
+            if attribute.allowsExternalBinaryDataStorage { input.append(1) }
+            if attribute.preservesValueInHistoryOnDeletion { input.append(1) }
+        } else if let relationship = self as? RelationshipDescription {
+            input += Array(relationship.destinationName.utf8)
+            if let inverse = relationship.inverseName, inverse != relationship.name { input += Array(inverse.utf8) }
+            appendLittleEndian(UInt32(truncatingIfNeeded: relationship.maxCount), to: &input)
+            appendLittleEndian(UInt32(truncatingIfNeeded: relationship.minCount), to: &input)
+            if relationship.isOrdered { input += [1, 0] }
+        }
+        return Data(SHA256.hash(input))
+    }
+
+    /// SHA-256 of the name, the flag word (bit 0 optional, bit 1 transient) and the version hash modifier.
+    private var baseHash: [UInt8] {
+        var input = Array(name.utf8)
+        appendLittleEndian(UInt16((isOptional ? 1 : 0) | (isTransient ? 2 : 0)), to: &input)
+        if let versionHashModifier { input += Array(versionHashModifier.utf8) }
+        return SHA256.hash(input)
+    }
+}
+
+extension EntityDescription {
+    /// The entity's Core Data version hash (32 bytes): name, abstract flag, parent's hash, the hashes of its stored
+    /// properties (inherited ones too) in the order of their names' UTF-16 units, its version hash modifier and its
+    /// uniqueness constraints.
+    public var coreDataVersionHash: Data {
+        var input = Array(name.utf8)
+        input.append(isAbstract ? 1 : 0)
+        if let superentity { input += Array(superentity.coreDataVersionHash) }
+        let hashed = properties.filter { !$0.isTransient }.sorted { $0.name.utf16.lexicographicallyPrecedes($1.name.utf16) }
+        for property in hashed { input += Array(property.coreDataVersionHash) }
+        if let versionHashModifier { input += Array(versionHashModifier.utf8) }
+        for constraint in uniquenessConstraints.map({ $0.joined(separator: ".") }).sorted(by: { $0.utf16.lexicographicallyPrecedes($1.utf16) }) {
+            input += Array(constraint.utf8)
+        }
+        return Data(SHA256.hash(input))
+    }
+}
+
+extension ManagedObjectModel {
+    /// Every entity's Core Data version hash by name, as a store's `NSStoreModelVersionHashes` holds them.
+    public var coreDataVersionHashes: [String: Data] {
+        Dictionary(uniqueKeysWithValues: entities.map { ($0.name, $0.coreDataVersionHash) })
+    }
+}
+
+extension AttributeType {
+    /// Core Data's number for the type (`NSAttributeType`), as its version hashes feed it.
+    var coreDataCode: Int {
+        switch self {
+        case .undefined: return 0
+        case .integer16: return 100
+        case .integer32: return 200
+        case .integer64: return 300
+        case .decimal: return 400
+        case .double: return 500
+        case .float: return 600
+        case .string: return 700
+        case .boolean: return 800
+        case .date: return 900
+        case .binary: return 1000
+        case .uuid: return 1100
+        case .uri: return 1200
+        case .transformable: return 1800
+        case .objectID: return 2000
+        }
+    }
+}
+
+private func appendLittleEndian<T: FixedWidthInteger>(_ value: T, to bytes: inout [UInt8]) {
+    withUnsafeBytes(of: value.littleEndian) { bytes += $0 }
+}

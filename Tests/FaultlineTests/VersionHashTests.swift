@@ -1,0 +1,72 @@
+import Foundation
+import XCTest
+@testable import Faultline
+
+/// Core Data's version hashes, computed: the public vectors, every fixture store's `NSStoreModelVersionHashes`
+/// against the version that wrote it, and a compiled bundle's `VersionInfo.plist` against its Xcode source.
+final class VersionHashTests: XCTestCase {
+    func testThePublicVectors() throws {
+        let model = try ManagedObjectModel(entities: [
+            EntityDescription(name: "Recipe", properties: [
+                RelationshipDescription(name: "ingredients", destination: "Ingredient", inverse: "recipe", isToMany: true),
+                RelationshipDescription(name: "image", destination: "Image", inverse: "recipe"),
+            ]),
+            EntityDescription(name: "Ingredient", properties: [
+                AttributeDescription(name: "amount", type: .string),
+                AttributeDescription(name: "displayOrder", type: .integer16, isOptional: false),
+                AttributeDescription(name: "name", type: .string, isOptional: false),
+                RelationshipDescription(name: "recipe", destination: "Recipe", inverse: "ingredients", minCount: 1),
+            ]),
+            EntityDescription(name: "Image", properties: [
+                AttributeDescription(name: "image", type: .transformable),
+                RelationshipDescription(name: "recipe", destination: "Recipe", inverse: "image", isOptional: false, minCount: 1),
+            ]),
+        ])
+        func hash(_ entity: String, _ property: String? = nil) throws -> String {
+            let entity = try XCTUnwrap(model.entity(named: entity))
+            guard let property else { return entity.coreDataVersionHash.base64EncodedString() }
+            return try XCTUnwrap(entity.properties.first { $0.name == property }).coreDataVersionHash.base64EncodedString()
+        }
+        XCTAssertEqual(try hash("Ingredient", "amount"), "b9/jjR2iJtm4oldVJwj25X+/hpEL6/1CM5hLhgV48Iw=")
+        XCTAssertEqual(try hash("Ingredient", "displayOrder"), "kMPJ+qU+fnBipO5Ajep+KT3rKB9zeOPrav0q4rMSt7k=")
+        XCTAssertEqual(try hash("Ingredient", "name"), "jLmWXAAxrGiROYTzEQlBrZZTlb6f2bF9575UvHrUaJA=")
+        XCTAssertEqual(try hash("Image", "image"), "dafQGIhBFATAxE1hyQd5z5cpRg0OLP4+M+W3+xhA6jU=")
+        XCTAssertEqual(try hash("Ingredient", "recipe"), "GvmjTsOh76OGkr0Lmnxdh8u6FO4E+iuEYa0mRZPuKJQ=")
+        XCTAssertEqual(try hash("Image", "recipe"), "fVH2lmmkHE4j/FvzfJ2et3KsNxcA8p5BJp2d/xd4hH0=")
+        XCTAssertEqual(try hash("Ingredient"), "5tCLlA1r9p1UWdOTr3XJ+ZzBr6bxraWAs3Vt9zCAZek=")
+    }
+
+    func testEveryFixtureStoresHashesAreItsVersions() throws {
+        guard let fixtures = fixturesDirectory()?.appendingPathComponent("coredata-stores") else {
+            throw XCTSkip("../shared/fixtures is absent: Core Data's stores are not checked")
+        }
+        let cases: [(store: String, bundle: String, version: String)] = [
+            ("bnr-coredatastack/TestModel.sqlite", "bnr-coredatastack/Sample.xcdatamodeld", "TestModel"),
+            ("coredataplus-samplemodel/SampleModel_V1.sqlite", "coredataplus-samplemodel/SampleModel.xcdatamodeld", "SampleModel"),
+            ("coredataplus-samplemodel/SampleModel_V2.sqlite", "coredataplus-samplemodel/SampleModel.xcdatamodeld", "SampleModel2"),
+            ("flickrsearcher/starter_database.sqlite", "flickrsearcher/FlickrSearcher.xcdatamodeld", "FlickrSearcher"),
+            ("wibosco-migration/CoreDataMigration_Example_1.sqlite", "wibosco-migration/CoreDataMigration_Example.xcdatamodeld", "CoreDataMigration_Example"),
+            ("wibosco-migration/CoreDataMigration_Example_2.sqlite", "wibosco-migration/CoreDataMigration_Example.xcdatamodeld", "CoreDataMigration_Example 2"),
+            ("wibosco-migration/CoreDataMigration_Example_3.sqlite", "wibosco-migration/CoreDataMigration_Example.xcdatamodeld", "CoreDataMigration_Example 3"),
+        ]
+        var compared = 0
+        for testCase in cases {
+            let stored = try XCTUnwrap(PersistentStoreCoordinator.metadataForPersistentStore(at: fixtures.appendingPathComponent(testCase.store))["NSStoreModelVersionHashes"] as? [String: Data])
+            let model = try XCTUnwrap(ManagedObjectModel.versions(ofBundle: fixtures.appendingPathComponent(testCase.bundle)).first { $0.name == testCase.version }?.model)
+            let computed = model.coreDataVersionHashes
+            XCTAssertEqual(Set(computed.keys), Set(stored.keys), testCase.store)
+            for (entity, hash) in stored {
+                XCTAssertEqual(computed[entity]?.base64EncodedString(), hash.base64EncodedString(), "\(testCase.store): \(entity)")
+                compared += 1
+            }
+        }
+        XCTAssertGreaterThan(compared, 10)
+        // A compiled bundle's VersionInfo.plist against its Xcode source, version by version.
+        let folder = fixtures.appendingPathComponent("coredataplus-samplemodel")
+        let compiled = try CompiledBundle(folder.appendingPathComponent("SampleModel.momd")).versionHashes
+        for (name, model) in try ManagedObjectModel.versions(ofBundle: folder.appendingPathComponent("SampleModel.xcdatamodeld")) {
+            guard let hashes = compiled[name] else { continue }
+            XCTAssertEqual(model.coreDataVersionHashes.mapValues { $0.base64EncodedString() }, hashes.mapValues { $0.base64EncodedString() }, name)
+        }
+    }
+}
