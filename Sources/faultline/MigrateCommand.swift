@@ -22,6 +22,9 @@ struct MigrateCommand: ParsableCommand {
     @Option(help: "The version to migrate to (default: the bundle's current version).")
     var to: String?
 
+    @Option(help: "The version the store was made with, when its Core Data version hashes are no version's (found by its tables alone, a guess, the migration refuses without it).")
+    var from: String?
+
     @Option(help: "A mapping model (.xcmappingmodel, or the compiled .cdm from the built app) for a step inference cannot do; repeatable.")
     var mapping: [String] = []
 
@@ -42,7 +45,7 @@ struct MigrateCommand: ParsableCommand {
                     ? try MappingModel(xcodeMappingModelAt: url) : try MappingModel(compiledMappingModelAt: url)
             }
             let plan = try PersistentStoreCoordinator.migrateStore(at: URL(fileURLWithPath: store), toVersionOf: URL(fileURLWithPath: model),
-                                                                    version: to, dryRun: dryRun, mappings: mappings)
+                                                                    version: to, from: from, dryRun: dryRun, mappings: mappings)
             print(plan, terminator: "")
             if !dryRun && !plan.steps.isEmpty { print("migrated \(store) to '\(plan.to)'") }
         }

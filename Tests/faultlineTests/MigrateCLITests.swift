@@ -67,6 +67,46 @@ final class MigrateCLITests: CLITestCase {
         }
     }
 
+    /// A store whose version hashes are no version's (here: a Faultline store made to look like Core Data's, its hashes
+    /// not Core Data's) is found by its tables alone, a guess: the dry run and the migration refuse it until the user
+    /// names the version (`--from`), which must still fit the store.
+    func testAVersionFoundByItsLayoutAloneIsNotMigratedFromWithoutFrom() throws {
+        let bundle = try shopBundle()
+        let store = try shopStore(bundle, count: 10)
+        var db: OpaquePointer?
+        XCTAssertEqual(sqlite3_open(store, &db), SQLITE_OK)
+        defer { sqlite3_close(db) }
+        var select: OpaquePointer?
+        XCTAssertEqual(sqlite3_prepare_v2(db, "SELECT Z_PLIST FROM Z_METADATA", -1, &select, nil), SQLITE_OK)
+        XCTAssertEqual(sqlite3_step(select), SQLITE_ROW)
+        let stored = Data(bytes: sqlite3_column_blob(select, 0), count: Int(sqlite3_column_bytes(select, 0)))
+        sqlite3_finalize(select)
+        var plist = try XCTUnwrap(PropertyListSerialization.propertyList(from: stored, format: nil) as? [String: Any])
+        plist["FaultlineStoreFormat"] = nil
+        let rewritten = try PropertyListSerialization.data(fromPropertyList: plist, format: .binary, options: 0)
+        var update: OpaquePointer?
+        XCTAssertEqual(sqlite3_prepare_v2(db, "UPDATE Z_METADATA SET Z_PLIST = ?", -1, &update, nil), SQLITE_OK)
+        _ = rewritten.withUnsafeBytes { sqlite3_bind_blob(update, 1, $0.baseAddress, Int32($0.count), unsafeBitCast(-1, to: sqlite3_destructor_type.self)) }
+        XCTAssertEqual(sqlite3_step(update), SQLITE_DONE)
+        sqlite3_finalize(update)
+        XCTAssertEqual(sqlite3_exec(db, "PRAGMA wal_checkpoint(TRUNCATE)", nil, nil, nil), SQLITE_OK)
+        let before = try Data(contentsOf: URL(fileURLWithPath: store))
+        let info = try run(["info", store, "--model", bundle, "--json"])
+        XCTAssertTrue(info.stdout.contains(#""identifiedBy" : "layout""#), info.stdout)
+        for arguments in [["--dry-run"], []] {
+            let refused = try run(["migrate", "--model", bundle, "--store", store] + arguments)
+            XCTAssertEqual(refused.status, 1, refused.stdout)
+            XCTAssertTrue(refused.stderr.contains("the store's version was found by its tables alone ('Shop' fits them, but the store's NSStoreModelVersionHashes are no version's): a guess; give the version it was made with (--from VERSION)"), refused.stderr)
+            XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: store)), before, "\(arguments): nothing written")
+        }
+        let wrong = try run(["migrate", "--model", bundle, "--store", store, "--from", "Shop 2"])
+        XCTAssertEqual(wrong.status, 1, "the named version must fit the store")
+        XCTAssertTrue(wrong.stderr.contains("migration needed") || wrong.stderr.contains("different model"), wrong.stderr)
+        let migrated = try run(["migrate", "--model", bundle, "--store", store, "--from", "Shop"])
+        XCTAssertEqual(migrated.status, 0, migrated.stderr)
+        XCTAssertTrue(migrated.stdout.hasSuffix("migrated \(store) to 'Shop 2'\n"), migrated.stdout)
+    }
+
     func testMigrateDryRunThenMigrate() throws {
         let bundle = try shopBundle()
         let store = try shopStore(bundle, count: 500)

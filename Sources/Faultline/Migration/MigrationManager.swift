@@ -39,7 +39,7 @@ extension PersistentStoreCoordinator {
     /// (`EntityMigrationPolicy`). With `dryRun`, nothing is written and the plan (with the rows each entity would get)
     /// is returned.
     @discardableResult
-    public static func migrateStore(at store: URL, toVersionOf bundle: URL, version: String? = nil, dryRun: Bool = false,
+    public static func migrateStore(at store: URL, toVersionOf bundle: URL, version: String? = nil, from sourceVersion: String? = nil, dryRun: Bool = false,
                                     mappings: [MappingModel] = [], policies: MigrationPolicies = MigrationPolicies(),
                                     debug: Bool = ProbeConfiguration.environment.migrationDebug, probes: Probes = .shared) throws -> MigrationPlan {
         func note(_ text: String) {
@@ -51,7 +51,22 @@ extension PersistentStoreCoordinator {
         guard let targetIndex = ordered.firstIndex(where: { $0.name == target }) else {
             throw MigrationError(problem: "the bundle has no version '\(target)' (it has \(ordered.map { "'\($0.name)'" }.joined(separator: ", ")))")
         }
-        let sourceName = try open(store, withVersionOf: bundle, options: .readOnly).version
+        let sourceName: String
+        if let sourceVersion {
+            // The user's word for the store's version: it must still fit the store's tables.
+            guard let model = versions.first(where: { $0.name == sourceVersion })?.model else {
+                throw MigrationError(problem: "the bundle has no version '\(sourceVersion)' (it has \(ordered.map { "'\($0.name)'" }.joined(separator: ", ")))")
+            }
+            try PersistentStoreCoordinator(managedObjectModel: model, probes: probes).addPersistentStore(at: store, options: .readOnly)
+            sourceName = sourceVersion
+        } else {
+            let found = try openIdentifyingVersion(store, withVersionOf: bundle, options: .readOnly)
+            // A version found by its layout alone is a guess (versions may share a layout): nothing is migrated from it.
+            guard found.identifiedBy == .hashes else {
+                throw MigrationError(problem: "the store's version was found by its tables alone ('\(found.version)' fits them, but the store's NSStoreModelVersionHashes are no version's): a guess; give the version it was made with (--from VERSION) to migrate from it")
+            }
+            sourceName = found.version
+        }
         guard let sourceIndex = ordered.firstIndex(where: { $0.name == sourceName }) else { throw MigrationError(problem: "no version '\(sourceName)'") }
         var plan = MigrationPlan(from: sourceName, to: target, steps: [])
         guard sourceIndex != targetIndex else { return plan }

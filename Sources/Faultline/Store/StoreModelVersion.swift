@@ -47,6 +47,8 @@ extension PersistentStoreCoordinator {
         var mismatches: [String] = []
         var byHashes: String?
         var versions = try ManagedObjectModel.versions(ofBundle: bundle)
+        // A store Faultline wrote records Faultline's hashes, which opening compares with the model's: as exact.
+        let faultlineHashes = ((try? metadataForPersistentStore(at: store))?["FaultlineStoreFormat"] as? NSNumber)?.intValue == 2
         // A compiled bundle knows each version's hashes as Core Data computes them: the version whose hashes are
         // the store's is tried first.
         // A source bundle's versions are hashed here, as Core Data hashes them (`coreDataVersionHashes`).
@@ -63,7 +65,7 @@ extension PersistentStoreCoordinator {
             let coordinator = PersistentStoreCoordinator(managedObjectModel: model, probes: probes)
             do {
                 try coordinator.addPersistentStore(at: store, options: options)
-                return (coordinator, name, name == byHashes ? .hashes : .layout)
+                return (coordinator, name, name == byHashes || faultlineHashes ? .hashes : .layout)
             } catch StoreError.modelMismatch(_, let differences) {
                 mismatches.append("version '\(name)': " + differences.joined(separator: "; "))
             }
