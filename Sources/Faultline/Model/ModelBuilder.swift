@@ -209,9 +209,15 @@ struct ModelBuilder {
                 }
                 relationship.storage = .joinTable
                 if relationship.joinTable != nil, relationship.inverse != nil { continue }
-                // The side with the lower (entity number, name) owns the table and names it.
+                // The side Core Data visits first owns the table and names it: between two entities, the one whose
+                // name comes first case-insensitively; between an entity and itself, the relationship whose name sorts
+                // last (both known real stores; Core Data's own order there is a hash table's, so this is best-effort).
                 let inverse = relationship.inverse
-                let ownerIsSelf = inverse.map { (entity.entityNumber, relationship.name) <= ($0.entity.entityNumber, $0.name) } ?? true
+                let ownerIsSelf = inverse.map { inverse in
+                    if inverse.entity === entity { return !relationship.name.utf16.lexicographicallyPrecedes(inverse.name.utf16) }
+                    let (mine, theirs) = (entity.name.lowercased(), inverse.entity.name.lowercased())
+                    return mine != theirs ? mine < theirs : entity.name < inverse.entity.name
+                } ?? true
                 let owner = ownerIsSelf ? relationship : inverse!
                 let other = ownerIsSelf ? inverse : relationship
                 let ownerEntity = owner.entity!
