@@ -45,6 +45,31 @@ final class JoinTableLayoutTests: XCTestCase {
         XCTAssertTrue(recipes.contains("CREATE INDEX Z_1CATEGORIES_Z_2CATEGORIES_INDEX ON Z_1CATEGORIES (Z_2CATEGORIES, Z_1RECIPES);"), "\(recipes)")
     }
 
+    /// Column order, from stores Core Data wrote: dates before decimals whatever the names; each `Z_FOK_` right after
+    /// its relationship's column.
+    func testColumnsInCoreDatasOrder() throws {
+        let tables = try ddl([
+            EntityDescription(name: "Book", properties: [
+                AttributeDescription(name: "publishedAt", type: .date), AttributeDescription(name: "price", type: .decimal),
+            ]),
+            EntityDescription(name: "Payment", properties: [
+                AttributeDescription(name: "amount", type: .decimal), AttributeDescription(name: "createdAt", type: .date),
+                AttributeDescription(name: "currencyCode", type: .string), AttributeDescription(name: "date", type: .date),
+                AttributeDescription(name: "updatedAt", type: .date),
+            ]),
+            EntityDescription(name: "Bookmark", properties: [
+                AttributeDescription(name: "title", type: .string),
+                RelationshipDescription(name: "parent", destination: "Bookmark", inverse: "children"),
+                RelationshipDescription(name: "children", destination: "Bookmark", inverse: "parent", isToMany: true, isOrdered: true),
+                RelationshipDescription(name: "favoriteFolder", destination: "Bookmark", inverse: "favoriteItems"),
+                RelationshipDescription(name: "favoriteItems", destination: "Bookmark", inverse: "favoriteFolder", isToMany: true, isOrdered: true),
+            ]),
+        ])
+        XCTAssertTrue(tables.contains("CREATE TABLE ZBOOK ( Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZPUBLISHEDAT TIMESTAMP, ZPRICE DECIMAL );"), "\(tables)")
+        XCTAssertTrue(tables.contains("CREATE TABLE ZPAYMENT ( Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZCREATEDAT TIMESTAMP, ZDATE TIMESTAMP, ZUPDATEDAT TIMESTAMP, ZAMOUNT DECIMAL, ZCURRENCYCODE VARCHAR );"), "\(tables)")
+        XCTAssertTrue(tables.contains { $0.contains("ZFAVORITEFOLDER INTEGER, Z_FOK_FAVORITEFOLDER INTEGER, ZPARENT INTEGER, Z_FOK_PARENT INTEGER") }, "\(tables)")
+    }
+
     /// A store made with the layout reads its links back (the join table as named is the one used).
     func testASelfReferentialManyToManyRoundTrips() throws {
         let dir = TemporaryDirectory()

@@ -352,15 +352,17 @@ struct ModelBuilder {
     }
 
     /// The group of Core Data's column order a stored property's column falls in: integers (booleans too) and to-one
-    /// keys first, then the 8-byte reals (doubles, floats, dates, decimals) together, then strings, then data. Real
-    /// stores show `ZCREATEDAT TIMESTAMP` sorted by name among `FLOAT` columns (docs/store-format.md).
+    /// keys first, then doubles, floats and dates together, then decimals, then strings, then data. Real stores show
+    /// `ZCREATEDAT TIMESTAMP` sorted by name among `FLOAT` columns, and dates before decimals whatever the names
+    /// (`ZCREATEDAT, ZDATE, ZUPDATEDAT TIMESTAMP, ZAMOUNT DECIMAL`; docs/store-format.md).
     static func columnGroup(_ property: PropertyDescription) -> Int {
         guard let attribute = property as? AttributeDescription else { return 0 }
         switch attribute.type.columnType {
         case "INTEGER": return 0
-        case "FLOAT", "DECIMAL", "TIMESTAMP": return 1
-        case "VARCHAR": return 2
-        default: return 3
+        case "FLOAT", "TIMESTAMP": return 1
+        case "DECIMAL": return 2
+        case "VARCHAR": return 3
+        default: return 4
         }
     }
 
