@@ -107,6 +107,31 @@ final class MigrateCLITests: CLITestCase {
         XCTAssertTrue(migrated.stdout.hasSuffix("migrated \(store) to 'Shop 2'\n"), migrated.stdout)
     }
 
+    /// A version that removes an attribute holding values: the migration refuses to drop them unless told
+    /// (--allow-loss), writing nothing; the dry run says how many and exits 1; with --allow-loss both go.
+    func testDroppedValuesAreCountedAndNeedAllowLoss() throws {
+        let bundle = try shopBundle()
+        let store = try shopStore(bundle, count: 30)
+        // Version 3 drops the price every item has.
+        let version3 = URL(fileURLWithPath: bundle).appendingPathComponent("Shop 3.xcdatamodel")
+        try FileManager.default.createDirectory(at: version3, withIntermediateDirectories: true)
+        try Data(#"<?xml version="1.0" encoding="UTF-8"?><model type="com.apple.IDECoreDataModeler.DataModel"><entity name="Item"><attribute name="heading" optional="YES" attributeType="String"/><attribute name="stock" attributeType="Integer 32" defaultValueString="7"/></entity></model>"#.utf8)
+            .write(to: version3.appendingPathComponent("contents"))
+        let before = try Data(contentsOf: URL(fileURLWithPath: store))
+        let dry = try run(["migrate", "--model", bundle, "--store", store, "--to", "Shop 3", "--dry-run"])
+        XCTAssertEqual(dry.status, 1, dry.stderr)
+        XCTAssertTrue(dry.stdout.contains("2. 'Shop 2' → 'Shop 3' (inferred)\n   entity Item: - price\n   rows: Item 30\n   values: dropped Item.price 30\n"), dry.stdout)
+        XCTAssertTrue(dry.stdout.hasSuffix("(it drops 30 values: the migration runs only with --allow-loss)\n"), dry.stdout)
+        let refused = try run(["migrate", "--model", bundle, "--store", store, "--to", "Shop 3"])
+        XCTAssertEqual(refused.status, 1)
+        XCTAssertTrue(refused.stderr.contains("from 'Shop 2' to 'Shop 3': the migration would drop values (dropped Item.price 30); nothing was written: migrate with --allow-loss to drop them"), refused.stderr)
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: store)), before, "nothing written")
+        XCTAssertEqual(try run(["migrate", "--model", bundle, "--store", store, "--to", "Shop 3", "--dry-run", "--allow-loss"]).status, 0)
+        let migrated = try run(["migrate", "--model", bundle, "--store", store, "--to", "Shop 3", "--allow-loss"])
+        XCTAssertEqual(migrated.status, 0, migrated.stderr)
+        XCTAssertTrue(migrated.stdout.contains("values: dropped Item.price 30"), migrated.stdout)
+    }
+
     func testMigrateDryRunThenMigrate() throws {
         let bundle = try shopBundle()
         let store = try shopStore(bundle, count: 500)
@@ -118,6 +143,8 @@ final class MigrateCLITests: CLITestCase {
             1. 'Shop' → 'Shop 2' (inferred)
                entity Item: title → heading, + stock
                rows: Item 500
+               values: defaulted Item.stock 500
+            dry run: the whole migration ran on a scratch copy of the store, which is gone; the store is as it was
 
             """)
         XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: store)), before, "a dry run writes nothing")

@@ -7,14 +7,20 @@ public struct MigrationPlan: Sendable, CustomStringConvertible {
         public let from: String
         public let to: String
         public let mapping: MappingModel
-        /// Rows each destination entity gets (counted in the source for a dry run).
+        /// Rows each destination entity gets.
         public var rows: [String: Int]
+        /// What the step does to the values: dropped, defaulted, converted.
+        public var account = MigrationAccount()
     }
 
     /// The version the store was made with, and the one it is migrated to.
     public let from: String
     public let to: String
     public var steps: [Step]
+    /// True for a dry run: the migration was performed on a scratch copy of the store, which was then removed.
+    public var isDryRun = false
+    /// Values the migration drops, which it does only when allowed (`allowLoss`).
+    public var dropped: Int { steps.reduce(0) { $0 + $1.account.dropped } }
 
     public var description: String {
         guard !steps.isEmpty else { return "the store is at version '\(to)' already: nothing to migrate\n" }
@@ -24,7 +30,12 @@ public struct MigrationPlan: Sendable, CustomStringConvertible {
             text += "\(i + 1). '\(step.from)' → '\(step.to)' (\(mapped ? "mapping model" : "inferred"))\n"
             for line in step.mapping.changes { text += "   \(line)\n" }
             let rows = step.rows.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
-            text += "   rows: \(step.rows.isEmpty && i > 0 ? "as the step before leaves them" : rows.isEmpty ? "none" : rows)\n"
+            text += "   rows: \(rows.isEmpty ? "none" : rows)\n"
+            text += "   values: \(step.account)\n"
+        }
+        if isDryRun {
+            text += "dry run: the whole migration ran on a scratch copy of the store, which is gone; the store is as it was"
+            text += dropped > 0 ? " (it drops \(dropped) values: the migration runs only with --allow-loss)\n" : "\n"
         }
         return text
     }
@@ -36,10 +47,13 @@ extension PersistentStoreCoordinator {
     /// through every version in between, each step inferred (`MappingModel.inferred`). Every step writes a new store
     /// beside the old one in one transaction; the old file is replaced (an atomic rename) only when all succeeded, so
     /// an interrupted migration leaves the old store as it was. `policies` add custom code to the steps that need it
-    /// (`EntityMigrationPolicy`). With `dryRun`, nothing is written and the plan (with the rows each entity would get)
-    /// is returned.
+    /// (`EntityMigrationPolicy`). Each step's values dropped, defaulted and converted are counted (`MigrationAccount`);
+    /// with `allowLoss` false, a step that drops values stops the migration before it writes (Core Data's lightweight
+    /// migration drops them, as the default does). With `dryRun`, the whole migration runs on a scratch copy, which is
+    /// removed: the plan and its account, or the error the migration would meet, and the store is left as it was.
     @discardableResult
-    public static func migrateStore(at store: URL, toVersionOf bundle: URL, version: String? = nil, from sourceVersion: String? = nil, dryRun: Bool = false,
+    public static func migrateStore(at store: URL, toVersionOf bundle: URL, version: String? = nil, from sourceVersion: String? = nil,
+                                    dryRun: Bool = false, allowLoss: Bool = true,
                                     mappings: [MappingModel] = [], policies: MigrationPolicies = MigrationPolicies(),
                                     debug: Bool = ProbeConfiguration.environment.migrationDebug, probes: Probes = .shared) throws -> MigrationPlan {
         func note(_ text: String) {
@@ -101,17 +115,22 @@ extension PersistentStoreCoordinator {
         // store is refused first, naming it, by the dry run as by the migration.
         try StoredKeyScan.check(ReadOnlyOpening(path: store.path).connect(reportingAs: store.path), model: models[sourceName]!)
         if dryRun {
-            let reader = try ReadOnlyOpening(path: store.path).connect(reportingAs: store.path)
-            for i in plan.steps.indices where i == 0 {
-                let source = models[plan.steps[i].from]!
-                for mapping in plan.steps[i].mapping.entityMappings {
-                    guard let name = mapping.source, let entity = source.entity(named: name) else { continue }
-                    let count = try reader.prepare("SELECT count(*) FROM \(entity.table.name) WHERE Z_ENT = ?")
-                    count.bind(Int64(entity.entityNumber), at: 1)
-                    plan.steps[i].rows[mapping.destination] = try count.step() ? Int(count.int64(at: 0)) : 0
-                }
+            // The whole migration, on a scratch copy: the dry run meets every error the migration would.
+            let folder = FileManager.default.temporaryDirectory.appendingPathComponent("faultline-dry-run-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(at: folder) }
+            let copy = folder.appendingPathComponent(store.lastPathComponent)
+            for suffix in ["", "-wal"] where FileManager.default.fileExists(atPath: store.path + suffix) {
+                try FileManager.default.copyItem(atPath: store.path + suffix, toPath: copy.path + suffix)
             }
-            return plan
+            let support = ExternalBinaryStorage(storePath: store.path).folder.deletingLastPathComponent()
+            if FileManager.default.fileExists(atPath: support.path) {
+                try FileManager.default.copyItem(at: support, to: ExternalBinaryStorage(storePath: copy.path).folder.deletingLastPathComponent())
+            }
+            var performed = try migrateStore(at: copy, toVersionOf: bundle, version: version, from: sourceName, allowLoss: true,
+                                             mappings: mappings, policies: policies, debug: debug, probes: .disabled)
+            performed.isDryRun = true
+            return performed
         }
         try checkpoint(store)
         let uuid = try ReadOnlyOpening(path: store.path).connect(reportingAs: store.path).readUUID(path: store.path)
@@ -134,6 +153,11 @@ extension PersistentStoreCoordinator {
             let started = ProbeClock.now()
             do {
                 let reader = try ReadOnlyOpening(path: input.path).connect(reportingAs: input.path)
+                plan.steps[i].account = try MigrationAccount.count(plan.steps[i].mapping, source: models[plan.steps[i].from]!, in: reader,
+                                                                   policies: Set(stepPolicies.keys))
+                guard allowLoss || plan.steps[i].account.dropped == 0 else {
+                    throw MigrationError(problem: "the migration would drop values (\(plan.steps[i].account)); nothing was written: migrate with --allow-loss to drop them")
+                }
                 try step.run(reading: reader, uuid: uuid, into: output)
             } catch let error as MigrationError {
                 throw MigrationError(entity: error.entity, property: error.property, problem: "from '\(plan.steps[i].from)' to '\(plan.steps[i].to)': \(error.problem)")
