@@ -34,6 +34,21 @@ final class VersionHashTests: XCTestCase {
         XCTAssertEqual(try hash("Ingredient", "recipe"), "GvmjTsOh76OGkr0Lmnxdh8u6FO4E+iuEYa0mRZPuKJQ=")
         XCTAssertEqual(try hash("Image", "recipe"), "fVH2lmmkHE4j/FvzfJ2et3KsNxcA8p5BJp2d/xd4hH0=")
         XCTAssertEqual(try hash("Ingredient"), "5tCLlA1r9p1UWdOTr3XJ+ZzBr6bxraWAs3Vt9zCAZek=")
+        // The same entity with `amount` as Integer 16.
+        let changed = try ManagedObjectModel(entities: [
+            EntityDescription(name: "Recipe", properties: [
+                RelationshipDescription(name: "ingredients", destination: "Ingredient", inverse: "recipe", isToMany: true),
+            ]),
+            EntityDescription(name: "Ingredient", properties: [
+                AttributeDescription(name: "amount", type: .integer16),
+                AttributeDescription(name: "displayOrder", type: .integer16, isOptional: false),
+                AttributeDescription(name: "name", type: .string, isOptional: false),
+                RelationshipDescription(name: "recipe", destination: "Recipe", inverse: "ingredients", minCount: 1),
+            ]),
+        ])
+        let ingredient = try XCTUnwrap(changed.entity(named: "Ingredient"))
+        XCTAssertEqual(ingredient.properties.first { $0.name == "amount" }?.coreDataVersionHash.base64EncodedString(), "RmH9Sk61kxsb8+GUEqlEkIuV4tDjxxhMNsHUu/tBW6I=")
+        XCTAssertEqual(ingredient.coreDataVersionHash.base64EncodedString(), "7nbTTDaWG1lAddHYHum4xP4IA/N90NYv9GLkGK+sueQ=")
     }
 
     func testEveryFixtureStoresHashesAreItsVersions() throws {
