@@ -34,9 +34,8 @@ struct InfoCommand: ParsableCommand {
                 } else if let model {
                     let coordinator = try openStore(store, model: model, readOnly: true)
                     let loaded = coordinator.managedObjectModel
-                    let stored = (try? PersistentStoreCoordinator.metadataForPersistentStore(at: url))?["NSStoreModelVersionHashes"] as? [String: Data]
                     info = try StoreInfo(store: url, model: loaded, version: loaded.versionName,
-                                         identifiedBy: stored == loaded.coreDataVersionHashes ? .hashes : .layout, modelSource: "model \(model)")
+                                         identifiedBy: PersistentStoreCoordinator.identification(of: url, by: loaded), modelSource: "model \(model)")
                 } else if let cached = try ManagedObjectModel.cachedInStore(at: url) {
                     let coordinator = PersistentStoreCoordinator(managedObjectModel: cached)
                     try coordinator.addPersistentStore(at: url, options: .readOnly)
@@ -61,9 +60,9 @@ struct InfoCommand: ParsableCommand {
 
     static func identification(_ info: StoreInfo) -> String {
         switch info.identifiedBy ?? .layout {
-        case .hashes: return "by Core Data's version hashes"
+        case .hashes: return "by its version hashes: the store's are the model's"
         case .cache: return "from the model the store caches, the one that wrote it"
-        case .layout: return "by its tables fitting the model: a guess (the store's NSStoreModelVersionHashes are not the model's)"
+        case .layout: return "by its tables fitting the model: a guess (the store's version hashes are not the model's)"
         }
     }
 

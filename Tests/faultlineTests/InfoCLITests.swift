@@ -41,7 +41,7 @@ final class InfoCLITests: CLITestCase {
             // Version 1's model file: V1's store by its hashes; V2's store is not its version, and says so.
             let text = try run(["info", store, "--model", folder + "/SampleModel.xcdatamodeld/SampleModel.xcdatamodel"])
             XCTAssertEqual(text.status, 0, text.stderr)
-            XCTAssertTrue(text.stdout.contains(version == "SampleModel" ? "identified by Core Data's version hashes" : "version: not identified: no model could be used"), text.stdout)
+            XCTAssertTrue(text.stdout.contains(version == "SampleModel" ? "identified by its version hashes: the store's are the model's" : "version: not identified: no model could be used"), text.stdout)
             let cached = try json(run(["info", store, "--json"]))
             XCTAssertEqual(cached["identifiedBy"] as? String, "cache")
             // Rows per entity, as SQLite counts them.
@@ -88,7 +88,8 @@ final class InfoCLITests: CLITestCase {
         let text = try run(["info", store, "--model", model])
         XCTAssertEqual(text.status, 0, text.stderr)
         XCTAssertTrue(text.stdout.contains("  Item  Z_ENT 1  2 rows\n  ZITEM: 1 row with Z_ENT 7, which names no entity of the model\n"), text.stdout)
-        XCTAssertTrue(text.stdout.contains("identified by its tables fitting the model"), text.stdout)
+        // Faultline's own store: its Faultline hashes, compared on opening, are the model's.
+        XCTAssertTrue(text.stdout.contains("identified by its version hashes: the store's are the model's"), text.stdout)
         XCTAssertTrue(text.stdout.contains("persistent history: none\nexternal storage: none\n"), text.stdout)
         let object = try json(run(["info", store, "--model", model, "--json"]))
         XCTAssertEqual((object["unknownRows"] as? [[String: Any]])?.first?["entityNumber"] as? Int, 7)
@@ -103,6 +104,16 @@ final class InfoCLITests: CLITestCase {
         let bareJSON = try json(run(["info", store, "--json"]))
         XCTAssertTrue(bareJSON["identifiedBy"] is NSNull)
         XCTAssertTrue((bareJSON["modelProblem"] as? String)?.hasPrefix("the store caches no model") == true)
+        // A Z_PRIMARYKEY name that is not an identifier (a hostile store's) is counted as a name, never run as SQL.
+        let odd = dir.appendingPathComponent("odd.sqlite").path
+        try FileManager.default.copyItem(atPath: store, toPath: odd)
+        var oddDB: OpaquePointer?
+        XCTAssertEqual(sqlite3_open(odd, &oddDB), SQLITE_OK)
+        XCTAssertEqual(sqlite3_exec(oddDB, #"INSERT INTO Z_PRIMARYKEY VALUES (9, 'Q" UNION SELECT 5, 5 --', 0, 0); CREATE TABLE "ZQ"" UNION SELECT 5, 5 --" (Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER); INSERT INTO "ZQ"" UNION SELECT 5, 5 --" VALUES (1, 9, 1);"#, nil, nil, nil), SQLITE_OK)
+        sqlite3_close(oddDB)
+        let oddInfo = try run(["info", odd])
+        XCTAssertEqual(oddInfo.status, 0, oddInfo.stderr)
+        XCTAssertTrue(oddInfo.stdout.contains(#"  Q" UNION SELECT 5, 5 --  Z_ENT 9  1 row"#), oddInfo.stdout)
         // A model that does not fit: the same, saying what differs.
         let other = try write("other.json", #"{"entities": [{"name": "Item", "attributes": [{"name": "label", "type": "string"}]}]}"#)
         let misfit = try run(["info", store, "--model", other])

@@ -80,8 +80,12 @@ public struct StoreInfo: Sendable {
         guard tables.contains("Z_PRIMARYKEY") else { throw StoreError.notAStore(path: store.path, detail: "it has no Z_PRIMARYKEY table") }
         // Z_ENT, Z_NAME, Z_SUPER of the user's entities (persistent history's are numbered from 16001).
         var rows: [(number: Int64, name: String, parent: Int64)] = []
-        let statement = try connection.prepare("SELECT Z_ENT, Z_NAME, Z_SUPER FROM Z_PRIMARYKEY WHERE Z_ENT < 16000 ORDER BY Z_ENT")
+        let statement = try connection.prepare("SELECT Z_ENT, Z_NAME, Z_SUPER FROM Z_PRIMARYKEY WHERE Z_ENT < 16000 ORDER BY Z_ENT LIMIT ?")
+        statement.bind(Int64(Limits.storeEntities + 1), at: 1)
         while try statement.step() { rows.append((statement.int64(at: 0), statement.text(at: 1), statement.int64(at: 2))) }
+        guard rows.count <= Limits.storeEntities else {
+            throw StoreError.notAStore(path: store.path, detail: "its Z_PRIMARYKEY lists more than \(Limits.storeEntities) entities (Limits.storeEntities)")
+        }
         let names = Dictionary(rows.map { ($0.number, $0.name) }, uniquingKeysWith: { first, _ in first })
         func root(of number: Int64) -> Int64 {
             var current = number, steps = 0
@@ -143,7 +147,9 @@ public struct StoreInfo: Sendable {
     /// Adds `table`'s rows per `Z_ENT` to `own` (numbers in `range`) or `unknown` (any other value).
     private static func countRows(_ connection: SQLiteConnection, table: String, range: ClosedRange<Int64>, into own: inout [Int: Int],
                                   unknown: inout [(String, Int64, Int)]) throws {
-        let statement = try connection.prepare("SELECT Z_ENT, count(*) FROM \(table) GROUP BY Z_ENT ORDER BY Z_ENT")
+        // The name may come from the store's own Z_PRIMARYKEY: quoted as an identifier.
+        let quoted = "\"" + table.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+        let statement = try connection.prepare("SELECT Z_ENT, count(*) FROM \(quoted) GROUP BY Z_ENT ORDER BY Z_ENT")
         while try statement.step() {
             let number = statement.int64(at: 0), rows = Int(statement.int64(at: 1))
             if statement.columnType(at: 0) == SQLITE_INTEGER && range.contains(number) { own[Int(number), default: 0] += rows } else { unknown.append((table, number, rows)) }

@@ -47,8 +47,7 @@ extension PersistentStoreCoordinator {
         var mismatches: [String] = []
         var byHashes: String?
         var versions = try ManagedObjectModel.versions(ofBundle: bundle)
-        // A store Faultline wrote records Faultline's hashes, which opening compares with the model's: as exact.
-        let faultlineHashes = ((try? metadataForPersistentStore(at: store))?["FaultlineStoreFormat"] as? NSNumber)?.intValue == 2
+        let faultlineHashes = recordsFaultlineHashes(store)
         // A compiled bundle knows each version's hashes as Core Data computes them: the version whose hashes are
         // the store's is tried first.
         // A source bundle's versions are hashed here, as Core Data hashes them (`coreDataVersionHashes`).
@@ -71,5 +70,19 @@ extension PersistentStoreCoordinator {
             }
         }
         throw StoreError.noMatchingModelVersion(path: store.path, bundle: bundle.path, mismatches: mismatches)
+    }
+
+    /// True when the store was written by Faultline with its own version hashes (`FaultlineStoreFormat` 2), which
+    /// opening compares with the model's: a version it opens with is identified exactly.
+    static func recordsFaultlineHashes(_ store: URL) -> Bool {
+        ((try? metadataForPersistentStore(at: store))?["FaultlineStoreFormat"] as? NSNumber)?.intValue == 2
+    }
+
+    /// How `model`, which opened the store, is known to be the store's version: by hashes (Core Data's in the
+    /// store's metadata, or Faultline's compared on opening), else only by the layout that let it open.
+    public static func identification(of store: URL, by model: ManagedObjectModel) -> VersionIdentification {
+        if recordsFaultlineHashes(store) { return .hashes }
+        let stored = (try? metadataForPersistentStore(at: store))?["NSStoreModelVersionHashes"] as? [String: Data]
+        return stored == model.coreDataVersionHashes ? .hashes : .layout
     }
 }

@@ -51,6 +51,10 @@ public enum Limits {
     public static let dateSecondsSinceReferenceDate: ClosedRange<Double> =
         Date.distantPast.timeIntervalSinceReferenceDate...Date.distantFuture.timeIntervalSinceReferenceDate
 
+    /// The most entities a store's `Z_PRIMARYKEY` may list for `faultline info` to show it without a model: real
+    /// models have tens to hundreds.
+    public static let storeEntities = 10_000
+
     /// The primary keys (and foreign keys) a store's rows may hold: Core Data numbers rows from 1; a to-one to an
     /// entity with sub-entities packs its destination's entity number above the key's 48 bits. A row with another key
     /// is refused, naming its table, column and row.
