@@ -77,9 +77,10 @@ struct InfoCommand: ParsableCommand {
             out += "\nversion: \(info.version.map { "'\($0)'" } ?? "unnamed"), identified \(identification(info))\n"
         }
         out += "\nentities:\n"
-        let width = info.entities.map { $0.name.count + 2 * depth($0, info) }.max() ?? 0
-        for entity in ordered(info) {
-            let name = String(repeating: "  ", count: depth(entity, info)) + entity.name
+        let hierarchy = ordered(info)
+        let width = hierarchy.map { $0.entity.name.count + 2 * $0.depth }.max() ?? 0
+        for (entity, depth) in hierarchy {
+            let name = String(repeating: "  ", count: depth) + entity.name
             out += "  \(name.padding(toLength: width, withPad: " ", startingAt: 0))  Z_ENT \(entity.number)  \(rows(entity.rows))"
             if !entity.subentities.isEmpty { out += " (\(entity.rowsWithSubentities) with its sub-entities)" }
             if entity.isAbstract { out += "  abstract" }
@@ -100,20 +101,21 @@ struct InfoCommand: ParsableCommand {
 
     static func rows(_ count: Int) -> String { count == 1 ? "1 row" : "\(count) rows" }
 
-    /// Entities in their hierarchy's order: each root, then its sub-entities.
-    static func ordered(_ info: StoreInfo) -> [StoreInfo.Entity] {
-        let byName = Dictionary(uniqueKeysWithValues: info.entities.map { ($0.name, $0) })
-        func walk(_ entity: StoreInfo.Entity) -> [StoreInfo.Entity] { [entity] + entity.subentities.compactMap { byName[$0] }.flatMap(walk) }
-        return info.entities.filter { $0.parent == nil }.sorted { $0.number < $1.number }.flatMap(walk)
-    }
-
-    static func depth(_ entity: StoreInfo.Entity, _ info: StoreInfo) -> Int {
-        var depth = 0, parent = entity.parent
-        while let name = parent, depth < Limits.inheritanceDepth {
-            depth += 1
-            parent = info.entities.first { $0.name == name }?.parent
+    /// Entities in their hierarchy's order — each root, then its sub-entities — with their depth. A damaged
+    /// `Z_PRIMARYKEY` may repeat names or make parents a cycle: each entity is listed once, those no root reaches last.
+    static func ordered(_ info: StoreInfo) -> [(entity: StoreInfo.Entity, depth: Int)] {
+        var children: [String: [StoreInfo.Entity]] = [:]
+        for entity in info.entities { if let parent = entity.parent { children[parent, default: []].append(entity) } }
+        var result: [(entity: StoreInfo.Entity, depth: Int)] = []
+        var listed: Set<Int> = []
+        func walk(_ entity: StoreInfo.Entity, _ depth: Int) {
+            guard depth <= Limits.inheritanceDepth, listed.insert(entity.number).inserted else { return }
+            result.append((entity, depth))
+            for child in children[entity.name] ?? [] { walk(child, depth + 1) }
         }
-        return depth
+        for root in info.entities.filter({ $0.parent == nil }).sorted(by: { $0.number < $1.number }) { walk(root, 0) }
+        for entity in info.entities where !listed.contains(entity.number) { walk(entity, 0) }
+        return result
     }
 
     static func json(_ info: StoreInfo) throws -> String {
@@ -121,7 +123,7 @@ struct InfoCommand: ParsableCommand {
             "path": info.path, "fileBytes": info.fileBytes, "journalMode": info.journalMode,
             "version": info.version as Any? ?? NSNull(), "identifiedBy": info.identifiedBy?.rawValue as Any? ?? NSNull(), "model": info.modelSource,
             "modelProblem": info.modelProblem as Any? ?? NSNull(),
-            "entities": ordered(info).map { entity -> [String: Any] in
+            "entities": ordered(info).map(\.entity).map { entity -> [String: Any] in
                 ["name": entity.name, "number": entity.number, "parent": entity.parent as Any? ?? NSNull(), "subentities": entity.subentities,
                  "abstract": entity.isAbstract, "rows": entity.rows, "rowsWithSubentities": entity.rowsWithSubentities]
             },

@@ -114,6 +114,13 @@ final class InfoCLITests: CLITestCase {
         let oddInfo = try run(["info", odd])
         XCTAssertEqual(oddInfo.status, 0, oddInfo.stderr)
         XCTAssertTrue(oddInfo.stdout.contains(#"  Q" UNION SELECT 5, 5 --  Z_ENT 9  1 row"#), oddInfo.stdout)
+        // Parents that loop (an entity its own parent, two each other's) and a repeated name: each listed once.
+        XCTAssertEqual(sqlite3_open(odd, &oddDB), SQLITE_OK)
+        XCTAssertEqual(sqlite3_exec(oddDB, "INSERT INTO Z_PRIMARYKEY VALUES (10, 'Loop', 10, 0), (11, 'Ping', 12, 0), (12, 'Pong', 11, 0), (13, 'Item', 1, 0)", nil, nil, nil), SQLITE_OK)
+        sqlite3_close(oddDB)
+        let loops = try run(["info", odd, "--json"])
+        let listed = try XCTUnwrap(try json(loops)["entities"] as? [[String: Any]]).compactMap { $0["number"] as? Int }
+        XCTAssertEqual(listed.sorted(), [1, 9, 10, 11, 12, 13])
         // A model that does not fit: the same, saying what differs.
         let other = try write("other.json", #"{"entities": [{"name": "Item", "attributes": [{"name": "label", "type": "string"}]}]}"#)
         let misfit = try run(["info", store, "--model", other])

@@ -86,28 +86,39 @@ public struct StoreInfo: Sendable {
         guard rows.count <= Limits.storeEntities else {
             throw StoreError.notAStore(path: store.path, detail: "its Z_PRIMARYKEY lists more than \(Limits.storeEntities) entities (Limits.storeEntities)")
         }
+        // A damaged Z_PRIMARYKEY may repeat numbers or names, or make parents a cycle: every walk below is by
+        // dictionary, bounded by Limits.inheritanceDepth and by the entities already seen.
         let names = Dictionary(rows.map { ($0.number, $0.name) }, uniquingKeysWith: { first, _ in first })
+        let parents = Dictionary(rows.map { ($0.number, $0.parent) }, uniquingKeysWith: { first, _ in first })
+        var children: [Int64: [Int64]] = [:]
+        for row in rows where row.parent != 0 && row.parent != row.number { children[row.parent, default: []].append(row.number) }
         func root(of number: Int64) -> Int64 {
             var current = number, steps = 0
-            while let row = rows.first(where: { $0.number == current }), row.parent != 0, steps < Limits.inheritanceDepth { current = row.parent; steps += 1 }
+            while let parent = parents[current], parent != 0, parent != current, steps < Limits.inheritanceDepth { current = parent; steps += 1 }
             return current
         }
+        func descendants(_ number: Int64) -> [Int64] {
+            var seen: Set<Int64> = [number], result = [number], next = [number], depth = 0
+            while !next.isEmpty && depth < Limits.inheritanceDepth {
+                next = next.flatMap { children[$0] ?? [] }.filter { seen.insert($0).inserted }
+                result += next
+                depth += 1
+            }
+            return result
+        }
+        let members = Dictionary(grouping: rows.map(\.number), by: root(of:))
         var own: [Int: Int] = [:]
         var unknown: [(String, Int64, Int)] = []
+        var counted: Set<String> = []
         for row in rows where row.parent == 0 {
             let table = "Z" + row.name.uppercased()
-            guard tables.contains(table) else { continue }
-            let members = rows.filter { root(of: $0.number) == row.number }.map(\.number)
-            try Self.countRows(connection, table: table, range: (members.min() ?? row.number)...(members.max() ?? row.number), into: &own, unknown: &unknown)
-        }
-        // Bounded: a damaged Z_PRIMARYKEY may make its parents a cycle.
-        func descendants(_ number: Int64, depth: Int = 0) -> [Int64] {
-            guard depth < Limits.inheritanceDepth else { return [number] }
-            return [number] + rows.filter { $0.parent == number && $0.number != number }.flatMap { descendants($0.number, depth: depth + 1) }
+            guard tables.contains(table), counted.insert(table).inserted else { continue }
+            let numbers = members[row.number] ?? [row.number]
+            try Self.countRows(connection, table: table, range: numbers.min()!...numbers.max()!, into: &own, unknown: &unknown)
         }
         let entities = rows.map { row in
             Entity(name: row.name, number: Int(row.number), parent: row.parent == 0 ? nil : names[row.parent],
-                   subentities: rows.filter { $0.parent == row.number }.map(\.name), isAbstract: false, rows: own[Int(row.number)] ?? 0,
+                   subentities: (children[row.number] ?? []).compactMap { names[$0] }, isAbstract: false, rows: own[Int(row.number)] ?? 0,
                    rowsWithSubentities: descendants(row.number).reduce(0) { $0 + (own[Int($1)] ?? 0) })
         }
         try self.init(store: store, connection: connection, tables: tables, entities: entities, unknownRows: unknown, version: nil,
