@@ -125,6 +125,7 @@ final class DamagedStoreTests: XCTestCase {
             try walk.setValue(2.5, forKey: "distance")
             try context.save()
         }
+        XCTAssertEqual(strings("SELECT Z_OPT FROM ZWALK"), ["-9223372036854775808"], "the version wrapped")
     }
 
     func testARelationshipThatCannotBeReadIsEmptyWithItsError() throws {

@@ -111,9 +111,6 @@ extension PersistentStoreCoordinator {
             plan.steps.append(.init(from: from.name, to: to.name, mapping: mapping, rows: [:]))
         }
         let models = Dictionary(uniqueKeysWithValues: versions.map { ($0.name, $0.model) })
-        // A row with a key Core Data never writes would be left behind (an unknown Z_ENT) or copied as it is: the
-        // store is refused first, naming it, by the dry run as by the migration.
-        try StoredKeyScan.check(ReadOnlyOpening(path: store.path).connect(reportingAs: store.path), model: models[sourceName]!)
         if dryRun {
             // The whole migration, on a scratch copy: the dry run meets every error the migration would.
             let folder = FileManager.default.temporaryDirectory.appendingPathComponent("faultline-dry-run-\(UUID().uuidString)")
@@ -132,6 +129,9 @@ extension PersistentStoreCoordinator {
             performed.isDryRun = true
             return performed
         }
+        // A row with a key Core Data never writes would be left behind (an unknown Z_ENT) or copied as it is: the
+        // store is refused first, naming it (the dry run meets this on its copy).
+        try StoredKeyScan.check(ReadOnlyOpening(path: store.path).connect(reportingAs: store.path), model: models[sourceName]!)
         try checkpoint(store)
         let uuid = try ReadOnlyOpening(path: store.path).connect(reportingAs: store.path).readUUID(path: store.path)
         var input = store

@@ -163,6 +163,9 @@ enum StoredKeyScan {
                 }
                 column += 1
             }
+            // SQL found the row bad; the checks above say why. Should they ever disagree, the row is still refused.
+            throw StoreError.invalidStoredValue(table: table.name, column: "Z_PK", row: StoredKeyRule.row(key), value: String(key),
+                                                expected: "a row whose keys all hold (Z_ENT, Z_OPT, to-one keys)")
         }
         var joinTables: Set<String> = []
         for entity in model.entities {
@@ -177,6 +180,8 @@ enum StoredKeyScan {
                 let row = "a row with \(join.sourceColumn) \(StoredKeyRule.describe(statement.slot(at: 0)))"
                 _ = try statement.storedKey(at: 0, table: join.name, column: join.sourceColumn, row: row)
                 _ = try statement.storedKey(at: 1, table: join.name, column: join.destinationColumn, row: row)
+                throw StoreError.invalidStoredValue(table: join.name, column: join.destinationColumn, row: row,
+                                                    value: StoredKeyRule.describe(statement.slot(at: 1)), expected: StoredKeyRule.key.description)
             }
         }
     }
