@@ -44,6 +44,10 @@ final class InfoCLITests: CLITestCase {
             XCTAssertTrue(text.stdout.contains(version == "SampleModel" ? "identified by its version hashes: the store's are the model's" : "version: not identified: no model could be used"), text.stdout)
             let cached = try json(run(["info", store, "--json"]))
             XCTAssertEqual(cached["identifiedBy"] as? String, "cache")
+            // Whether the cached model's Core Data hashes are the store's is said, in JSON and in words.
+            let agree = try XCTUnwrap(cached["hashesAgree"] as? Bool)
+            let cachedText = try run(["info", store]).stdout
+            XCTAssertEqual(cachedText.contains("note: Core Data's hashes computed from the cached model are not the store's"), !agree, cachedText)
             // Rows per entity, as SQLite counts them.
             let entities = try XCTUnwrap(cached["entities"] as? [[String: Any]])
             let car = try XCTUnwrap(entities.first { $0["name"] as? String == "Car" })
@@ -55,6 +59,8 @@ final class InfoCLITests: CLITestCase {
                 XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: store + suffix)), data, "\(name)\(suffix) is left as it was")
             }
         }
+        let (wibosco, _) = try copy("wibosco-migration/CoreDataMigration_Example_3.sqlite")
+        XCTAssertEqual(try json(run(["info", wibosco, "--json"]))["hashesAgree"] as? Bool, true)
         // Persistent history and a WAL store.
         let (history, files) = try copy("coredataplus-samplemodel2/SampleModel2_V1.sqlite")
         let info = try run(["info", history])

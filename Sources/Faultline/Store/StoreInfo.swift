@@ -40,6 +40,9 @@ public struct StoreInfo: Sendable {
     public let modelSource: String
     /// Why no model was used, when none was.
     public let modelProblem: String?
+    /// Whether Core Data's version hashes, computed from the model, are the store's `NSStoreModelVersionHashes`
+    /// (nil without a model or without hashes in the store).
+    public let hashesAgree: Bool?
     public let entities: [Entity]
     /// Rows whose `Z_ENT` names no entity of the model: (table, entity number, rows).
     public let unknownRows: [(table: String, number: Int64, rows: Int)]
@@ -68,8 +71,10 @@ public struct StoreInfo: Sendable {
                    isAbstract: entity.isAbstract, rows: own[entity.entityNumber] ?? 0,
                    rowsWithSubentities: entity.selfAndDescendants.reduce(0) { $0 + (own[$1.entityNumber] ?? 0) })
         }
+        let stored = (try? PersistentStoreCoordinator.metadataForPersistentStore(at: store))?["NSStoreModelVersionHashes"] as? [String: Data]
         try self.init(store: store, connection: connection, tables: tables, entities: entities, unknownRows: unknown, version: version,
-                      identifiedBy: identifiedBy, modelSource: modelSource, modelProblem: nil)
+                      identifiedBy: identifiedBy, modelSource: modelSource, modelProblem: nil,
+                      hashesAgree: stored.map { $0 == model.coreDataVersionHashes })
     }
 
     /// Reads what `store` holds without a model (none given or cached, or the model does not fit: `problem` says
@@ -122,11 +127,13 @@ public struct StoreInfo: Sendable {
                    rowsWithSubentities: descendants(row.number).reduce(0) { $0 + (own[Int($1)] ?? 0) })
         }
         try self.init(store: store, connection: connection, tables: tables, entities: entities, unknownRows: unknown, version: nil,
-                      identifiedBy: nil, modelSource: "none: \(problem)", modelProblem: problem)
+                      identifiedBy: nil, modelSource: "none: \(problem)", modelProblem: problem, hashesAgree: nil)
     }
 
     private init(store: URL, connection: SQLiteConnection, tables: Set<String>, entities: [Entity], unknownRows: [(String, Int64, Int)],
-                 version: String?, identifiedBy: VersionIdentification?, modelSource: String, modelProblem: String?) throws {
+                 version: String?, identifiedBy: VersionIdentification?, modelSource: String, modelProblem: String?,
+                 hashesAgree: Bool?) throws {
+        self.hashesAgree = hashesAgree
         path = store.path
         let attributes = try FileManager.default.attributesOfItem(atPath: store.path)
         fileBytes = (attributes[.size] as? NSNumber)?.int64Value ?? 0
