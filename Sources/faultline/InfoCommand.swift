@@ -76,7 +76,7 @@ struct InfoCommand: ParsableCommand {
         } else {
             out += "\nversion: \(info.version.map { "'\($0)'" } ?? "unnamed"), identified \(identification(info))\n"
             if info.identifiedBy == .cache, info.hashesAgree == false {
-                out += "  note: Core Data's hashes computed from the cached model are not the store's (a model feature Faultline does not hash as Core Data does, or a cache left by another version)\n"
+                out += "  note: Core Data's hashes computed from the cached model are not the store's for \(info.entitiesWithOtherHashes.joined(separator: ", ")) (a model feature Faultline does not hash as Core Data does, or a cache left by another version)\n"
             }
         }
         out += "\nentities:\n"
@@ -126,6 +126,7 @@ struct InfoCommand: ParsableCommand {
             "path": info.path, "fileBytes": info.fileBytes, "journalMode": info.journalMode,
             "version": info.version as Any? ?? NSNull(), "identifiedBy": info.identifiedBy?.rawValue as Any? ?? NSNull(), "model": info.modelSource,
             "modelProblem": info.modelProblem as Any? ?? NSNull(), "hashesAgree": info.hashesAgree as Any? ?? NSNull(),
+            "entitiesWithOtherHashes": info.entitiesWithOtherHashes,
             "entities": ordered(info).map(\.entity).map { entity -> [String: Any] in
                 ["name": entity.name, "number": entity.number, "parent": entity.parent as Any? ?? NSNull(), "subentities": entity.subentities,
                  "abstract": entity.isAbstract, "rows": entity.rows, "rowsWithSubentities": entity.rowsWithSubentities]

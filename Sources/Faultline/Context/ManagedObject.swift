@@ -209,6 +209,7 @@ open class ManagedObject: CustomStringConvertible {
     /// The value of `property` (see `value(forKey:)`).
     public func value(for property: PropertyDescription) -> Any? {
         if let attribute = property as? AttributeDescription {
+            if attribute.type == .composite { return compositeValue(attribute) }
             if attribute.isTransient, let object = transientObjects[attribute.index] { return object }
             return ValueCoding.value(of: slot(at: attribute.index), type: attribute.type, transformer: attribute.valueTransformerName)
         }
@@ -229,6 +230,12 @@ open class ManagedObject: CustomStringConvertible {
     /// Sets `property` (see `setValue(_:forKey:)`).
     public func setValue(_ value: Any?, for property: PropertyDescription) throws {
         if let attribute = property as? AttributeDescription {
+            if attribute.type == .composite {
+                var slots: [(AttributeDescription, Slot)] = []
+                try compositeSlots(value, of: attribute, into: &slots)
+                for (element, slot) in slots { setSlot(slot, at: element.index) }
+                return
+            }
             let slot: Slot
             do { slot = try ValueCoding.slot(for: value, attribute: attribute) } catch let error as ValueError {
                 throw ManagedObjectError.invalidValue(entity: entity.name, key: attribute.name, problem: error.problem)
@@ -256,6 +263,42 @@ open class ManagedObject: CustomStringConvertible {
             let object = unwrapped as? ManagedObject
             if let object { try checkDestination(object, of: relationship) }
             setDestination(object, of: relationship)
+        }
+    }
+
+    /// A composite attribute's value: its elements' values by name (nested composites as dictionaries), nil when
+    /// every element is nil.
+    private func compositeValue(_ composite: AttributeDescription) -> [String: Any]? {
+        var result: [String: Any] = [:]
+        for element in composite.entityElements {
+            if let value = element.type == .composite ? compositeValue(element) : value(for: element) { result[element.elementName ?? element.name] = value }
+        }
+        return result.isEmpty ? nil : result
+    }
+
+    /// The element slots `value` (a dictionary by element name, or nil for all nil) gives a composite, checked in
+    /// full before any is set.
+    private func compositeSlots(_ value: Any?, of composite: AttributeDescription, into slots: inout [(AttributeDescription, Slot)]) throws {
+        let unwrapped = ValueCoding.unwrap(value)
+        guard unwrapped == nil || unwrapped is [String: Any] else {
+            throw ManagedObjectError.invalidValue(entity: entity.name, key: composite.name,
+                                                  problem: "a composite attribute takes a dictionary of its elements' values, got \(type(of: unwrapped!))")
+        }
+        let values = unwrapped as? [String: Any] ?? [:]
+        let names = Set(composite.entityElements.compactMap(\.elementName))
+        if let unknown = values.keys.sorted().first(where: { !names.contains($0) }) {
+            throw ManagedObjectError.invalidValue(entity: entity.name, key: composite.name,
+                                                  problem: "'\(unknown)' is not one of its elements (\(names.sorted().joined(separator: ", ")))")
+        }
+        for element in composite.entityElements {
+            let given = values[element.elementName ?? ""]
+            if element.type == .composite {
+                try compositeSlots(given, of: element, into: &slots)
+                continue
+            }
+            do { slots.append((element, try ValueCoding.slot(for: given, attribute: element))) } catch let error as ValueError {
+                throw ManagedObjectError.invalidValue(entity: entity.name, key: element.name, problem: error.problem)
+            }
         }
     }
 

@@ -99,7 +99,8 @@ private struct CompiledModelReader {
                 guard !inherited.contains(try name(property, key: "NSPropertyName")) else { continue }
                 switch try archive.className(of: property) {
                 // A derived attribute is stored like any other (Core Data computes it when saving).
-                case "NSAttributeDescription", "NSDerivedAttributeDescription": properties.append(try attribute(property, entity: entityName))
+                case "NSAttributeDescription", "NSDerivedAttributeDescription", "NSCompositeAttributeDescription":
+                    properties.append(try attribute(property, entity: entityName))
                 case "NSRelationshipDescription": properties.append(try relationship(property, entity: entityName))
                 default: continue // fetched and derived-expression properties have no column
                 }
@@ -177,9 +178,14 @@ private struct CompiledModelReader {
     private static let attributeTypes: [Int64: AttributeType] = [
         0: .undefined, 100: .integer16, 200: .integer32, 300: .integer64, 400: .decimal, 500: .double, 600: .float,
         700: .string, 800: .boolean, 900: .date, 1000: .binary, 1100: .uuid, 1200: .uri, 1800: .transformable, 2000: .objectID,
+        2100: .composite,
     ]
 
-    private func attribute(_ object: PropertyListValue, entity: String) throws -> AttributeDescription {
+    /// `NSFlagsKey` bit of Xcode's "Preserve After Deletion" (the cached models of the fixtures: it is set exactly
+    /// where the Xcode source says `preserveAfterDeletion="YES"`, and the hashes agree with it).
+    static let preservesAfterDeletionFlag: Int64 = 0x10
+
+    private func attribute(_ object: PropertyListValue, entity: String, depth: Int = 0) throws -> AttributeDescription {
         let propertyName = try name(object, key: "NSPropertyName")
         let code = object["NSAttributeType"]?.integer ?? 0
         guard let type = Self.attributeTypes[code] else {
@@ -194,6 +200,25 @@ private struct CompiledModelReader {
             valueTransformerName: try archive.string(object["NSValueTransformerName"]),
             userInfo: try userInfo(object))
         attribute.defaultValue = try defaultValue(object["NSDefaultValue"], type: type)
+        attribute.preservesValueInHistoryOnDeletion = (object["NSFlagsKey"]?.integer ?? 0) & Self.preservesAfterDeletionFlag != 0
+        if let derivation = try archive.field("NSDerivationExpression", of: object) {
+            attribute.derivationExpression = try ExpressionFormat(archive: archive).format(derivation)
+            if let filter = try archive.field("NSFilteringPredicate", of: object), case .dictionary = filter {
+                // One Faultline cannot print makes the hash differ, which `info` reports; the model still loads.
+                attribute.derivationFilter = (try? ExpressionFormat(archive: archive).formatPredicate(filter)) ?? "?"
+            }
+        }
+        if type == .composite {
+            // SwiftData's Codable structs and enums: the elements are attributes (or composites) of their own.
+            guard depth < Limits.compositeDepth else {
+                throw CoreDataFormatError("attribute \(entity).\(propertyName) nests composites more than \(Limits.compositeDepth) deep")
+            }
+            if let list = try archive.field("NSCompositeElements", of: object) {
+                for element in try archive.elements(of: list) {
+                    attribute.elements.append(try self.attribute(element, entity: entity, depth: depth + 1))
+                }
+            }
+        }
         if let renaming = try archive.string(object["NSRenamingIdentifier"]), renaming != propertyName { attribute.renamingIdentifier = renaming }
         return attribute
     }
@@ -245,6 +270,60 @@ private struct CompiledModelReader {
             minCount: Int(clamping: max(0, object["NSMinCount"]?.integer ?? 0)), maxCount: isToMany ? max(0, maxCount) : 1,
             userInfo: try userInfo(object))
         if let renaming = try archive.string(object["NSRenamingIdentifier"]), renaming != propertyName { relationship.renamingIdentifier = renaming }
+        if let archived = object["NSMaxCount"]?.integer { relationship.archivedMaxCount = Int(truncatingIfNeeded: archived) }
         return relationship
+    }
+}
+
+/// An archived `NSExpression` in its predicate format, as Core Data prints it (`count:(pages)`, `now()`,
+/// `author.name`): a derived attribute's version hash is made of this text.
+struct ExpressionFormat {
+    let archive: KeyedArchive
+    /// Archived expressions nest; deeper than this is refused.
+    static let depth = 64
+
+    func format(_ object: PropertyListValue, depth: Int = 0) throws -> String {
+        guard depth < Self.depth else { throw CoreDataFormatError("an archived expression nests more than \(Self.depth) deep") }
+        switch object["NSExpressionType"]?.integer ?? -1 {
+        case 0: // constant
+            guard let value = try archive.field("NSConstantValue", of: object) else { return "nil" }
+            if let text = try archive.string(value) { return "\"" + text.replacingOccurrences(of: "\"", with: "\\\"") + "\"" }
+            switch value {
+            case .integer(let n): return String(n)
+            case .real(let d): return String(d)
+            case .boolean(let b): return b ? "1" : "0"
+            default: throw CoreDataFormatError("an archived expression holds a constant Faultline cannot print")
+            }
+        case 1: return "SELF"
+        case 2: return "$" + (try archive.string(object["NSVariable"]) ?? "")
+        case 3: // key path: valueForKey: with a key-path specifier, from SELF or from another expression
+            let arguments = try archive.field("NSArguments", of: object).map { try archive.elements(of: $0) } ?? []
+            guard let key = try arguments.first.flatMap({ try archive.string($0["NSKeyPath"]) }) else {
+                throw CoreDataFormatError("an archived key-path expression names no key path")
+            }
+            guard let operand = try archive.field("NSOperand", of: object), operand["NSExpressionType"]?.integer != 1 else { return key }
+            return try format(operand, depth: depth + 1) + "." + key
+        case 4: // function
+            guard let selector = try archive.string(object["NSSelectorName"]) else {
+                throw CoreDataFormatError("an archived function expression names no function")
+            }
+            let arguments = try archive.field("NSArguments", of: object).map { try archive.elements(of: $0) } ?? []
+            return selector + "(" + (try arguments.map { try format($0, depth: depth + 1) }).joined(separator: ", ") + ")"
+        case 10: return try archive.string(object["NSKeyPath"]) ?? ""
+        default:
+            throw CoreDataFormatError("an archived expression of type \(object["NSExpressionType"]?.integer ?? -1) Faultline cannot print")
+        }
+    }
+
+    /// A filtering predicate's format, when it is a plain comparison of two expressions; otherwise an error.
+    func formatPredicate(_ object: PropertyListValue) throws -> String {
+        guard let left = try archive.field("NSLeftExpression", of: object), let right = try archive.field("NSRightExpression", of: object) else {
+            throw CoreDataFormatError("an archived filtering predicate Faultline cannot print")
+        }
+        let operators: [Int64: String] = [0: "<", 1: "<=", 2: ">", 3: ">=", 4: "==", 5: "!="]
+        guard let op = operators[object["NSPredicateOperatorType"]?.integer ?? -1] else {
+            throw CoreDataFormatError("an archived filtering predicate's operator Faultline cannot print")
+        }
+        return "\(try format(left)) \(op) \(try format(right))"
     }
 }

@@ -207,8 +207,15 @@ struct PredicateCompiler {
                 throw ObjectPredicateError(.unknownKey, "entity '\(entity.name)' has no key '\(name)'")
             }
             if let attribute = property as? AttributeDescription {
+                if attribute.type == .composite, !isLast {
+                    // A composite's element is an attribute of the entity named by its path ("author.person").
+                    return try keyPath(Array(components[..<i]) + ["\(name).\(components[i + 1])"] + Array(components[(i + 2)...]), from: start)
+                }
                 guard isLast else {
                     throw ObjectPredicateError(.unknownKey, "'\(name)' is an attribute of '\(entity.name)'; it has no key '\(components[i + 1])'")
+                }
+                if attribute.type == .composite {
+                    throw ObjectPredicateError(.unsupported, "'\(entity.name).\(name)' is a composite attribute: compare its elements (\(name).\(attribute.entityElements.first?.elementName ?? "…"))")
                 }
                 guard let column = attribute.columnName else {
                     throw ObjectPredicateError(.unsupported, "'\(entity.name).\(name)' is transient: the store cannot fetch by it")
@@ -592,6 +599,8 @@ struct PredicateCompiler {
                 } catch {
                     throw mismatch()
                 }
+            case .composite:
+                throw mismatch()
             }
         case .object:
             guard case .objectID(let id) = value else { throw mismatch() }

@@ -100,6 +100,9 @@ struct PredicateEvaluator {
                 throw ObjectPredicateError(.unknownKey, "entity '\(object.entity.name)' has no key '\(name)'")
             }
             if let attribute = property as? AttributeDescription {
+                if attribute.type == .composite, let element = rest.first {
+                    return try follow(["\(name).\(element)"] + rest.dropFirst(), from: start)
+                }
                 return try follow(rest, from: .scalar(Self.value(of: object, attribute)))
             }
             let relationship = property as! RelationshipDescription

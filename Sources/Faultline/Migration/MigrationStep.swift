@@ -274,6 +274,16 @@ struct MigrationStep {
             try setForeignKeys(pairs, relationship: inverse, owner: inverse.entity, target: inverse.destination, entityOf: entityOf, in: writer, flipped: true)
         case .joinTable:
             guard let join = relationship.joinTable else { return }
+            if join.isDestinationTable {
+                let update = try writer.prepare("UPDATE \(join.name) SET \(join.sourceColumn) = ? WHERE Z_PK = ?")
+                for (from, to, _, _) in pairs {
+                    update.reset()
+                    update.bind(from, at: 1)
+                    update.bind(to, at: 2)
+                    while try update.step() {}
+                }
+                return
+            }
             let source = join.isOwner ? join.sourceColumn : join.destinationColumn
             let target = join.isOwner ? join.destinationColumn : join.sourceColumn
             let order = join.isOwner ? join.orderColumn : join.inverseOrderColumn

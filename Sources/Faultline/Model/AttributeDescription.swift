@@ -24,6 +24,12 @@ public final class AttributeDescription: PropertyDescription, @unchecked Sendabl
     public var regularExpression: String?
     /// For derived attributes in Xcode models: the derivation expression (recorded, not evaluated).
     public var derivationExpression: String?
+    /// For derived attributes: the filtering predicate's format, when there is one.
+    public var derivationFilter: String?
+    /// For composite attributes: the elements (attributes, or composites in turn), each kept in a column of its own
+    /// as SwiftData keeps a Codable struct's or enum's fields. The attribute's value is a `[String: Any]` of the
+    /// elements' values by name.
+    public var elements: [AttributeDescription] = []
 
     /// Creates an attribute.
     public init(name: String, type: AttributeType, isOptional: Bool = true, isTransient: Bool = false,
@@ -42,6 +48,24 @@ public final class AttributeDescription: PropertyDescription, @unchecked Sendabl
         super.init(name: name, isOptional: isOptional, isTransient: isTransient, userInfo: userInfo)
     }
 
+    /// Creates a composite attribute of `elements`.
+    public convenience init(name: String, compositeOf elements: [AttributeDescription], isOptional: Bool = true,
+                            isTransient: Bool = false, userInfo: [String: String] = [:]) {
+        self.init(name: name, type: .composite, isOptional: isOptional, isTransient: isTransient, userInfo: userInfo)
+        self.elements = elements
+    }
+
+    // MARK: Composite elements as the entity holds them
+    // The model builder gives each element of a composite attribute an attribute of the entity, named by its path
+    // ("author.person"), with a slot and a column like any attribute; the composite itself has neither.
+
+    /// For such an element: its name in its composite ("person"); nil for every other attribute.
+    public internal(set) var elementName: String?
+    /// For a composite attribute of an entity: its elements as the entity holds them, in the composite's order.
+    public internal(set) var entityElements: [AttributeDescription] = []
+    /// True for an element of a composite attribute as the entity holds it.
+    public var isCompositeElement: Bool { elementName != nil }
+
     /// A stored binary attribute kept in Core Data's external-storage format (marker byte, inline or in a file).
     var storesExternally: Bool { allowsExternalBinaryDataStorage && type == .binary && !isTransient }
 
@@ -49,6 +73,6 @@ public final class AttributeDescription: PropertyDescription, @unchecked Sendabl
     var defaultSlot: Slot = .null
 
     override func hashInput() -> String {
-        "A|\(name)|\(type.rawValue)|\(isOptional)|\(isTransient)"
+        "A|\(name)|\(type.rawValue)|\(isOptional)|\(isTransient)" + elements.map { "{" + $0.hashInput() + "}" }.joined()
     }
 }

@@ -16,6 +16,9 @@ public enum AttributeType: String, Sendable, CaseIterable, Codable {
     /// Only for transient attributes, as in Core Data.
     case undefined = "Undefined"
     case objectID = "ObjectID"
+    /// A composite attribute (SwiftData's Codable structs and enums): named elements, each an attribute of its own
+    /// column; the value is a dictionary of the elements' values by name.
+    case composite = "Composite"
 
     /// Parses an Xcode name ("Integer 16") or a JSON model name ("integer16", case-insensitive).
     public init?(name: String) {
@@ -39,6 +42,7 @@ public enum AttributeType: String, Sendable, CaseIterable, Codable {
         case .string, .uri: return "VARCHAR"
         case .date: return "TIMESTAMP"
         case .binary, .uuid, .transformable, .undefined, .objectID: return "BLOB"
+        case .composite: return "" // no column of its own: each element has one
         }
     }
 

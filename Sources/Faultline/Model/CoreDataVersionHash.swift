@@ -10,7 +10,14 @@ extension PropertyDescription {
     /// The property's Core Data version hash (32 bytes).
     public var coreDataVersionHash: Data {
         if let attribute = self as? AttributeDescription, let derivation = attribute.derivationExpression {
-            return Data(SHA256.hash(Array(derivation.utf8)))
+            return Data(SHA256.hash(Array((Self.canonicalDerivation(derivation) + (attribute.derivationFilter ?? "")).utf8)))
+        }
+        if let attribute = self as? AttributeDescription, attribute.type == .composite {
+            var input: [UInt8] = []
+            for element in attribute.elements.filter({ !$0.isTransient }).sorted(by: { $0.name.utf16.lexicographicallyPrecedes($1.name.utf16) }) {
+                input += Array(element.coreDataVersionHash)
+            }
+            return Data(SHA256.hash(input))
         }
         var input = baseHash
         if let attribute = self as? AttributeDescription {
@@ -20,11 +27,25 @@ extension PropertyDescription {
         } else if let relationship = self as? RelationshipDescription {
             input += Array(relationship.destinationName.utf8)
             if let inverse = relationship.inverseName, inverse != relationship.name { input += Array(inverse.utf8) }
-            appendLittleEndian(UInt32(truncatingIfNeeded: relationship.maxCount), to: &input)
+            appendLittleEndian(UInt32(truncatingIfNeeded: relationship.archivedMaxCount ?? relationship.maxCount), to: &input)
             appendLittleEndian(UInt32(truncatingIfNeeded: relationship.minCount), to: &input)
             if relationship.isOrdered { input += [1, 0] }
         }
         return Data(SHA256.hash(input))
+    }
+
+    /// A derivation expression as Core Data prints it, which its hash is made of: Xcode keeps what the user typed
+    /// (`pages.@count`), a compiled model the parsed expression (`count:(pages)`, verified on a real store). A key
+    /// path ending in a collection operator is turned into the function form; other text is taken as it is.
+    static func canonicalDerivation(_ text: String) -> String {
+        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        let parts = trimmed.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+        guard let at = parts.firstIndex(where: { $0.hasPrefix("@") }), at > 0 else { return trimmed }
+        let names = ["count": "count", "sum": "sum", "avg": "average", "min": "min", "max": "max"]
+        guard let function = names[parts[at].dropFirst().lowercased()],
+              parts[..<at].allSatisfy({ !$0.isEmpty && !$0.contains("(") && !$0.contains(" ") }) else { return trimmed }
+        let path = (parts[..<at] + parts[(at + 1)...]).joined(separator: ".")
+        return "\(function):(\(path))"
     }
 
     /// SHA-256 of the name, the flag word (bit 0 optional, bit 1 transient) and the version hash modifier.
@@ -44,7 +65,7 @@ extension EntityDescription {
         var input = Array(name.utf8)
         input.append(isAbstract ? 1 : 0)
         if let superentity { input += Array(superentity.coreDataVersionHash) }
-        let hashed = properties.filter { !$0.isTransient }.sorted { $0.name.utf16.lexicographicallyPrecedes($1.name.utf16) }
+        let hashed = properties.filter { !$0.isTransient && !(($0 as? AttributeDescription)?.isCompositeElement ?? false) }.sorted { $0.name.utf16.lexicographicallyPrecedes($1.name.utf16) }
         for property in hashed { input += Array(property.coreDataVersionHash) }
         if let versionHashModifier { input += Array(versionHashModifier.utf8) }
         for constraint in uniquenessConstraints.map({ $0.joined(separator: ".") }).sorted(by: { $0.utf16.lexicographicallyPrecedes($1.utf16) }) {
@@ -80,6 +101,7 @@ extension AttributeType {
         case .uri: return 1200
         case .transformable: return 1800
         case .objectID: return 2000
+        case .composite: return 2100
         }
     }
 }

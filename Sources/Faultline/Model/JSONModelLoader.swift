@@ -235,6 +235,9 @@ public enum JSONValueDecoding {
             return u
         case .transformable, .undefined, .objectID:
             return json
+        case .composite:
+            guard let elements = json as? [String: Any] else { throw expected("an object of the composite's elements") }
+            return elements
         }
     }
 

@@ -6,14 +6,17 @@ import Foundation
 /// Xcode model (`init(contentsOf:)` with an `.xcdatamodeld`, an `.xcdatamodel` or its `contents` file).
 /// A model is immutable once built and may be shared across threads.
 public final class ManagedObjectModel: @unchecked Sendable {
+    // The layout (entity numbers, tables, join tables) is Core Data's for a new store; opening an existing store
+    // adopts the store's own before the model is first used (`adoptLayout`), and it is fixed from then on.
+
     /// Entities ordered by entity number (a parent before its sub-entities).
-    public let entities: [EntityDescription]
+    @exclusivity(unchecked) public private(set) var entities: [EntityDescription]
     /// Entities by name.
     public let entitiesByName: [String: EntityDescription]
     /// One table per inheritance root, in entity-number order.
-    public let tables: [TableDescription]
-    /// Join tables for many-to-many and inverse-less to-many relationships.
-    public let joinTables: [JoinTable]
+    @exclusivity(unchecked) public private(set) var tables: [TableDescription]
+    /// Join tables of many-to-many and ordered inverse-less to-many relationships.
+    @exclusivity(unchecked) public private(set) var joinTables: [JoinTable]
     /// Fetch request templates from the model file: name → (entity, predicate format).
     public let fetchRequestTemplates: [String: (entity: String, predicate: String?)]
     /// Configurations from the model file: name → entity names.
@@ -31,8 +34,13 @@ public final class ManagedObjectModel: @unchecked Sendable {
     public internal(set) var versionName: String?
     /// By entity number − 1: the entity with its descendants, and the entity alone (the entities a fetch covers,
     /// kept so that a fetch does not build the array).
-    let hierarchies: [[EntityDescription]]
-    let singles: [[EntityDescription]]
+    @exclusivity(unchecked) private(set) var hierarchies: [[EntityDescription]]
+    @exclusivity(unchecked) private(set) var singles: [[EntityDescription]]
+    /// The descriptions the model was built from, for a new layout.
+    private let input: [EntityDescription]
+    /// Stores opened with the model so far: once one has, its layout no longer changes.
+    private var storesOpened = 0
+    private let layoutLock = NSLock()
     /// True when some entity has a registered subclass (whose lifecycle hooks saves must call).
     var hasCustomClasses: Bool { entities.contains { $0.hasCustomClass } }
 
@@ -45,6 +53,7 @@ public final class ManagedObjectModel: @unchecked Sendable {
                 configurations: [String: [String]] = [:],
                 source: String? = nil) throws {
         self.source = source
+        self.input = input
         self.fetchRequestTemplates = fetchRequestTemplates
         self.configurations = configurations
         do {
@@ -64,6 +73,36 @@ public final class ManagedObjectModel: @unchecked Sendable {
         for entity in entities { entity.model = self }
         for (name, template) in fetchRequestTemplates where byName[template.entity] == nil {
             throw ModelError(source: source, problem: "fetch request '\(name)' names unknown entity '\(template.entity)'")
+        }
+    }
+
+    /// Takes an existing store's entity numbers and join tables (Core Data keeps them per store) and marks the model
+    /// in use. Throws when they cannot hold (a hierarchy's numbers not contiguous), or when the model is already in
+    /// use with a store laid out otherwise.
+    func adoptLayout(_ layout: StoreLayout?) throws {
+        try layoutLock.withLock {
+            defer { storesOpened += 1 }
+            guard let layout else { return }
+            let current = StoreLayout(of: self)
+            var wanted = current
+            wanted.entityNumbers = layout.entityNumbers
+            wanted.joinTableOwners.merge(layout.joinTableOwners) { $1 }
+            guard wanted != current else { return }
+            guard storesOpened == 0 else {
+                throw ModelError(source: source, problem: "the model is in use with a store that numbers its entities or names its many-to-many tables otherwise; load the model again for this store")
+            }
+            let built: ModelBuilder.Result
+            do {
+                built = try ModelBuilder(entities: input, layout: wanted).build()
+            } catch let error as ModelError {
+                // The rules' layout again: the model stays usable for other stores.
+                let restored = try ModelBuilder(entities: input, layout: current).build()
+                (entities, tables, joinTables) = (restored.entities, restored.tables, restored.joinTables)
+                throw error
+            }
+            (entities, tables, joinTables) = (built.entities, built.tables, built.joinTables)
+            hierarchies = entities.map(\.selfAndDescendants)
+            singles = entities.map { [$0] }
         }
     }
 

@@ -4,8 +4,13 @@ import Foundation
 /// numbers, table layout, indexes and version hashes.
 struct ModelBuilder {
     let input: [EntityDescription]
+    /// What an existing store decides instead of the rules: its entity numbers and join tables.
+    let layout: StoreLayout?
 
-    init(entities: [EntityDescription]) { self.input = entities }
+    init(entities: [EntityDescription], layout: StoreLayout? = nil) {
+        self.input = entities
+        self.layout = layout
+    }
 
     struct Result {
         var entities: [EntityDescription]
@@ -62,9 +67,17 @@ struct ModelBuilder {
                 }
                 current = c.superentity
             }
-            entity.subentities.sort { $0.name < $1.name }
         }
-        // Entity numbers: depth-first from roots sorted by name, so a hierarchy's numbers are contiguous.
+        // Entity numbers as Core Data gives them: depth-first from the roots in case-insensitive name order, each
+        // entity's sub-entities right after it in the same order, so a hierarchy's numbers are contiguous. A store's
+        // own numbers (Z_PRIMARYKEY) replace the rule when given; they must keep every hierarchy contiguous.
+        let precedes: (EntityDescription, EntityDescription) -> Bool
+        if let numbers = layout?.entityNumbers {
+            precedes = { (numbers[$0.name] ?? Int.max, $0.name) < (numbers[$1.name] ?? Int.max, $1.name) }
+        } else {
+            precedes = Self.coreDataOrder
+        }
+        for entity in input { entity.subentities.sort(by: precedes) }
         var ordered: [EntityDescription] = []
         func visit(_ entity: EntityDescription) {
             ordered.append(entity)
@@ -72,7 +85,11 @@ struct ModelBuilder {
             entity.subentities.forEach(visit)
             entity.lastDescendantNumber = ordered.count
         }
-        input.filter { $0.superentity == nil }.sorted { $0.name < $1.name }.forEach(visit)
+        input.filter { $0.superentity == nil }.sorted(by: precedes).forEach(visit)
+        if let numbers = layout?.entityNumbers, let odd = ordered.first(where: { numbers[$0.name] != $0.entityNumber }) {
+            throw ModelError(entity: odd.name, problem: "the store numbers it \(numbers[odd.name].map(String.init) ?? "not at all") in Z_PRIMARYKEY, "
+                                 + "which does not keep each entity's sub-entities right after it")
+        }
 
         // Properties: inherited first, then declared attributes and relationships by name.
         for entity in ordered {
@@ -92,9 +109,13 @@ struct ModelBuilder {
                     throw ModelError(entity: entity.name, property: property.name, problem: "'\(property.name)' is a reserved name")
                 }
             }
-            let own = entity.declaredProperties.sorted { lhs, rhs in
+            var own: [PropertyDescription] = entity.declaredProperties.sorted { lhs, rhs in
                 let l = lhs is AttributeDescription ? 0 : 1, r = rhs is AttributeDescription ? 0 : 1
                 return l != r ? l < r : lhs.name < rhs.name
+            }
+            // A composite attribute's elements become attributes of the entity, after its declared properties.
+            for case let composite as AttributeDescription in own where composite.type == .composite {
+                composite.entityElements = try Self.flatten(composite, path: composite.name, entity: entity.name, into: &own)
             }
             entity.properties = (entity.superentity?.properties ?? []) + own
             for property in own {
@@ -108,7 +129,7 @@ struct ModelBuilder {
         }
         // Attributes: types and defaults.
         for entity in ordered {
-            for case let attribute as AttributeDescription in entity.declaredProperties {
+            for case let attribute as AttributeDescription in entity.properties where attribute.entity === entity {
                 if (attribute.type == .undefined || attribute.type == .objectID) && !attribute.isTransient {
                     throw ModelError(entity: entity.name, property: attribute.name, problem: "type '\(attribute.type.rawValue)' is only allowed for transient attributes")
                 }
@@ -152,6 +173,16 @@ struct ModelBuilder {
                 relationship.inverse = inverse
             }
         }
+        // A to-many without an inverse keeps its links as Core Data does: in a column of the destination's table,
+        // `Z<number of the relationship's entity><NAME>` (an ordered one keeps a join table).
+        var keptInDestination: [ObjectIdentifier: [RelationshipDescription]] = [:]
+        for entity in ordered {
+            for case let relationship as RelationshipDescription in entity.declaredProperties
+                where relationship.isToMany && relationship.inverse == nil && !relationship.isOrdered && !relationship.isTransient {
+                keptInDestination[ObjectIdentifier(relationship.destination), default: []].append(relationship)
+            }
+        }
+        var keptColumns: [ObjectIdentifier: String] = [:]
         // Layout, tables and columns.
         var tables: [TableDescription] = []
         var joinTables: [JoinTable] = []
@@ -171,22 +202,43 @@ struct ModelBuilder {
             // Core Data's column order: grouped by type (integers and to-one keys, then reals, dates, strings, data);
             // within a group the root's columns, then each sub-entity's; within an entity attributes, then
             // relationships, each by name.
+            // A composite's elements sit where the composite's name puts them, in the composite's order.
             let hierarchy = root.selfAndDescendants
-            var stored: [(group: Int, entity: Int, kind: Int, property: PropertyDescription)] = []
+            var stored: [(group: Int, entity: Int, kind: Int, name: String, element: Int, property: PropertyDescription)] = []
             for (position, entity) in hierarchy.enumerated() {
                 entity.table = table
+                var elementPosition: [ObjectIdentifier: (name: String, index: Int)] = [:]
+                for case let composite as AttributeDescription in entity.properties where composite.entity === entity && composite.type == .composite {
+                    var index = 0
+                    func number(_ elements: [AttributeDescription]) {
+                        for element in elements {
+                            elementPosition[ObjectIdentifier(element)] = (composite.name, index)
+                            index += 1
+                            number(element.entityElements)
+                        }
+                    }
+                    if composite.elementName == nil { number(composite.entityElements) }
+                }
                 for property in entity.properties where property.entity === entity {
                     property.columnName = nil
                     if property.isTransient || ((property as? RelationshipDescription)?.isToMany ?? false) { continue }
-                    stored.append((Self.columnGroup(property), position, property is AttributeDescription ? 0 : 1, property))
+                    if (property as? AttributeDescription)?.type == .composite { continue }
+                    let place = elementPosition[ObjectIdentifier(property)] ?? (property.name, 0)
+                    stored.append((Self.columnGroup(property), position, property is AttributeDescription ? 0 : 1, place.name, place.index, property))
+                }
+                for relationship in keptInDestination[ObjectIdentifier(entity)] ?? [] {
+                    let name = "Z\(relationship.entity.entityNumber)\(relationship.name.uppercased())"
+                    stored.append((0, position, 2, name, 0, relationship))
                 }
             }
             stored.sort { ($0.group, $0.entity, $0.kind) != ($1.group, $1.entity, $1.kind)
                 ? ($0.group, $0.entity, $0.kind) < ($1.group, $1.entity, $1.kind)
-                : $0.property.name < $1.property.name }
-            for (_, _, _, property) in stored {
-                if let attribute = property as? AttributeDescription {
-                    attribute.columnName = addColumn("Z" + attribute.name.uppercased(), type: attribute.type.columnType)
+                : ($0.name, $0.element) < ($1.name, $1.element) }
+            for (_, _, kind, name, _, property) in stored {
+                if kind == 2 {
+                    keptColumns[ObjectIdentifier(property)] = addColumn(name, type: "INTEGER")
+                } else if let attribute = property as? AttributeDescription {
+                    attribute.columnName = addColumn("Z" + (attribute.elementName ?? attribute.name).uppercased(), type: attribute.type.columnType)
                 } else if let relationship = property as? RelationshipDescription {
                     relationship.columnName = addColumn("Z" + relationship.name.uppercased(), type: "INTEGER")
                     if !relationship.destination.subentities.isEmpty {
@@ -208,12 +260,19 @@ struct ModelBuilder {
                     continue
                 }
                 relationship.storage = .joinTable
+                if let column = keptColumns[ObjectIdentifier(relationship)] {
+                    relationship.joinTable = JoinTable(name: relationship.destination.table.name, sourceColumn: column, destinationColumn: "Z_PK",
+                                                       orderColumn: nil, isOwner: true, isDestinationTable: true)
+                    continue
+                }
                 if relationship.joinTable != nil, relationship.inverse != nil { continue }
                 // The side Core Data visits first owns the table and names it: between two entities, the one whose
                 // name comes first case-insensitively; between an entity and itself, the relationship whose name sorts
                 // last (both known real stores; Core Data's own order there is a hash table's, so this is best-effort).
+                // A store's own table decides where one exists (`StoreLayout`).
                 let inverse = relationship.inverse
                 let ownerIsSelf = inverse.map { inverse in
+                    if let owner = layout?.joinTableOwners[JoinTablePair(relationship, inverse)] { return owner == Self.qualifiedName(relationship) }
                     if inverse.entity === entity { return !relationship.name.utf16.lexicographicallyPrecedes(inverse.name.utf16) }
                     let (mine, theirs) = (entity.name.lowercased(), inverse.entity.name.lowercased())
                     return mine != theirs ? mine < theirs : entity.name < inverse.entity.name
@@ -248,6 +307,7 @@ struct ModelBuilder {
             }
             entity.validatedSlots = entity.properties.filter { property in
                 if let attribute = property as? AttributeDescription {
+                    if attribute.type == .composite { return false } // its elements hold its value
                     return !attribute.isOptional || attribute.minValue != nil || attribute.maxValue != nil || attribute.regularExpression != nil
                 }
                 let relationship = property as! RelationshipDescription
@@ -277,6 +337,11 @@ struct ModelBuilder {
             }
             for case let relationship as RelationshipDescription in entity.declaredProperties {
                 if let column = relationship.columnName {
+                    table.indexes.append(IndexDescription(name: "\(table.name)_\(column)_INDEX", columns: [column], condition: nil))
+                }
+            }
+            for relationship in keptInDestination[ObjectIdentifier(entity)] ?? [] {
+                if let column = keptColumns[ObjectIdentifier(relationship)] {
                     table.indexes.append(IndexDescription(name: "\(table.name)_\(column)_INDEX", columns: [column], condition: nil))
                 }
             }
@@ -352,18 +417,64 @@ struct ModelBuilder {
     }
 
     /// The group of Core Data's column order a stored property's column falls in: integers (booleans too) and to-one
-    /// keys first, then doubles, floats and dates together, then decimals, then strings, then data. Real stores show
-    /// `ZCREATEDAT TIMESTAMP` sorted by name among `FLOAT` columns, and dates before decimals whatever the names
-    /// (`ZCREATEDAT, ZDATE, ZUPDATEDAT TIMESTAMP, ZAMOUNT DECIMAL`; docs/store-format.md).
+    /// keys first, then doubles, floats and dates together, then decimals, then strings, then UUIDs, then other data.
+    /// Real stores show `ZCREATEDAT TIMESTAMP` sorted by name among `FLOAT` columns, dates before decimals whatever
+    /// the names (`ZCREATEDAT, ZDATE, ZUPDATEDAT TIMESTAMP, ZAMOUNT DECIMAL`) and UUIDs before binary and
+    /// transformable data (`ZUNIQUEID BLOB, ZCOVER BLOB`; docs/store-format.md).
     static func columnGroup(_ property: PropertyDescription) -> Int {
         guard let attribute = property as? AttributeDescription else { return 0 }
+        if attribute.type == .uuid { return 4 }
         switch attribute.type.columnType {
         case "INTEGER": return 0
         case "FLOAT", "TIMESTAMP": return 1
         case "DECIMAL": return 2
         case "VARCHAR": return 3
-        default: return 4
+        default: return 5
         }
+    }
+
+    /// "Entity.relationship".
+    static func qualifiedName(_ relationship: RelationshipDescription) -> String { "\(relationship.entity.name).\(relationship.name)" }
+
+    /// Core Data's order of entities (roots, and an entity's sub-entities): case-insensitive by name.
+    static func coreDataOrder(_ lhs: EntityDescription, _ rhs: EntityDescription) -> Bool {
+        let (l, r) = (lhs.name.lowercased(), rhs.name.lowercased())
+        return l != r ? l < r : lhs.name < rhs.name
+    }
+
+    /// The entity's attributes for the elements of `composite` (and of composites among them), appended to `list`;
+    /// returns those of its own elements.
+    static func flatten(_ composite: AttributeDescription, path: String, entity: String, into list: inout [PropertyDescription],
+                        depth: Int = 1) throws -> [AttributeDescription] {
+        guard depth <= Limits.compositeDepth else {
+            throw ModelError(entity: entity, property: path, problem: "composites nested more than \(Limits.compositeDepth) deep (Limits.compositeDepth)")
+        }
+        guard !composite.elements.isEmpty else {
+            throw ModelError(entity: entity, property: path, problem: "a composite attribute has no elements")
+        }
+        var names: Set<String> = []
+        var result: [AttributeDescription] = []
+        for element in composite.elements {
+            let name = "\(path).\(element.name)"
+            guard !element.name.isEmpty, !element.name.contains("."), names.insert(element.name).inserted else {
+                throw ModelError(entity: entity, property: name, problem: element.name.isEmpty ? "an element has an empty name" : "the element's name is repeated or holds a dot")
+            }
+            if element.type == .undefined || element.type == .objectID {
+                throw ModelError(entity: entity, property: name, problem: "type '\(element.type.rawValue)' cannot be a composite's element")
+            }
+            // An element holds nil whenever its composite does: it is optional as the entity holds it.
+            let held = AttributeDescription(name: name, type: element.type, isOptional: true, isTransient: composite.isTransient || element.isTransient,
+                                            defaultValue: element.defaultValue, allowsExternalBinaryDataStorage: element.allowsExternalBinaryDataStorage,
+                                            valueTransformerName: element.valueTransformerName, userInfo: element.userInfo)
+            held.elementName = element.name
+            held.preservesValueInHistoryOnDeletion = element.preservesValueInHistoryOnDeletion
+            list.append(held)
+            if element.type == .composite {
+                held.entityElements = try flatten(element, path: name, entity: entity, into: &list, depth: depth + 1)
+            }
+            result.append(held)
+        }
+        return result
     }
 
     private func isIdentifier(_ name: String) -> Bool {

@@ -14,6 +14,9 @@ public final class RelationshipDescription: PropertyDescription, @unchecked Send
     public var minCount: Int
     /// Maximum number of destination objects (0 = unbounded).
     public var maxCount: Int
+    /// The maximum count exactly as a compiled model archives it (a to-many built in code may say -1); Core Data's
+    /// version hash feeds this value.
+    var archivedMaxCount: Int?
 
     /// The destination entity (set when the model is built).
     public internal(set) unowned(unsafe) var destination: EntityDescription!
@@ -79,4 +82,8 @@ public struct JoinTable: Sendable {
     var inverseOrderColumn: String? = nil
     /// True when this relationship's source is the table's first column owner (the side that writes rows).
     let isOwner: Bool
+    /// True for a to-many without an inverse, whose links Core Data keeps in a column of the destination's own
+    /// table (`name` is that table, `destinationColumn` its `Z_PK`): a link is set and cleared there, never
+    /// inserted or deleted as a row.
+    public internal(set) var isDestinationTable = false
 }

@@ -75,6 +75,8 @@ enum ValueCoding {
         case .uri:
             if let u = value as? URL { return .text(u.absoluteString) }
             throw mismatch(value, type)
+        case .composite:
+            throw ValueError(problem: "a composite attribute's value is a dictionary of its elements' values, set through the object")
         case .transformable, .undefined, .objectID:
             if attribute.isTransient { return .blob(Data()) } // never stored; the live value is kept by the object
             do {

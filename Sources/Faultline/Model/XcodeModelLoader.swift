@@ -248,7 +248,7 @@ final class XcodeModelReader: NSObject, XMLParserDelegate {
         case .date:
             guard let d = ISO8601.parse(text) else { throw bad() }
             return d
-        case .binary, .transformable, .undefined, .objectID:
+        case .binary, .transformable, .undefined, .objectID, .composite:
             return nil
         }
     }

@@ -76,7 +76,9 @@ extension PersistentStoreCoordinator {
                 }
                 for (rowEntity, keys) in Self.grouped(deleted) {
                     for relationship in rowEntity.relationships where !relationship.isTransient {
-                        if let join = relationship.joinTable {
+                        if let join = relationship.joinTable, join.isDestinationTable {
+                            try run(store, "UPDATE \(join.name) SET \(join.sourceColumn) = NULL WHERE \(KeyList.condition(join.sourceColumn, count: keys.count))", KeyList.bindings(keys))
+                        } else if let join = relationship.joinTable {
                             try run(store, "DELETE FROM \(join.name) WHERE \(KeyList.condition(join.sourceColumn, count: keys.count))", KeyList.bindings(keys))
                         } else if relationship.deleteRule == .nullify, let inverse = relationship.inverse, !inverse.isToMany,
                                   let column = inverse.columnName {

@@ -155,7 +155,9 @@ extension SQLiteStore {
         let deleted = changed == 1
         for relationship in object.entity.joinTableRelationships {
             guard let join = relationship.joinTable else { continue }
-            let clear = try self.statement("DELETE FROM \(join.name) WHERE \(join.sourceColumn) = ?")
+            let clear = try self.statement(join.isDestinationTable
+                ? "UPDATE \(join.name) SET \(join.sourceColumn) = NULL WHERE \(join.sourceColumn) = ?"
+                : "DELETE FROM \(join.name) WHERE \(join.sourceColumn) = ?")
             clear.bind(object.key, at: 1)
             try execute(clear)
         }
@@ -224,6 +226,10 @@ extension SQLiteStore {
                 removed = storage.original.compactMap(\.primaryKeyForStorage)
                 added = current
             }
+            if join.isDestinationTable {
+                try writeDestinationLinks(join, source: sourceKey, removed: object.isInserted ? [] : removed, added: added)
+                continue
+            }
             let deleteRow = try statement("DELETE FROM \(join.name) WHERE \(join.sourceColumn) = ? AND \(join.destinationColumn) = ?")
             for key in removed where !object.isInserted {
                 deleteRow.reset()
@@ -243,6 +249,26 @@ extension SQLiteStore {
                 }
                 try execute(insertRow)
             }
+        }
+    }
+
+    /// A to-many without an inverse: its links are the destinations' column (`JoinTable.isDestinationTable`), set
+    /// for added members and cleared for removed ones that still point at this source.
+    private func writeDestinationLinks(_ join: JoinTable, source: Int64, removed: [Int64], added: [ManagedObject]) throws {
+        let clear = try statement("UPDATE \(join.name) SET \(join.sourceColumn) = NULL WHERE Z_PK = ? AND \(join.sourceColumn) = ?")
+        for key in removed {
+            clear.reset()
+            clear.bind(key, at: 1)
+            clear.bind(source, at: 2)
+            try execute(clear)
+        }
+        let set = try statement("UPDATE \(join.name) SET \(join.sourceColumn) = ? WHERE Z_PK = ?")
+        for member in added {
+            guard let key = member.primaryKeyForStorage else { continue }
+            set.reset()
+            set.bind(source, at: 1)
+            set.bind(key, at: 2)
+            try execute(set)
         }
     }
 

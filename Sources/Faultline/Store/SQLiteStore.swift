@@ -10,8 +10,8 @@ final class SQLiteStore {
     let connection: SQLiteConnection
     /// `Z_UUID` of the store; part of every permanent object ID's URI.
     private(set) var identifier: String = ""
-    let plans: [EntityPlan]
-    let tablePlans: [TablePlan]
+    private(set) var plans: [EntityPlan] = []
+    private(set) var tablePlans: [TablePlan] = []
     /// External binary files a save in progress has written (removed if it fails) and ones its rows no longer name
     /// (removed once it commits).
     var externalFilesWritten: [URL] = []
@@ -37,8 +37,6 @@ final class SQLiteStore {
             if let folder = opening?.scratchFolder { try? FileManager.default.removeItem(at: folder) }
             throw StoreError.sqlite(path: path, error: error)
         }
-        tablePlans = model.tables.map(TablePlan.init)
-        plans = model.entities.map { EntityPlan(entity: $0, storePath: path) }
         if probes.isEnabled {
             probes.record(.connect(ConnectEvent(path: path)))
             connection.probe = ConnectionProbe(probes: probes)
@@ -54,6 +52,14 @@ final class SQLiteStore {
         } catch let error as SQLiteError {
             throw StoreError.sqlite(path: path, error: error)
         }
+        // An existing store's entity numbers and many-to-many tables are its own (Core Data keeps them per store).
+        do {
+            try model.adoptLayout(isNew ? nil : try? StoreLayout.read(connection, for: model))
+        } catch let error as ModelError {
+            throw StoreError.modelMismatch(path: path, differences: [error.problem])
+        }
+        tablePlans = model.tables.map(TablePlan.init)
+        plans = model.entities.map { EntityPlan(entity: $0, storePath: path) }
         if isNew {
             try createSchema()
         } else {

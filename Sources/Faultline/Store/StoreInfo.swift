@@ -43,6 +43,8 @@ public struct StoreInfo: Sendable {
     /// Whether Core Data's version hashes, computed from the model, are the store's `NSStoreModelVersionHashes`
     /// (nil without a model or without hashes in the store).
     public let hashesAgree: Bool?
+    /// The entities whose computed hash is not the store's, by name (empty when they agree).
+    public let entitiesWithOtherHashes: [String]
     public let entities: [Entity]
     /// Rows whose `Z_ENT` names no entity of the model: (table, entity number, rows).
     public let unknownRows: [(table: String, number: Int64, rows: Int)]
@@ -74,7 +76,11 @@ public struct StoreInfo: Sendable {
         let stored = (try? PersistentStoreCoordinator.metadataForPersistentStore(at: store))?["NSStoreModelVersionHashes"] as? [String: Data]
         try self.init(store: store, connection: connection, tables: tables, entities: entities, unknownRows: unknown, version: version,
                       identifiedBy: identifiedBy, modelSource: modelSource, modelProblem: nil,
-                      hashesAgree: stored.map { $0 == model.coreDataVersionHashes })
+                      hashesAgree: stored.map { $0 == model.coreDataVersionHashes },
+                      entitiesWithOtherHashes: stored.map { stored in
+                          let computed = model.coreDataVersionHashes
+                          return Set(stored.keys).union(computed.keys).filter { stored[$0] != computed[$0] }.sorted()
+                      } ?? [])
     }
 
     /// Reads what `store` holds without a model (none given or cached, or the model does not fit: `problem` says
@@ -132,8 +138,9 @@ public struct StoreInfo: Sendable {
 
     private init(store: URL, connection: SQLiteConnection, tables: Set<String>, entities: [Entity], unknownRows: [(String, Int64, Int)],
                  version: String?, identifiedBy: VersionIdentification?, modelSource: String, modelProblem: String?,
-                 hashesAgree: Bool?) throws {
+                 hashesAgree: Bool?, entitiesWithOtherHashes: [String] = []) throws {
         self.hashesAgree = hashesAgree
+        self.entitiesWithOtherHashes = entitiesWithOtherHashes
         path = store.path
         let attributes = try FileManager.default.attributesOfItem(atPath: store.path)
         fileBytes = (attributes[.size] as? NSNumber)?.int64Value ?? 0

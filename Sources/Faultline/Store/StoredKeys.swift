@@ -170,10 +170,12 @@ enum StoredKeyScan {
         var joinTables: Set<String> = []
         for entity in model.entities {
             for relationship in entity.relationships {
-                guard let join = relationship.joinTable, joinTables.insert(join.name).inserted else { continue }
-                let statement = try connection.prepare("SELECT \(join.sourceColumn), \(join.destinationColumn) FROM \(join.name) WHERE NOT ("
+                guard let join = relationship.joinTable, joinTables.insert(join.name + "." + join.sourceColumn).inserted else { continue }
+                // In the destination's table (a to-many without an inverse) a row may belong to no source.
+                let unlinked = join.isDestinationTable ? "\(join.sourceColumn) IS NULL OR " : ""
+                let statement = try connection.prepare("SELECT \(join.sourceColumn), \(join.destinationColumn) FROM \(join.name) WHERE NOT (\(unlinked)("
                     + "typeof(\(join.sourceColumn)) = 'integer' AND \(join.sourceColumn) BETWEEN 1 AND ? AND "
-                    + "typeof(\(join.destinationColumn)) = 'integer' AND \(join.destinationColumn) BETWEEN 1 AND ?) LIMIT 1")
+                    + "typeof(\(join.destinationColumn)) = 'integer' AND \(join.destinationColumn) BETWEEN 1 AND ?)) LIMIT 1")
                 statement.bind(maximum, at: 1)
                 statement.bind(maximum, at: 2)
                 guard try statement.step() else { continue }

@@ -17,6 +17,9 @@ public enum Limits {
     /// The longest chain of parent entities (an entity, its parent, its parent's parent, …).
     public static let inheritanceDepth = 100
 
+    /// How deep composite attributes may nest (a composite among a composite's elements).
+    public static let compositeDepth = 32
+
     /// The most entities a model diagram lays out as a graph; a larger model is drawn as a table.
     public static let diagramLaidOutEntities = 150
 

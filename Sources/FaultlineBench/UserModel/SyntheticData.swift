@@ -176,8 +176,8 @@ public struct SyntheticData {
             candidates.append(URL(string: "https://example.com/\(attribute.name)/\(index)")!)
         case .transformable:
             candidates.append("\(attribute.name) \(index)")
-        case .undefined, .objectID:
-            break
+        case .undefined, .objectID, .composite:
+            break // a composite's elements are attributes of their own
         }
         if let value = attribute.defaultValue { candidates.append(value) }
         return candidates

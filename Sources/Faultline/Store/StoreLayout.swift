@@ -1,0 +1,71 @@
+import Foundation
+
+/// What an existing store decides about its layout instead of Core Data's rules: the entity numbers of its
+/// `Z_PRIMARYKEY` and which side of each many-to-many relationship names the join table it holds. Core Data keeps
+/// both per store; a model opened on a store takes them from it (`ManagedObjectModel.adoptLayout(of:)`).
+struct StoreLayout: Equatable {
+    /// Z_ENT by the model's entity name.
+    var entityNumbers: [String: Int] = [:]
+    /// For a many-to-many pair: the relationship ("Entity.relationship") whose table the store holds.
+    var joinTableOwners: [JoinTablePair: String] = [:]
+}
+
+/// The two relationships of a many-to-many pair, in a fixed order.
+struct JoinTablePair: Hashable {
+    let first: String, second: String
+
+    init(_ a: RelationshipDescription, _ b: RelationshipDescription) {
+        let (x, y) = (ModelBuilder.qualifiedName(a), ModelBuilder.qualifiedName(b))
+        (first, second) = x < y ? (x, y) : (y, x)
+    }
+}
+
+extension StoreLayout {
+    /// The layout the store at `connection` holds for `model`, or nil when it is the model's own. Entities are
+    /// matched by name, or by the name they had before a rename (`renamingIdentifier`); when the store's
+    /// `Z_PRIMARYKEY` does not hold exactly the model's entities, nothing is adopted and the schema check names the
+    /// difference.
+    static func read(_ connection: SQLiteConnection, for model: ManagedObjectModel) throws -> StoreLayout? {
+        var layout = StoreLayout()
+        let keys = try connection.prepare("SELECT Z_ENT, Z_NAME FROM Z_PRIMARYKEY WHERE Z_ENT > 0 AND Z_ENT < \(StoreSchemaCheck.firstPrivateEntityNumber) LIMIT \(Limits.storeEntities + 1)")
+        var stored: [String: Int] = [:]
+        var count = 0
+        while try keys.step() {
+            count += 1
+            stored[keys.text(at: 1)] = Int(keys.int64(at: 0))
+        }
+        guard count == model.entities.count, stored.count == count else { return nil }
+        for entity in model.entities {
+            guard let number = stored[entity.name] ?? entity.renamingIdentifier.flatMap({ stored[$0] }) else { return nil }
+            layout.entityNumbers[entity.name] = number
+        }
+        guard Set(layout.entityNumbers.values) == Set(1...model.entities.count) else { return nil }
+
+        // Many-to-many tables: whichever of the two names the store holds.
+        var tables: Set<String> = []
+        let master = try connection.prepare("SELECT name FROM sqlite_master WHERE type = 'table'")
+        while try master.step() { tables.insert(master.text(at: 0).uppercased()) }
+        for entity in model.entities {
+            for relationship in entity.relationships where relationship.entity === entity {
+                guard let inverse = relationship.inverse, relationship.isToMany, inverse.isToMany, !relationship.isTransient,
+                      let mine = layout.entityNumbers[entity.name], let theirs = layout.entityNumbers[inverse.entity.name] else { continue }
+                let own = "Z_\(mine)\(relationship.name.uppercased())", other = "Z_\(theirs)\(inverse.name.uppercased())"
+                if tables.contains(own) && !tables.contains(other) {
+                    layout.joinTableOwners[JoinTablePair(relationship, inverse)] = ModelBuilder.qualifiedName(relationship)
+                }
+            }
+        }
+        return layout
+    }
+
+    /// The layout `model` has now, in the same terms.
+    init(of model: ManagedObjectModel) {
+        for entity in model.entities {
+            entityNumbers[entity.name] = entity.entityNumber
+            for relationship in entity.relationships where relationship.entity === entity {
+                guard let inverse = relationship.inverse, let join = relationship.joinTable, !join.isDestinationTable, join.isOwner else { continue }
+                joinTableOwners[JoinTablePair(relationship, inverse)] = ModelBuilder.qualifiedName(relationship)
+            }
+        }
+    }
+}
