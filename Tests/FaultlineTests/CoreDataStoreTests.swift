@@ -199,6 +199,35 @@ final class CoreDataStoreTests: XCTestCase {
         }
     }
 
+    /// Stores whose model is only in their `Z_MODELCACHE` (a model built in code, a SwiftData model): Faultline's
+    /// DDL for the cached model is the store's, statement for statement, for every table and index of the model's
+    /// entities and join tables (persistent history's tables and the derived attribute's triggers are Core Data's
+    /// own, beside the model).
+    func testCachedModelStoresTablesAndIndexesAreFaultlinesDDL() throws {
+        let folder = try storesFolder()
+        for name in ["coredataplus-samplemodel2/SampleModel2_V1.sqlite", "coredataplus-samplemodel2/SampleModel2_V2.sqlite",
+                     "swiftdata-metacocktails/PreloadedCocktails.store"] {
+            let dir = TemporaryDirectory()
+            let store = try copy(folder.appendingPathComponent(name), into: dir)
+            let model = try XCTUnwrap(ManagedObjectModel.cachedInStore(at: store), name)
+            let connection = try SQLiteConnection(path: store.path, create: false, readOnly: true)
+            let rows = try connection.prepare("SELECT type, name, sql FROM sqlite_master WHERE sql IS NOT NULL AND type IN ('table', 'index') AND tbl_name NOT IN ('ATRANSACTION', 'ACHANGE', 'ATRANSACTIONSTRING', 'Z_METADATA', 'Z_MODELCACHE')")
+            var storeStatements: [String: String] = [:]
+            while try rows.step() { storeStatements["\(rows.text(at: 0)) \(rows.text(at: 1))"] = rows.text(at: 2) }
+            var ours: [String: String] = [:]
+            for statement in SchemaGenerator.statements(for: model) {
+                let words = statement.split(separator: " ")
+                let isIndex = words[1] == "INDEX" || words[2] == "INDEX"
+                let key = "\(isIndex ? "index" : "table") \(isIndex ? words[words[1] == "INDEX" ? 2 : 3] : words[2])"
+                if key != "table Z_METADATA", key != "table Z_MODELCACHE" { ours[key] = statement }
+            }
+            XCTAssertEqual(storeStatements.keys.sorted(), ours.keys.sorted(), name)
+            for (key, statement) in storeStatements {
+                XCTAssertEqual(ours[key], statement, "\(name): \(key)")
+            }
+        }
+    }
+
     /// A new store's metadata has Core Data's keys (all but `NSPersistenceFrameworkVersion`, which names Apple's
     /// framework build), its digest computed as Core Data computes it, and Core Data's incremental auto-vacuum.
     func testNewStoresHaveCoreDatasMetadataKeysAndDigest() throws {

@@ -283,6 +283,8 @@ final class ModelTests: XCTestCase {
             "CREATE INDEX ZPOST_Z_ENT_INDEX ON ZPOST (Z_ENT)",
             "CREATE INDEX Z_Post_byAuthorNewestFirst ON ZPOST (ZAUTHOR COLLATE BINARY ASC, ZWHEN COLLATE BINARY DESC)",
             "CREATE UNIQUE INDEX Z_Post_UNIQUE_author_when ON ZPOST (ZAUTHOR COLLATE BINARY ASC, ZWHEN COLLATE BINARY ASC)",
+            // A sub-entity's constraint is an index on the shared table, as Core Data makes it.
+            "CREATE UNIQUE INDEX Z_Story_UNIQUE_slug ON ZPOST (ZSLUG COLLATE BINARY ASC)",
         ])
         XCTAssertEqual(model.entity(named: "Post")?.fetchIndexes.map(\.name), ["byAuthorNewestFirst", "byPlace"])
     }

@@ -69,10 +69,16 @@ final class InfoCLITests: CLITestCase {
         XCTAssertTrue(info.stdout.contains("journal mode wal"), info.stdout)
         XCTAssertTrue(info.stdout.contains("    Author        Z_ENT 6  2 rows"), info.stdout)
         for (suffix, data) in files { XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: history + suffix)), data) }
-        // Stores no model can read yet (SwiftData's composite attributes) or that cache none (rows all in the -wal):
-        // what they hold, from Z_PRIMARYKEY.
-        for (name, line) in [("swiftdata-metacocktails/PreloadedCocktails.store", "  Cocktail        Z_ENT 1  416 rows\n"),
-                             ("flickrsearcher/starter_database.sqlite", "  Photo  Z_ENT 1  109 rows\n")] {
+        // A derived attribute, a to-many built in code (max count -1), SwiftData's composite attributes: the cached
+        // models hash as Core Data hashed them.
+        XCTAssertEqual(try json(run(["info", history, "--json"]))["hashesAgree"] as? Bool, true)
+        let (swiftData, _) = try copy("swiftdata-metacocktails/PreloadedCocktails.store")
+        let cocktails = try json(run(["info", swiftData, "--json"]))
+        XCTAssertEqual(cocktails["hashesAgree"] as? Bool, true)
+        XCTAssertEqual(cocktails["identifiedBy"] as? String, "cache")
+        XCTAssertEqual(cocktails["entitiesWithOtherHashes"] as? [String], [])
+        // A store that caches no model (rows all in the -wal): what it holds, from Z_PRIMARYKEY.
+        for (name, line) in [("flickrsearcher/starter_database.sqlite", "  Photo  Z_ENT 1  109 rows\n")] {
             let (store, files) = try copy(name)
             let result = try run(["info", store])
             XCTAssertEqual(result.status, 0, result.stderr)

@@ -329,7 +329,9 @@ struct ModelBuilder {
         // Indexes and constraints.
         for entity in ordered {
             let table = entity.table!
-            for case let attribute as AttributeDescription in entity.declaredProperties where attribute.isIndexed {
+            // An entity with fetch indexes of its own gets only those: the SwiftData store in the fixtures marks
+            // `#Index` attributes indexed and has no single-column index for them.
+            for case let attribute as AttributeDescription in entity.declaredProperties where attribute.isIndexed && entity.fetchIndexes.isEmpty {
                 guard let column = attribute.columnName else {
                     throw ModelError(entity: entity.name, property: attribute.name, problem: "a transient attribute cannot be indexed")
                 }
@@ -393,8 +395,9 @@ struct ModelBuilder {
                     }
                     columns.append(column)
                 }
-                // A sub-entity's constraint covers only its own rows of the shared table; the save checks it.
-                if entity.superentity == nil, !columns.isEmpty {
+                // A sub-entity's constraint is a unique index on the shared table too (`Z_Author_UNIQUE_alias ON
+                // ZWRITER` in a real store); the save also checks it among the sub-entity's own rows.
+                if !columns.isEmpty {
                     table.indexes.append(IndexDescription(name: "Z_\(entity.name)_UNIQUE_" + constraint.joined(separator: "_"), columns: columns,
                                                           condition: nil, isUnique: true, ascending: columns.map { _ in true }))
                 }

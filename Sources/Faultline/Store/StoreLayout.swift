@@ -34,7 +34,7 @@ extension StoreLayout {
             count += 1
             stored[keys.text(at: 1)] = Int(keys.int64(at: 0))
         }
-        guard count == model.entities.count, stored.count == count else { return nil }
+        guard count == model.entities.count, stored.count == count, count > 0 else { return nil }
         for entity in model.entities {
             guard let number = stored[entity.name] ?? entity.renamingIdentifier.flatMap({ stored[$0] }) else { return nil }
             layout.entityNumbers[entity.name] = number
