@@ -98,4 +98,168 @@ final class JoinTableLayoutTests: XCTestCase {
             XCTAssertEqual(b.objects(forRelationship: "blockedBy").map { $0.value(forKey: "title") as? String }, ["a"])
         }
     }
+
+    /// Ordered on both sides, and sub-entities on either side: each ordered side has its order column, named after
+    /// the column it orders; the table is named after the owning side's entity number (the sub-entity's own).
+    func testOrderedOnBothSidesAndSubentities() throws {
+        let both = try ddl([
+            EntityDescription(name: "Playlist", properties: [
+                RelationshipDescription(name: "songs", destination: "Song", inverse: "playlists", isToMany: true, isOrdered: true),
+            ]),
+            EntityDescription(name: "Song", properties: [
+                RelationshipDescription(name: "playlists", destination: "Playlist", inverse: "songs", isToMany: true, isOrdered: true),
+            ]),
+        ])
+        XCTAssertTrue(both.contains("CREATE TABLE Z_1SONGS ( Z_1PLAYLISTS INTEGER, Z_2SONGS INTEGER, Z_FOK_2SONGS INTEGER, Z_FOK_1PLAYLISTS INTEGER, PRIMARY KEY (Z_1PLAYLISTS, Z_2SONGS) );"), "\(both)")
+        XCTAssertTrue(both.contains("CREATE INDEX Z_1SONGS_Z_2SONGS_INDEX ON Z_1SONGS (Z_2SONGS, Z_1PLAYLISTS);"), "\(both)")
+        // Media (1) ← Track (2), Tag (3): "tag" sorts before "track", so Tag.tracks owns the table.
+        let inherited = try ddl([
+            EntityDescription(name: "Media", properties: [AttributeDescription(name: "title", type: .string)]),
+            EntityDescription(name: "Track", parent: "Media", properties: [
+                RelationshipDescription(name: "tags", destination: "Tag", inverse: "tracks", isToMany: true),
+            ]),
+            EntityDescription(name: "Tag", properties: [
+                RelationshipDescription(name: "tracks", destination: "Track", inverse: "tags", isToMany: true, isOrdered: true),
+            ]),
+        ])
+        XCTAssertTrue(inherited.contains("CREATE TABLE Z_3TRACKS ( Z_3TAGS INTEGER, Z_2TRACKS INTEGER, Z_FOK_2TRACKS INTEGER, PRIMARY KEY (Z_3TAGS, Z_2TRACKS) );"), "\(inherited)")
+    }
+
+    /// Entity numbers as Core Data gives them: roots in case-insensitive name order, each entity's sub-entities
+    /// right after it (the facts of ../shared/reference/coredata-formats.md, section 2).
+    func testEntityNumbersInCaseInsensitiveOrder() throws {
+        let sync = try ManagedObjectModel(entities: [
+            EntityDescription(name: "SyncFeatureEntity", properties: [AttributeDescription(name: "x", type: .string)]),
+            EntityDescription(name: "SyncableSettingsMetadata", properties: [AttributeDescription(name: "x", type: .string)]),
+        ])
+        XCTAssertEqual(sync.entities.map(\.name), ["SyncableSettingsMetadata", "SyncFeatureEntity"])
+        let books = try ManagedObjectModel(entities: ["Writer", "Page", "Author", "GraphicNovel", "Feedback", "Book"].map { name in
+            EntityDescription(name: name, parent: ["Author": "Writer", "GraphicNovel": "Book"][name],
+                              properties: [AttributeDescription(name: "x\(name)", type: .string)])
+        })
+        XCTAssertEqual(books.entities.map { "\($0.entityNumber) \($0.name)" },
+                       ["1 Book", "2 GraphicNovel", "3 Feedback", "4 Page", "5 Writer", "6 Author"])
+    }
+
+    /// A store whose `Z_PRIMARYKEY` numbers the entities otherwise than the model's rules, and whose many-to-many
+    /// table is named after the other side: opened, it is read and written by its own numbers and tables.
+    func testAStoresOwnNumbersAndJoinTablesAreAdopted() throws {
+        let dir = TemporaryDirectory()
+        func model() throws -> ManagedObjectModel {
+            try ManagedObjectModel(entities: [
+                EntityDescription(name: "Alpha", properties: [
+                    AttributeDescription(name: "name", type: .string),
+                    RelationshipDescription(name: "betas", destination: "Beta", inverse: "alphas", isToMany: true),
+                    RelationshipDescription(name: "next", destination: "Alpha", inverse: "previous", isToMany: true),
+                    RelationshipDescription(name: "previous", destination: "Alpha", inverse: "next", isToMany: true),
+                ]),
+                EntityDescription(name: "Beta", properties: [
+                    AttributeDescription(name: "name", type: .string),
+                    RelationshipDescription(name: "alphas", destination: "Alpha", inverse: "betas", isToMany: true),
+                ]),
+            ])
+        }
+        let rules = try model()
+        XCTAssertEqual(rules.joinTables.map(\.name).sorted(), ["Z_1BETAS", "Z_1PREVIOUS"])
+        let (_, context) = try makeStack(try model(), in: dir)
+        try context.performAndWait {
+            let a = try context.insertNewObject(forEntityName: "Alpha"), b = try context.insertNewObject(forEntityName: "Beta")
+            let a2 = try context.insertNewObject(forEntityName: "Alpha")
+            try a.setValue("a", forKey: "name")
+            try a2.setValue("a2", forKey: "name")
+            try b.setValue("b", forKey: "name")
+            try a.setValue([b], forKey: "betas")
+            try a.setValue([a2], forKey: "next")
+            try context.save()
+        }
+        // As another program numbered it: Beta 1, Alpha 2; Alpha.betas's table named after Beta.alphas (Z_1ALPHAS,
+        // its columns Z_1BETAS for Beta's keys, Z_2ALPHAS for Alpha's), the self-referential one after `next`.
+        let store = dir.file("store.sqlite")
+        let sql = SQLiteConnectionForTests(store)
+        try sql.run("""
+            UPDATE Z_PRIMARYKEY SET Z_ENT = Z_ENT + 10; UPDATE Z_PRIMARYKEY SET Z_ENT = 13 - Z_ENT;
+            UPDATE ZALPHA SET Z_ENT = 2; UPDATE ZBETA SET Z_ENT = 1;
+            ALTER TABLE Z_1BETAS RENAME TO Z_1ALPHAS; ALTER TABLE Z_1ALPHAS RENAME COLUMN Z_1ALPHAS TO Z_2ALPHAS_;
+            ALTER TABLE Z_1ALPHAS RENAME COLUMN Z_2BETAS TO Z_1BETAS; ALTER TABLE Z_1ALPHAS RENAME COLUMN Z_2ALPHAS_ TO Z_2ALPHAS;
+            ALTER TABLE Z_1PREVIOUS RENAME TO Z_2NEXT; ALTER TABLE Z_2NEXT RENAME COLUMN Z_1NEXT TO Z_2NEXT;
+            ALTER TABLE Z_2NEXT RENAME COLUMN Z_1PREVIOUS TO Z_2PREVIOUS;
+            """)
+        let adopted = try model()
+        let coordinator = PersistentStoreCoordinator(managedObjectModel: adopted, probes: .disabled)
+        try coordinator.addPersistentStore(at: store)
+        XCTAssertEqual(adopted.entities.map { "\($0.entityNumber) \($0.name)" }, ["1 Beta", "2 Alpha"])
+        XCTAssertEqual(adopted.joinTables.map(\.name).sorted(), ["Z_1ALPHAS", "Z_2NEXT"])
+        let reader = ManagedObjectContext(.privateQueue, coordinator: coordinator)
+        try reader.performAndWait {
+            var request = FetchRequest<ManagedObject>(entityName: "Alpha")
+            request.predicate = try ObjectPredicate(format: "name == 'a'")
+            let a = try XCTUnwrap(try reader.fetch(request).first)
+            XCTAssertEqual(a.objects(forRelationship: "betas").map { $0.value(forKey: "name") as? String }, ["b"])
+            XCTAssertEqual(a.objects(forRelationship: "next").map { $0.value(forKey: "name") as? String }, ["a2"])
+            let c = try reader.insertNewObject(forEntityName: "Beta")
+            try c.setValue("c", forKey: "name")
+            try c.setValue([a], forKey: "alphas")
+            try reader.save()
+        }
+        XCTAssertEqual(try sql.strings("SELECT Z_ENT || ' ' || Z_NAME || ' ' || Z_MAX FROM Z_PRIMARYKEY ORDER BY Z_ENT"), ["1 Beta 2", "2 Alpha 2"])
+        XCTAssertEqual(try sql.strings("SELECT Z_ENT || ' ' || ZNAME FROM ZBETA ORDER BY Z_PK"), ["1 b", "1 c"])
+        XCTAssertEqual(try sql.strings("SELECT Z_1BETAS || ' ' || Z_2ALPHAS FROM Z_1ALPHAS ORDER BY Z_1BETAS"), ["1 1", "2 1"])
+        // The model is in use with this layout: a store laid out by the rules needs a model of its own.
+        _ = try makeStack(try model(), in: dir, name: "rules.sqlite")
+        XCTAssertThrowsError(try PersistentStoreCoordinator(managedObjectModel: adopted, probes: .disabled).addPersistentStore(at: dir.file("rules.sqlite"))) { error in
+            XCTAssertTrue("\(error)".contains("load the model again"), "\(error)")
+        }
+    }
+
+    /// A to-many without an inverse keeps its links in the destination's column `Z<entity number><NAME>`, indexed;
+    /// deleting the source clears them (Nullify) and leaves the rows.
+    func testAToManyWithoutAnInverseIsAColumnOfTheDestination() throws {
+        let dir = TemporaryDirectory()
+        let model = try ManagedObjectModel(entities: [
+            EntityDescription(name: "Cocktail", properties: [
+                AttributeDescription(name: "name", type: .string),
+                RelationshipDescription(name: "spec", destination: "Ingredient", isToMany: true),
+            ]),
+            EntityDescription(name: "Ingredient", properties: [AttributeDescription(name: "unit", type: .string)]),
+        ])
+        let statements = SchemaGenerator.statements(for: model)
+        XCTAssertTrue(statements.contains("CREATE TABLE ZINGREDIENT ( Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, Z1SPEC INTEGER, ZUNIT VARCHAR )"), "\(statements)")
+        XCTAssertTrue(statements.contains("CREATE INDEX ZINGREDIENT_Z1SPEC_INDEX ON ZINGREDIENT (Z1SPEC)"), "\(statements)")
+        XCTAssertFalse(statements.contains { $0.contains("Z_1SPEC") }, "no join table")
+        let (_, context) = try makeStack(model, in: dir)
+        try context.performAndWait {
+            let drink = try context.insertNewObject(forEntityName: "Cocktail")
+            let parts = try (0..<3).map { i -> ManagedObject in
+                let part = try context.insertNewObject(forEntityName: "Ingredient")
+                try part.setValue("u\(i)", forKey: "unit")
+                return part
+            }
+            try drink.setValue(parts, forKey: "spec")
+            try context.save()
+            XCTAssertEqual(try context.count(for: FetchRequest<ManagedObject>(entityName: "Cocktail", predicate: try ObjectPredicate(format: "ANY spec.unit == 'u2'"))), 1)
+            context.delete(drink)
+            try context.save()
+        }
+        let sql = SQLiteConnectionForTests(dir.file("store.sqlite"))
+        XCTAssertEqual(try sql.strings("SELECT ZUNIT || ' ' || ifnull(Z1SPEC, 'none') FROM ZINGREDIENT ORDER BY ZUNIT"), ["u0 none", "u1 none", "u2 none"])
+    }
+}
+
+/// Raw SQL on a store file, for tests that set up what another program would have written.
+struct SQLiteConnectionForTests {
+    let url: URL
+    init(_ url: URL) { self.url = url }
+
+    func run(_ script: String) throws {
+        let connection = try SQLiteConnection(path: url.path, create: false)
+        try connection.execute(script)
+    }
+
+    func strings(_ query: String) throws -> [String] {
+        let connection = try SQLiteConnection(path: url.path, create: false, readOnly: true)
+        let statement = try connection.prepare(query)
+        var result: [String] = []
+        while try statement.step() { result.append(statement.text(at: 0)) }
+        return result
+    }
 }

@@ -221,6 +221,8 @@ struct ModelBuilder {
                 }
                 for property in entity.properties where property.entity === entity {
                     property.columnName = nil
+                    (property as? RelationshipDescription)?.entityColumnName = nil
+                    (property as? RelationshipDescription)?.orderColumnName = nil
                     if property.isTransient || ((property as? RelationshipDescription)?.isToMany ?? false) { continue }
                     if (property as? AttributeDescription)?.type == .composite { continue }
                     let place = elementPosition[ObjectIdentifier(property)] ?? (property.name, 0)
@@ -250,7 +252,10 @@ struct ModelBuilder {
                 }
             }
         }
-        // Relationship storage.
+        // Relationship storage (a model laid out again for a store starts afresh).
+        for entity in ordered {
+            for case let relationship as RelationshipDescription in entity.declaredProperties { relationship.joinTable = nil }
+        }
         for entity in ordered {
             for case let relationship as RelationshipDescription in entity.declaredProperties {
                 if relationship.isTransient { relationship.storage = .transient; continue }
