@@ -84,4 +84,64 @@ final class VersionHashTests: XCTestCase {
             XCTAssertEqual(model.coreDataVersionHashes.mapValues { $0.base64EncodedString() }, hashes.mapValues { $0.base64EncodedString() }, name)
         }
     }
+
+    /// Every fixture store that caches its model: the cached model hashes as the store's metadata says — composite
+    /// attributes (SwiftData), a derived attribute, a to-many built in code with max count -1, preserve-after-deletion
+    /// — and the store's digest and checksum are computed from its hashes as Core Data computes them.
+    func testEveryCachedModelHashesAsItsStoreSays() throws {
+        guard let fixtures = fixturesDirectory()?.appendingPathComponent("coredata-stores") else {
+            throw XCTSkip("../shared/fixtures is absent: Core Data's stores are not checked")
+        }
+        var compared = 0, checksums = 0
+        for store in ["coredataplus-samplemodel/SampleModel_V1.sqlite", "coredataplus-samplemodel/SampleModel_V2.sqlite",
+                      "coredataplus-samplemodel2/SampleModel2_V1.sqlite", "coredataplus-samplemodel2/SampleModel2_V2.sqlite",
+                      "swiftdata-metacocktails/PreloadedCocktails.store", "wibosco-migration/CoreDataMigration_Example_1.sqlite",
+                      "wibosco-migration/CoreDataMigration_Example_2.sqlite", "wibosco-migration/CoreDataMigration_Example_3.sqlite",
+                      "bnr-coredatastack/TestModel.sqlite"] {
+            let dir = TemporaryDirectory()
+            let copy = try copyStore(fixtures.appendingPathComponent(store), into: dir)
+            let metadata = try PersistentStoreCoordinator.metadataForPersistentStore(at: copy)
+            let stored = try XCTUnwrap(metadata["NSStoreModelVersionHashes"] as? [String: Data], store)
+            if let digest = metadata["NSStoreModelVersionHashesDigest"] as? String { XCTAssertEqual(StoreMetadata.digest(of: stored), digest, store) }
+            if let checksum = metadata["NSStoreModelVersionChecksumKey"] as? String {
+                XCTAssertEqual(StoreMetadata.checksum(of: stored), checksum, store)
+                checksums += 1
+            }
+            guard let model = try ManagedObjectModel.cachedInStore(at: copy) else { continue }
+            let computed = model.coreDataVersionHashes
+            XCTAssertEqual(Set(computed.keys), Set(stored.keys), store)
+            for (entity, hash) in stored {
+                XCTAssertEqual(computed[entity]?.base64EncodedString(), hash.base64EncodedString(), "\(store): \(entity)")
+                compared += 1
+            }
+        }
+        XCTAssertGreaterThanOrEqual(compared, 20)
+        XCTAssertGreaterThanOrEqual(checksums, 1)
+    }
+
+    /// A store Faultline creates records Core Data's hashes, digest and checksum for its model, so that Core Data
+    /// takes it for that model; opening compares them with the model's.
+    func testNewStoresRecordCoreDatasHashes() throws {
+        let dir = TemporaryDirectory()
+        func shop(_ type: AttributeType) throws -> ManagedObjectModel {
+            try ManagedObjectModel(entities: [
+                EntityDescription(name: "Item", properties: [AttributeDescription(name: "title", type: type)]),
+                EntityDescription(name: "Order", properties: [AttributeDescription(name: "title", type: .string)]),
+            ])
+        }
+        let model = try shop(.string)
+        _ = try makeStack(model, in: dir)
+        let metadata = try PersistentStoreCoordinator.metadataForPersistentStore(at: dir.file("store.sqlite"))
+        let hashes = try XCTUnwrap(metadata["NSStoreModelVersionHashes"] as? [String: Data])
+        XCTAssertEqual(hashes, model.coreDataVersionHashes)
+        XCTAssertEqual(metadata["NSStoreModelVersionHashesDigest"] as? String, StoreMetadata.digest(of: hashes))
+        XCTAssertEqual(metadata["NSStoreModelVersionChecksumKey"] as? String, StoreMetadata.checksum(of: hashes))
+        XCTAssertEqual((metadata["FaultlineStoreFormat"] as? NSNumber)?.intValue, 3)
+        XCTAssertEqual(PersistentStoreCoordinator.identification(of: dir.file("store.sqlite"), by: model), .hashes)
+        // Another model under the same names is refused by the hashes.
+        let other = try shop(.integer64)
+        XCTAssertThrowsError(try PersistentStoreCoordinator(managedObjectModel: other, probes: .disabled).addPersistentStore(at: dir.file("store.sqlite"))) { error in
+            XCTAssertTrue("\(error)".contains("entity 'Item' changed"), "\(error)")
+        }
+    }
 }

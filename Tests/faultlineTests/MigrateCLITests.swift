@@ -68,8 +68,8 @@ final class MigrateCLITests: CLITestCase {
     }
 
     /// A store whose version hashes are no version's (here: a Faultline store made to look like Core Data's, its hashes
-    /// not Core Data's) is found by its tables alone, a guess: the dry run and the migration refuse it until the user
-    /// names the version (`--from`), which must still fit the store.
+    /// changed) is found by its tables alone, a guess: the dry run and the migration refuse it until the user names
+    /// the version (`--from`), which must still fit the store.
     func testAVersionFoundByItsLayoutAloneIsNotMigratedFromWithoutFrom() throws {
         let bundle = try shopBundle()
         let store = try shopStore(bundle, count: 10)
@@ -83,6 +83,7 @@ final class MigrateCLITests: CLITestCase {
         sqlite3_finalize(select)
         var plist = try XCTUnwrap(PropertyListSerialization.propertyList(from: stored, format: nil) as? [String: Any])
         plist["FaultlineStoreFormat"] = nil
+        plist["NSStoreModelVersionHashes"] = (plist["NSStoreModelVersionHashes"] as? [String: Data])?.mapValues { Data($0.reversed()) }
         let rewritten = try PropertyListSerialization.data(fromPropertyList: plist, format: .binary, options: 0)
         var update: OpaquePointer?
         XCTAssertEqual(sqlite3_prepare_v2(db, "UPDATE Z_METADATA SET Z_PLIST = ?", -1, &update, nil), SQLITE_OK)

@@ -122,11 +122,16 @@ final class SQLiteStore {
             throw StoreError.notAStore(path: path, detail: "its Z_METADATA row is missing or unreadable")
         }
         identifier = uuid
-        // Faultline's stores carry Faultline's version hashes; Core Data's carry its own, so theirs are checked by
+        // Faultline's stores are checked by their version hashes (Core Data's since format 3); Core Data's by
         // comparing the schema the model needs with the store's.
-        let differences = metadata.hasFaultlineHashes
-            ? metadata.differences(from: model.versionHashes)
-            : try wrap { try StoreSchemaCheck.differences(between: model, and: connection) }
+        let differences: [String]
+        if metadata.faultlineFormat == nil {
+            differences = try wrap { try StoreSchemaCheck.differences(between: model, and: connection) }
+        } else if metadata.hasFaultlineOwnHashes {
+            differences = metadata.differences(from: model.versionHashes)
+        } else {
+            differences = metadata.differences(from: model.coreDataVersionHashes.mapValues { $0.base64EncodedString() })
+        }
         if !differences.isEmpty { throw StoreError.modelMismatch(path: path, differences: differences) }
     }
 

@@ -5,9 +5,10 @@ import Foundation
 /// `NSStoreModelVersionHashesVersion`, `NSStoreModelVersionIdentifiers`, …). Stores written by earlier Faultline
 /// builds hold JSON with the same keys and base64 hashes; both read.
 ///
-/// Faultline's version hashes are its own (docs/store-format.md), not Core Data's, so a store says which it holds:
-/// Faultline writes `FaultlineStoreFormat`. A store without it was written by Core Data, and is checked against a
-/// model by its schema instead (`StoreSchemaCheck`).
+/// Faultline writes `FaultlineStoreFormat`: 3 for a store whose hashes are Core Data's, as Faultline now writes them;
+/// 1 and 2 for stores of earlier builds, whose hashes are Faultline's own (docs/store-format.md). Opening compares
+/// the hashes with the model's. A store without the key was written by Core Data, and is checked against a model by
+/// its schema (`StoreSchemaCheck`), where its hashes pick the version.
 struct StoreMetadata {
     /// Every key as read, custom keys included.
     var values: [String: Any]
@@ -15,8 +16,14 @@ struct StoreMetadata {
     /// `NSStoreUUID` (Core Data keeps the UUID in `Z_METADATA.Z_UUID`; Faultline writes it in both).
     var identifier: String? { values["NSStoreUUID"] as? String }
 
-    /// True when Faultline wrote the version hashes (its own hashes, comparable with `ManagedObjectModel.versionHashes`).
-    var hasFaultlineHashes: Bool { values["FaultlineStoreFormat"] != nil }
+    /// The format `FaultlineStoreFormat` names: nil for a store Core Data wrote.
+    var faultlineFormat: Int? { values["FaultlineStoreFormat"].map { ($0 as? NSNumber)?.intValue ?? 0 } }
+
+    /// The format of the stores Faultline writes: version hashes as Core Data computes them.
+    static let currentFormat = 3
+
+    /// Whether the store's hashes are Faultline's own (written before format 3), else Core Data's.
+    var hasFaultlineOwnHashes: Bool { (faultlineFormat ?? Self.currentFormat) < Self.currentFormat }
 
     /// `NSStoreModelVersionHashes`, each hash base64-encoded (as `ManagedObjectModel.versionHashes`).
     var versionHashes: [String: String] {
@@ -31,24 +38,33 @@ struct StoreMetadata {
 
     /// The metadata of a new store Faultline creates for `model`.
     init(identifier: String, model: ManagedObjectModel) {
-        let hashes = Dictionary(uniqueKeysWithValues: model.entities.map { ($0.name, $0.versionHash) })
+        let hashes = model.coreDataVersionHashes
         values = [
             "NSStoreType": "SQLite",
             "NSStoreUUID": identifier,
             "NSStoreModelVersionHashes": hashes,
             "NSStoreModelVersionHashesDigest": Self.digest(of: hashes),
+            "NSStoreModelVersionChecksumKey": Self.checksum(of: hashes),
             "NSStoreModelVersionHashesVersion": 3,
             "NSStoreModelVersionIdentifiers": model.versionIdentifiers,
             "_NSAutoVacuumLevel": "2",
-            "FaultlineStoreFormat": 2,
+            "FaultlineStoreFormat": Self.currentFormat,
         ]
+    }
+
+    /// `NSStoreModelVersionChecksumKey` as Core Data computes it: base64 of the SHA-256 of the entities' hashes in
+    /// name order.
+    static func checksum(of hashes: [String: Data]) -> String {
+        var bytes: [UInt8] = []
+        for name in hashes.keys.sorted(by: { $0.utf16.lexicographicallyPrecedes($1.utf16) }) { bytes += Array(hashes[name]!) }
+        return Data(SHA256.hash(bytes)).base64EncodedString()
     }
 
     /// `NSStoreModelVersionHashesDigest` as Core Data computes it: base64 of the SHA-512 of each entity's name (UTF-8)
     /// followed by its hash, entities in name order.
     static func digest(of hashes: [String: Data]) -> String {
         var bytes: [UInt8] = []
-        for name in hashes.keys.sorted(by: { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) }) {
+        for name in hashes.keys.sorted(by: { $0.utf16.lexicographicallyPrecedes($1.utf16) }) {
             bytes += Array(name.utf8) + Array(hashes[name]!)
         }
         return Data(SHA512.hash(bytes)).base64EncodedString()

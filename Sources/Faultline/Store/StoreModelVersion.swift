@@ -72,10 +72,10 @@ extension PersistentStoreCoordinator {
         throw StoreError.noMatchingModelVersion(path: store.path, bundle: bundle.path, mismatches: mismatches)
     }
 
-    /// True when the store was written by Faultline with its own version hashes (`FaultlineStoreFormat` 2), which
-    /// opening compares with the model's: a version it opens with is identified exactly.
+    /// True when Faultline wrote the store (`FaultlineStoreFormat`): opening compares its hashes with the model's,
+    /// so a version it opens with is identified exactly.
     static func recordsFaultlineHashes(_ store: URL) -> Bool {
-        ((try? metadataForPersistentStore(at: store))?["FaultlineStoreFormat"] as? NSNumber)?.intValue == 2
+        (try? metadataForPersistentStore(at: store))?["FaultlineStoreFormat"] != nil
     }
 
     /// How `model`, which opened the store, is known to be the store's version: by hashes (Core Data's in the
