@@ -112,6 +112,41 @@ final class MigrationTests: XCTestCase {
         XCTAssertEqual(try rows(store.path, "ZPOST").count, 1_001)
     }
 
+    /// A store no version of the bundle fits (made by SampleModel version 1, migrated with a bundle that holds only
+    /// version 2): migrated, as Core Data does, from the model the store caches — its hashes are the store's. The dry
+    /// run and the migration agree, the dropped values are counted, and the store then opens by its hashes.
+    func testAStoreNoVersionFitsMigratesFromTheModelItCaches() throws {
+        let folder = try storesFolder().appendingPathComponent("coredataplus-samplemodel")
+        let dir = TemporaryDirectory()
+        let store = try copyStore(folder.appendingPathComponent("SampleModel_V1.sqlite"), into: dir)
+        let bundle = dir.file("Only.xcdatamodeld")
+        try FileManager.default.createDirectory(at: bundle, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(at: folder.appendingPathComponent("SampleModel.xcdatamodeld/SampleModel2.xcdatamodel"),
+                                         to: bundle.appendingPathComponent("SampleModel2.xcdatamodel"))
+        XCTAssertThrowsError(try PersistentStoreCoordinator.open(store, withVersionOf: bundle, options: .readOnly), "no version fits")
+        let before = try Data(contentsOf: store)
+        let dry = try PersistentStoreCoordinator.migrateStore(at: store, toVersionOf: bundle, dryRun: true)
+        XCTAssertEqual(dry.from, PersistentStoreCoordinator.cachedModelName)
+        XCTAssertEqual(try Data(contentsOf: store), before, "a dry run writes nothing")
+        XCTAssertThrowsError(try PersistentStoreCoordinator.migrateStore(at: store, toVersionOf: bundle, allowLoss: false)) { error in
+            XCTAssertTrue("\(error)".contains("would drop values (dropped Person.id 20)"), "\(error)")
+        }
+        XCTAssertEqual(try Data(contentsOf: store), before)
+        let real = try PersistentStoreCoordinator.migrateStore(at: store, toVersionOf: bundle)
+        XCTAssertEqual(real.description, dry.description.replacingOccurrences(of: "dry run: the whole migration ran on a scratch copy of the store, which is gone; the store is as it was (it drops 20 values: the migration runs only with --allow-loss)\n", with: ""))
+        XCTAssertEqual(real.steps.map(\.rows), [["Car": 115, "SportCar": 5, "LuxuryCar": 5, "Person": 20]])
+        let opened = try PersistentStoreCoordinator.openIdentifyingVersion(store, withVersionOf: bundle, options: .readOnly)
+        XCTAssertEqual(opened.version, "SampleModel2")
+        XCTAssertEqual(opened.identifiedBy, .hashes)
+        // A store whose cache is not the model that wrote it is not migrated from it.
+        let otherDir = TemporaryDirectory()
+        let other = try copyStore(folder.appendingPathComponent("SampleModel_V1.sqlite"), into: otherDir)
+        var metadata = try PersistentStoreCoordinator.metadataForPersistentStore(at: other)
+        metadata["NSStoreModelVersionHashes"] = (metadata["NSStoreModelVersionHashes"] as? [String: Data])?.mapValues { Data($0.reversed()) }
+        try PersistentStoreCoordinator.setMetadata(metadata, forPersistentStoreAt: other)
+        XCTAssertThrowsError(try PersistentStoreCoordinator.migrateStore(at: other, toVersionOf: bundle, dryRun: true))
+    }
+
     /// wibosco's chain with the custom code its versions need: v2 keeps v1's `color` as `hexColor`, v3 moves
     /// `hexColor` into a new required `Color` object. From version 1 (and from version 2), every post reaches version 4
     /// with its values, and its colour in a `Color`.

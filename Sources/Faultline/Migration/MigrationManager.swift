@@ -24,7 +24,8 @@ public struct MigrationPlan: Sendable, CustomStringConvertible {
 
     public var description: String {
         guard !steps.isEmpty else { return "the store is at version '\(to)' already: nothing to migrate\n" }
-        var text = "migration of the store from version '\(from)' to '\(to)' in \(steps.count) step\(steps.count == 1 ? "" : "s"):\n"
+        let source = from == PersistentStoreCoordinator.cachedModelName ? from : "version '\(from)'"
+        var text = "migration of the store from \(source) to '\(to)' in \(steps.count) step\(steps.count == 1 ? "" : "s"):\n"
         for (i, step) in steps.enumerated() {
             let mapped = step.mapping.entityMappings.contains { $0.name != nil }
             text += "\(i + 1). '\(step.from)' → '\(step.to)' (\(mapped ? "mapping model" : "inferred"))\n"
@@ -66,7 +67,12 @@ extension PersistentStoreCoordinator {
             throw MigrationError(problem: "the bundle has no version '\(target)' (it has \(ordered.map { "'\($0.name)'" }.joined(separator: ", ")))")
         }
         let sourceName: String
-        if let sourceVersion {
+        var cached: ManagedObjectModel?
+        if sourceVersion == cachedModelName {
+            // The dry run's copy, migrated from the model the store caches.
+            cached = try cachedModel(of: store, probes: probes)
+            sourceName = cachedModelName
+        } else if let sourceVersion {
             // The user's word for the store's version: it must still fit the store's tables.
             guard let model = versions.first(where: { $0.name == sourceVersion })?.model else {
                 throw MigrationError(problem: "the bundle has no version '\(sourceVersion)' (it has \(ordered.map { "'\($0.name)'" }.joined(separator: ", ")))")
@@ -74,22 +80,44 @@ extension PersistentStoreCoordinator {
             try PersistentStoreCoordinator(managedObjectModel: model, probes: probes).addPersistentStore(at: store, options: .readOnly)
             sourceName = sourceVersion
         } else {
-            let found = try openIdentifyingVersion(store, withVersionOf: bundle, options: .readOnly)
-            // A version found by its layout alone is a guess (versions may share a layout): nothing is migrated from it.
-            guard found.identifiedBy == .hashes else {
-                throw MigrationError(problem: "the store's version was found by its tables alone ('\(found.version)' fits them, but the store's NSStoreModelVersionHashes are no version's): a guess; give the version it was made with (--from VERSION) to migrate from it")
+            var found: (coordinator: PersistentStoreCoordinator, version: String, identifiedBy: VersionIdentification)?
+            var noVersion: Error?
+            do { found = try openIdentifyingVersion(store, withVersionOf: bundle, options: .readOnly) } catch StoreError.noMatchingModelVersion(let path, let bundle, let mismatches) {
+                noVersion = StoreError.noMatchingModelVersion(path: path, bundle: bundle, mismatches: mismatches)
             }
-            sourceName = found.version
+            if let found, found.identifiedBy == .hashes, let model = versions.first(where: { $0.name == found.version })?.model {
+                // Opened with the model the steps read with, which so takes the store's entity numbers and tables.
+                try PersistentStoreCoordinator(managedObjectModel: model, probes: probes).addPersistentStore(at: store, options: .readOnly)
+                sourceName = found.version
+            } else if let model = try? cachedModel(of: store, probes: probes) {
+                // No version's hashes are the store's: Core Data migrates from the model the store caches, when that
+                // model is the one that wrote it (its hashes are the store's).
+                cached = model
+                sourceName = cachedModelName
+            } else if let found {
+                // A version found by its layout alone is a guess (versions may share a layout): nothing is migrated from it.
+                throw MigrationError(problem: "the store's version was found by its tables alone ('\(found.version)' fits them, but the store's NSStoreModelVersionHashes are no version's, and it caches no model whose hashes are): a guess; give the version it was made with (--from VERSION) to migrate from it")
+            } else {
+                throw noVersion!
+            }
         }
-        guard let sourceIndex = ordered.firstIndex(where: { $0.name == sourceName }) else { throw MigrationError(problem: "no version '\(sourceName)'") }
+        var steps: [(from: (name: String, model: ManagedObjectModel), to: (name: String, model: ManagedObjectModel))] = []
+        if let cached {
+            // One inferred step, from the cached model straight to the target, as Core Data takes it.
+            if cached.coreDataVersionHashes != ordered[targetIndex].model.coreDataVersionHashes {
+                steps = [((cachedModelName, cached), ordered[targetIndex])]
+            }
+        } else {
+            guard let sourceIndex = ordered.firstIndex(where: { $0.name == sourceName }) else { throw MigrationError(problem: "no version '\(sourceName)'") }
+            guard sourceIndex <= targetIndex else {
+                throw MigrationError(problem: "the store is at version '\(sourceName)', which comes after '\(target)'; migrating back is not supported")
+            }
+            steps = (sourceIndex..<targetIndex).map { (ordered[$0], ordered[$0 + 1]) }
+        }
         var plan = MigrationPlan(from: sourceName, to: target, steps: [])
-        guard sourceIndex != targetIndex else { return plan }
-        guard sourceIndex < targetIndex else {
-            throw MigrationError(problem: "the store is at version '\(sourceName)', which comes after '\(target)'; migrating back is not supported")
-        }
+        guard !steps.isEmpty else { return plan }
         var unused = mappings
-        for i in sourceIndex..<targetIndex {
-            let (from, to) = (ordered[i], ordered[i + 1])
+        for (from, to) in steps {
             let mapping: MappingModel
             let withPolicies = Set(policies.policies(migratingTo: to.name).keys)
             do {
@@ -110,7 +138,8 @@ extension PersistentStoreCoordinator {
             }
             plan.steps.append(.init(from: from.name, to: to.name, mapping: mapping, rows: [:]))
         }
-        let models = Dictionary(uniqueKeysWithValues: versions.map { ($0.name, $0.model) })
+        var models = Dictionary(uniqueKeysWithValues: versions.map { ($0.name, $0.model) })
+        if let cached { models[cachedModelName] = cached }
         if dryRun {
             // The whole migration, on a scratch copy: the dry run meets every error the migration would.
             let folder = FileManager.default.temporaryDirectory.appendingPathComponent("faultline-dry-run-\(UUID().uuidString)")
@@ -180,6 +209,24 @@ extension PersistentStoreCoordinator {
         }
         note("\(store.lastPathComponent) replaced by the version-'\(target)' store")
         return plan
+    }
+
+    /// The name a migration's plan gives the model a store caches, when it migrates from it.
+    public static let cachedModelName = "the model the store caches"
+
+    /// The model `store` caches, when it is the one that wrote the store (its Core Data hashes are the store's
+    /// `NSStoreModelVersionHashes`) and it opens the store.
+    static func cachedModel(of store: URL, probes: Probes) throws -> ManagedObjectModel {
+        guard let model = try ManagedObjectModel.cachedInStore(at: store) else {
+            throw MigrationError(problem: "the store caches no model (Z_MODELCACHE)")
+        }
+        let hashes = try metadataForPersistentStore(at: store)["NSStoreModelVersionHashes"] as? [String: Data]
+        guard hashes == model.coreDataVersionHashes else {
+            throw MigrationError(problem: "the model the store caches is not the one that wrote it (its hashes are not the store's)")
+        }
+        try PersistentStoreCoordinator(managedObjectModel: model, probes: probes).addPersistentStore(at: store, options: .readOnly)
+        model.versionName = cachedModelName
+        return model
     }
 
     /// Writes a WAL store's `-wal` into the file, so that the file alone holds the store.
