@@ -80,6 +80,41 @@ final class CoreDataStoreCLITests: CLITestCase {
 
     /// `bench --store` runs the model's scenarios on a scratch copy of a real store's data (its cached model, or the
     /// bundle version that fits), and `explain` proves a suggested index on a scratch copy: the store is unchanged.
+    /// Every fixture store migrated to its bundle's current version: the dry run and the migration agree — the same
+    /// exit status, the same plan and account (or the same error), the dry run writing nothing.
+    func testTheDryRunAndTheMigrationAgreeOnEveryFixture() throws {
+        var fixtures = URL(fileURLWithPath: #filePath)
+        for _ in 0..<4 { fixtures.deleteLastPathComponent() }
+        fixtures = fixtures.appendingPathComponent("shared/fixtures/coredata-stores")
+        guard FileManager.default.fileExists(atPath: fixtures.path) else { throw XCTSkip("../shared/fixtures is absent: Core Data's stores are not checked") }
+        var migrated = 0, refused = 0
+        for testCase in Self.cases {
+            let source = fixtures.appendingPathComponent(testCase.store)
+            let store = dir.appendingPathComponent(source.lastPathComponent).path
+            for suffix in ["", "-wal", "-shm"] where FileManager.default.fileExists(atPath: source.path + suffix) {
+                try? FileManager.default.removeItem(atPath: store + suffix)
+                try FileManager.default.copyItem(atPath: source.path + suffix, toPath: store + suffix)
+            }
+            let bundle = fixtures.appendingPathComponent(testCase.bundle).path
+            let before = try Data(contentsOf: URL(fileURLWithPath: store))
+            let dry = try run(["migrate", "--model", bundle, "--store", store, "--dry-run", "--allow-loss"])
+            XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: store)), before, "\(testCase.store): the dry run writes nothing")
+            let real = try run(["migrate", "--model", bundle, "--store", store, "--allow-loss"])
+            XCTAssertEqual(dry.status, real.status, "\(testCase.store): \(dry.stderr) / \(real.stderr)")
+            if real.status == 0 {
+                let plan = dry.stdout.components(separatedBy: "dry run: ")[0]
+                XCTAssertTrue(real.stdout.hasPrefix(plan), "\(testCase.store):\n\(dry.stdout)\n---\n\(real.stdout)")
+                migrated += real.stdout.contains("migrated ") ? 1 : 0
+            } else {
+                XCTAssertEqual(dry.stderr, real.stderr, testCase.store)
+                XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: store)), before, "\(testCase.store): a failed migration writes nothing")
+                refused += 1
+            }
+        }
+        XCTAssertGreaterThanOrEqual(migrated, 3)
+        XCTAssertGreaterThanOrEqual(refused, 1, "wibosco's version 3 requires a relationship the old posts lack")
+    }
+
     func testBenchAndExplainWorkOnARealStoresData() throws {
         let fixtures = fixturesFolder
         guard FileManager.default.fileExists(atPath: fixtures.path) else { throw XCTSkip("../shared/fixtures is absent: Core Data's stores are not checked") }
