@@ -316,6 +316,50 @@ final class ModelTests: XCTestCase {
         while try statement.step() { names.insert(statement.text(at: 0)) }
         return names
     }
+
+    /// A composite attribute in a JSON model: its elements are columns in the composite's place, a nested composite
+    /// flattened too; the value round-trips through a real store as a dictionary. Bad composites are refused,
+    /// naming the property: no elements, a name that is not an identifier (it would reach SQL), nesting past the limit.
+    func testCompositeAttributesFromJSONAndTheirLimits() throws {
+        let json = #"{"entities": [{"name": "Place", "attributes": [{"name": "title", "type": "string"},"#
+            + #"{"name": "address", "type": "composite", "elements": [{"name": "street", "type": "string"}, {"name": "zip", "type": "integer32"},"#
+            + #"{"name": "geo", "type": "composite", "elements": [{"name": "lat", "type": "double"}, {"name": "lon", "type": "double"}]}]}]}]}"#
+        let model = try ManagedObjectModel(jsonData: Data(json.utf8))
+        XCTAssertEqual(SchemaGenerator.statements(for: model).first,
+                       "CREATE TABLE ZPLACE ( Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZZIP INTEGER, ZLAT FLOAT, ZLON FLOAT, ZSTREET VARCHAR, ZTITLE VARCHAR )")
+        let dir = TemporaryDirectory()
+        let (_, context) = try makeStack(model, in: dir)
+        try context.performAndWait {
+            let place = try context.insertNewObject(forEntityName: "Place")
+            try place.setValue(["street": "Main", "zip": 12345, "geo": ["lat": 1.5, "lon": -2.0]], forKey: "address")
+            try context.save()
+            context.reset()
+            let read = try XCTUnwrap(try context.fetch(FetchRequest<ManagedObject>(entityName: "Place")).first)
+            let address = try XCTUnwrap(read.value(forKey: "address") as? [String: Any])
+            XCTAssertEqual(address["street"] as? String, "Main")
+            XCTAssertEqual(address["zip"] as? Int32, 12345)
+            XCTAssertEqual((address["geo"] as? [String: Any])?["lon"] as? Double, -2.0)
+            XCTAssertEqual(read.value(forKey: "address.geo.lat") as? Double, 1.5)
+            XCTAssertEqual(try context.count(for: FetchRequest<ManagedObject>(entityName: "Place", predicate: try ObjectPredicate(format: "address.geo.lat > 1"))), 1)
+            XCTAssertThrowsError(try read.setValue(["zip": "not a number"], forKey: "address"))
+            XCTAssertEqual((read.value(forKey: "address") as? [String: Any])?["street"] as? String, "Main", "a refused value sets nothing")
+        }
+        func refused(_ elements: String) -> String {
+            let text = #"{"entities": [{"name": "Place", "attributes": [{"name": "address", "type": "composite""# + elements + "}]}]}"
+            do { _ = try ManagedObjectModel(jsonData: Data(text.utf8)); return "" } catch { return "\(error)" }
+        }
+        XCTAssertTrue(refused("").contains("needs 'elements'"), refused(""))
+        XCTAssertTrue(refused(#", "elements": [{"name": "a b", "type": "string"}]"#).contains("letters, digits and underscores"))
+        XCTAssertTrue(refused(#", "elements": [{"name": "x", "type": "string"}, {"name": "x", "type": "string"}]"#).contains("repeated"))
+        var nested = #"{"name": "leaf", "type": "string"}"#
+        for i in 0...Limits.compositeDepth { nested = #"{"name": "c\#(i)", "type": "composite", "elements": ["# + nested + "]}" }
+        XCTAssertTrue(refused(#", "elements": ["# + nested + "]").contains("Limits.compositeDepth"))
+        // Xcode's XML composites are not read: said so, not guessed.
+        let xml = #"<?xml version="1.0"?><model><entity name="Place"><attribute name="address" attributeType="Composite"/></entity></model>"#
+        XCTAssertThrowsError(try ManagedObjectModel(xcodeContents: Data(xml.utf8), source: "contents")) { error in
+            XCTAssertTrue("\(error)".contains("composite attributes in Xcode's XML are not read yet"), "\(error)")
+        }
+    }
 }
 
 /// The common ISO 8601 forms read directly give exactly the formatter's dates; the rest are left to it.

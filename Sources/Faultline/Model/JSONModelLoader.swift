@@ -114,11 +114,11 @@ struct JSONReader {
             userInfo: (object["userInfo"] as? [String: String]) ?? [:])
     }
 
-    func attribute(_ value: Any, entity: String) throws -> AttributeDescription {
+    func attribute(_ value: Any, entity: String, depth: Int = 0) throws -> AttributeDescription {
         let object = try self.object(value, at: "an attribute of entity '\(entity)'")
         let name = try string(object["name"], at: "attribute 'name'", entity: entity)
         try allowOnly(["name", "type", "optional", "transient", "default", "indexed", "allowsExternalStorage",
-                       "transformer", "min", "max", "regex", "userInfo"], in: object, at: "the attribute", entity: entity, property: name)
+                       "transformer", "min", "max", "regex", "userInfo", "elements"], in: object, at: "the attribute", entity: entity, property: name)
         let typeName = try string(object["type"], at: "'type'", entity: entity, property: name)
         guard let type = AttributeType(name: typeName) else {
             throw fail("unknown attribute type '\(typeName)' (known: \(AttributeType.allCases.map(\.jsonName).joined(separator: ", ")))", entity: entity, property: name)
@@ -134,6 +134,16 @@ struct JSONReader {
             maxValue: try number(object["max"], at: "max", entity: entity, property: name),
             regularExpression: try optionalString(object["regex"], at: "'regex'", entity: entity, property: name),
             userInfo: (object["userInfo"] as? [String: String]) ?? [:])
+        if type == .composite {
+            // A composite's elements are attributes in turn (docs/model-format.md).
+            guard depth < Limits.compositeDepth else { throw fail("composites nested more than \(Limits.compositeDepth) deep (Limits.compositeDepth)", entity: entity, property: name) }
+            guard let elements = object["elements"] as? [Any], !elements.isEmpty else {
+                throw fail("a composite attribute needs 'elements', a list of attributes", entity: entity, property: name)
+            }
+            attribute.elements = try elements.map { try self.attribute($0, entity: entity, depth: depth + 1) }
+        } else if object["elements"] != nil {
+            throw fail("'elements' belongs to a composite attribute only", entity: entity, property: name)
+        }
         if let json = object["default"], !(json is NSNull) {
             do {
                 attribute.defaultValue = try JSONValueDecoding.sendable(try JSONValueDecoding.value(fromJSON: json, type: type))

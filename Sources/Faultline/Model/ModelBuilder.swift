@@ -464,8 +464,11 @@ struct ModelBuilder {
         var result: [AttributeDescription] = []
         for element in composite.elements {
             let name = "\(path).\(element.name)"
-            guard !element.name.isEmpty, !element.name.contains("."), names.insert(element.name).inserted else {
-                throw ModelError(entity: entity, property: name, problem: element.name.isEmpty ? "an element has an empty name" : "the element's name is repeated or holds a dot")
+            guard isIdentifier(element.name) else {
+                throw ModelError(entity: entity, property: name, problem: "element names must be letters, digits and underscores, starting with a letter")
+            }
+            guard names.insert(element.name).inserted else {
+                throw ModelError(entity: entity, property: name, problem: "the element's name is repeated")
             }
             if element.type == .undefined || element.type == .objectID {
                 throw ModelError(entity: entity, property: name, problem: "type '\(element.type.rawValue)' cannot be a composite's element")
@@ -485,7 +488,9 @@ struct ModelBuilder {
         return result
     }
 
-    private func isIdentifier(_ name: String) -> Bool {
+    private func isIdentifier(_ name: String) -> Bool { Self.isIdentifier(name) }
+
+    private static func isIdentifier(_ name: String) -> Bool {
         guard let first = name.unicodeScalars.first, first.properties.isAlphabetic || first == "_" else { return false }
         return name.unicodeScalars.allSatisfy { $0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "_" }
     }
