@@ -42,7 +42,7 @@ public struct DataExporter {
             switch result {
             case .dictionary:
                 let rows = try context.fetchDictionaries(request)
-                let names = request.propertiesToFetch?.map(\.name) ?? entity.attributes.filter { !$0.isTransient }.map(\.name)
+                let names = request.propertiesToFetch?.map(\.name) ?? entity.attributes.filter { !$0.isTransient && !$0.isCompositeElement }.map(\.name)
                 let cells = rows.map { row in names.map { (name: $0, value: Self.dictionaryValue(row[$0])) } }
                 switch format {
                 case .json: return try json(cells.map { $0.map { ($0.name, $0.value) } })
@@ -82,7 +82,10 @@ public struct DataExporter {
 
     private func propertyUnion(_ entity: EntityDescription) -> [PropertyDescription] {
         var seen: Set<String> = []
-        return entity.selfAndDescendants.flatMap(\.properties).filter { seen.insert($0.name).inserted }
+        // A composite's elements are shown inside its value, not again on their own.
+        return entity.selfAndDescendants.flatMap(\.properties).filter {
+            !(($0 as? AttributeDescription)?.isCompositeElement ?? false) && seen.insert($0.name).inserted
+        }
     }
 
     private func row(_ object: ManagedObject, properties: [PropertyDescription]) -> [(String, Any)] {

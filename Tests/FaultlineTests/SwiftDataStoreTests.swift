@@ -106,6 +106,12 @@ final class SwiftDataStoreTests: XCTestCase {
             XCTAssertEqual(anonymous.count, 28)
             XCTAssertTrue(anonymous.allSatisfy { $0.value(forKey: "author") == nil })
             XCTAssertThrowsError(try context.fetch(FetchRequest<ManagedObject>(entityName: "Cocktail", predicate: try ObjectPredicate(format: "author == nil"))))
+            // A dictionary fetch gives a composite as one dictionary, read from its elements' columns.
+            var rows = FetchRequest<ManagedObject>(entityName: "Cocktail", predicate: try ObjectPredicate(format: "cocktailName == 'Jasmine'"))
+            rows.propertiesToFetch = [PropertyToFetch("cocktailName"), PropertyToFetch("author")]
+            let row = try XCTUnwrap(try context.fetchDictionaries(rows).first)
+            XCTAssertEqual((row["author"] as? [String: Any])?["year"] as? String, "1998")
+            XCTAssertEqual(row.keys.sorted(), ["author", "cocktailName"])
         }
     }
 

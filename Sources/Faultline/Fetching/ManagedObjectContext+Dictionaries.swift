@@ -13,7 +13,21 @@ extension ManagedObjectContext {
 
     private func fetchDictionariesUntraced<T: ManagedObject>(_ request: FetchRequest<T>) throws -> [[String: Any]] {
         let entity = try fetchedEntity(named: request.entityName)
-        let properties = request.propertiesToFetch ?? entity.attributes.filter { !$0.isTransient }.map { PropertyToFetch($0.name) }
+        let requested = request.propertiesToFetch ?? entity.attributes.filter { !$0.isTransient && !$0.isCompositeElement }.map { PropertyToFetch($0.name) }
+        // A composite is fetched as its elements' columns and comes back as one dictionary under its name.
+        var composites: [(name: String, attribute: AttributeDescription)] = []
+        var properties: [PropertyToFetch] = []
+        for property in requested {
+            if property.function == nil, let composite = entity.attribute(named: property.keyPath), composite.type == .composite {
+                composites.append((property.name, composite))
+                func leaves(_ attribute: AttributeDescription) -> [AttributeDescription] {
+                    attribute.entityElements.flatMap { $0.type == .composite ? leaves($0) : [$0] }
+                }
+                properties += leaves(composite).map { PropertyToFetch($0.name) }
+            } else {
+                properties.append(property)
+            }
+        }
         guard !properties.isEmpty else { return [] }
         var compiler = PredicateCompiler(model: model, storeIdentifier: coordinator.storeIdentifier)
         let scope = PredicateCompiler.Scope(alias: "t0", entity: entity)
@@ -69,6 +83,17 @@ extension ManagedObjectContext {
                         }
                     }
                     if let value = decode(row[i], kind: column.kind) { dictionary[column.name] = value }
+                }
+                for (name, composite) in composites {
+                    func assemble(_ attribute: AttributeDescription) -> [String: Any]? {
+                        var value: [String: Any] = [:]
+                        for element in attribute.entityElements {
+                            let part = element.type == .composite ? assemble(element) : dictionary.removeValue(forKey: element.name)
+                            if let part { value[element.elementName ?? element.name] = part }
+                        }
+                        return value.isEmpty ? nil : value
+                    }
+                    dictionary[name] = assemble(composite)
                 }
                 return dictionary
             }

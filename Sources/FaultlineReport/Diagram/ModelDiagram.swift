@@ -115,7 +115,7 @@ public struct ModelDiagram {
         let unique = Set(entity.uniquenessConstraints.filter { $0.count == 1 }.flatMap { $0 })
         var rows = ["<tr><td bgcolor=\"\(entity.isAbstract ? "#e8e8e8" : "#dde8f7")\"><b>\(h(entity.name))</b>\(entity.isAbstract ? " <i>(abstract)</i>" : "")</td></tr>"]
         let inherited = Set(entity.superentity?.attributes.map(\.name) ?? [])
-        for attribute in entity.attributes where !inherited.contains(attribute.name) {
+        for attribute in entity.attributes where !inherited.contains(attribute.name) && !attribute.isCompositeElement {
             var text = "\(h(attribute.name)): \(h(attribute.type.rawValue))\(attribute.isOptional ? "?" : "")"
             var marks: [String] = []
             if attribute.isIndexed { marks.append("indexed") }
