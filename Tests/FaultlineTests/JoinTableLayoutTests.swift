@@ -245,6 +245,53 @@ final class JoinTableLayoutTests: XCTestCase {
     }
 }
 
+extension JoinTableLayoutTests {
+    /// A store of an earlier Faultline build kept a to-many without an inverse in a join table (`Z_1SPEC(Z_1INV_SPEC,
+    /// Z_2SPEC)`): opened, the table it has is used, read and written; nothing is lost.
+    func testAnEarlierBuildsJoinTableForAToManyWithoutAnInverseStillReads() throws {
+        let dir = TemporaryDirectory()
+        func model() throws -> ManagedObjectModel {
+            try ManagedObjectModel(entities: [
+                EntityDescription(name: "Cocktail", properties: [
+                    AttributeDescription(name: "name", type: .string),
+                    RelationshipDescription(name: "spec", destination: "Ingredient", isToMany: true),
+                ]),
+                EntityDescription(name: "Ingredient", properties: [AttributeDescription(name: "unit", type: .string)]),
+            ])
+        }
+        let (_, context) = try makeStack(try model(), in: dir)
+        try context.performAndWait {
+            let drink = try context.insertNewObject(forEntityName: "Cocktail")
+            try drink.setValue("sour", forKey: "name")
+            let part = try context.insertNewObject(forEntityName: "Ingredient")
+            try part.setValue("oz", forKey: "unit")
+            try drink.setValue([part], forKey: "spec")
+            try context.save()
+        }
+        let store = dir.file("store.sqlite")
+        let sql = SQLiteConnectionForTests(store)
+        try sql.run("""
+            CREATE TABLE Z_1SPEC ( Z_1INV_SPEC INTEGER, Z_2SPEC INTEGER, PRIMARY KEY (Z_1INV_SPEC, Z_2SPEC) );
+            INSERT INTO Z_1SPEC SELECT Z1SPEC, Z_PK FROM ZINGREDIENT WHERE Z1SPEC IS NOT NULL;
+            DROP INDEX ZINGREDIENT_Z1SPEC_INDEX; ALTER TABLE ZINGREDIENT DROP COLUMN Z1SPEC;
+            """)
+        let legacy = try model()
+        let coordinator = PersistentStoreCoordinator(managedObjectModel: legacy, probes: .disabled)
+        try coordinator.addPersistentStore(at: store)
+        XCTAssertEqual(legacy.joinTables.map(\.name), ["Z_1SPEC"])
+        let reader = ManagedObjectContext(.privateQueue, coordinator: coordinator)
+        try reader.performAndWait {
+            let drink = try XCTUnwrap(try reader.fetch(FetchRequest<ManagedObject>(entityName: "Cocktail")).first)
+            XCTAssertEqual(drink.objects(forRelationship: "spec").map { $0.value(forKey: "unit") as? String }, ["oz"])
+            let dash = try reader.insertNewObject(forEntityName: "Ingredient")
+            try dash.setValue("dash", forKey: "unit")
+            try drink.setValue(drink.objects(forRelationship: "spec") + [dash], forKey: "spec")
+            try reader.save()
+        }
+        XCTAssertEqual(try sql.strings("SELECT Z_1INV_SPEC || ' ' || Z_2SPEC FROM Z_1SPEC ORDER BY Z_2SPEC"), ["1 1", "1 2"])
+    }
+}
+
 /// Raw SQL on a store file, for tests that set up what another program would have written.
 struct SQLiteConnectionForTests {
     let url: URL

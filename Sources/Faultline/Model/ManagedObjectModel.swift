@@ -87,6 +87,7 @@ public final class ManagedObjectModel: @unchecked Sendable {
             var wanted = current
             wanted.entityNumbers = layout.entityNumbers
             wanted.joinTableOwners.merge(layout.joinTableOwners) { $1 }
+            wanted.inverselessJoinTables = layout.inverselessJoinTables
             guard wanted != current else { return }
             guard storesOpened == 0 else {
                 throw ModelError(source: source, problem: "the model is in use with a store that numbers its entities or names its many-to-many tables otherwise; load the model again for this store")

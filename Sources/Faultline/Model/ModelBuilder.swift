@@ -178,7 +178,8 @@ struct ModelBuilder {
         var keptInDestination: [ObjectIdentifier: [RelationshipDescription]] = [:]
         for entity in ordered {
             for case let relationship as RelationshipDescription in entity.declaredProperties
-                where relationship.isToMany && relationship.inverse == nil && !relationship.isOrdered && !relationship.isTransient {
+                where relationship.isToMany && relationship.inverse == nil && !relationship.isOrdered && !relationship.isTransient
+                && !(layout?.inverselessJoinTables.contains(Self.qualifiedName(relationship)) ?? false) {
                 keptInDestination[ObjectIdentifier(relationship.destination), default: []].append(relationship)
             }
         }

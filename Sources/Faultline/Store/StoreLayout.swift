@@ -8,6 +8,9 @@ struct StoreLayout: Equatable {
     var entityNumbers: [String: Int] = [:]
     /// For a many-to-many pair: the relationship ("Entity.relationship") whose table the store holds.
     var joinTableOwners: [JoinTablePair: String] = [:]
+    /// To-many relationships without an inverse ("Entity.relationship") that the store keeps in a join table, as
+    /// Faultline builds before format 3 did, rather than in the destination's column.
+    var inverselessJoinTables: Set<String> = []
 }
 
 /// The two relationships of a many-to-many pair, in a fixed order.
@@ -55,6 +58,20 @@ extension StoreLayout {
                 }
             }
         }
+        // A to-many without an inverse: the destination's column, or (stores of earlier Faultline builds) a join table.
+        for entity in model.entities {
+            for relationship in entity.relationships where relationship.entity === entity && relationship.inverse == nil && relationship.isToMany
+                && !relationship.isOrdered && !relationship.isTransient {
+                guard let number = layout.entityNumbers[entity.name], let destination = relationship.destination.table?.name else { continue }
+                let info = try connection.prepare("SELECT count(*) FROM pragma_table_info(?) WHERE upper(name) = ?")
+                info.bind(destination, at: 1)
+                info.bind("Z\(number)\(relationship.name.uppercased())", at: 2)
+                let hasColumn = try info.step() && info.int64(at: 0) > 0
+                if !hasColumn && tables.contains("Z_\(number)\(relationship.name.uppercased())") {
+                    layout.inverselessJoinTables.insert(ModelBuilder.qualifiedName(relationship))
+                }
+            }
+        }
         return layout
     }
 
@@ -63,6 +80,9 @@ extension StoreLayout {
         for entity in model.entities {
             entityNumbers[entity.name] = entity.entityNumber
             for relationship in entity.relationships where relationship.entity === entity {
+                if relationship.inverse == nil, relationship.isToMany, !relationship.isOrdered, let join = relationship.joinTable, !join.isDestinationTable {
+                    inverselessJoinTables.insert(ModelBuilder.qualifiedName(relationship))
+                }
                 guard let inverse = relationship.inverse, let join = relationship.joinTable, !join.isDestinationTable, join.isOwner else { continue }
                 joinTableOwners[JoinTablePair(relationship, inverse)] = ModelBuilder.qualifiedName(relationship)
             }
