@@ -292,6 +292,31 @@ extension JoinTableLayoutTests {
     }
 }
 
+extension JoinTableLayoutTests {
+    /// A `Z_PRIMARYKEY` that does not keep a sub-entity right after its parent is refused, naming the entity; the model
+    /// that failed to open it keeps the rules' numbers and makes a new store as before.
+    func testANumberingThatSplitsAHierarchyIsRefused() throws {
+        let dir = TemporaryDirectory()
+        func model() throws -> ManagedObjectModel {
+            try ManagedObjectModel(entities: [
+                EntityDescription(name: "Alpha", properties: [AttributeDescription(name: "name", type: .string)]),
+                EntityDescription(name: "AlphaSub", parent: "Alpha", properties: [AttributeDescription(name: "extra", type: .string)]),
+                EntityDescription(name: "Beta", properties: [AttributeDescription(name: "name", type: .string)]),
+            ])
+        }
+        _ = try makeStack(try model(), in: dir)
+        try SQLiteConnectionForTests(dir.file("store.sqlite")).run("UPDATE Z_PRIMARYKEY SET Z_ENT = 100 WHERE Z_ENT = 2; UPDATE Z_PRIMARYKEY SET Z_ENT = 2 WHERE Z_ENT = 3; UPDATE Z_PRIMARYKEY SET Z_ENT = 3 WHERE Z_ENT = 100")
+        let refused = try model()
+        XCTAssertThrowsError(try PersistentStoreCoordinator(managedObjectModel: refused, probes: .disabled).addPersistentStore(at: dir.file("store.sqlite"))) { error in
+            XCTAssertTrue("\(error)".contains("AlphaSub") && "\(error)".contains("sub-entities right after"), "\(error)")
+        }
+        XCTAssertEqual(refused.entities.map { "\($0.entityNumber) \($0.name)" }, ["1 Alpha", "2 AlphaSub", "3 Beta"])
+        _ = try makeStack(refused, in: dir, name: "new.sqlite")
+        XCTAssertEqual(try SQLiteConnectionForTests(dir.file("new.sqlite")).strings("SELECT Z_ENT || ' ' || Z_NAME FROM Z_PRIMARYKEY ORDER BY Z_ENT"),
+                       ["1 Alpha", "2 AlphaSub", "3 Beta"])
+    }
+}
+
 /// Raw SQL on a store file, for tests that set up what another program would have written.
 struct SQLiteConnectionForTests {
     let url: URL

@@ -77,34 +77,52 @@ public final class ManagedObjectModel: @unchecked Sendable {
     }
 
     /// Takes an existing store's entity numbers and join tables (Core Data keeps them per store) and marks the model
-    /// in use. Throws when they cannot hold (a hierarchy's numbers not contiguous), or when the model is already in
-    /// use with a store laid out otherwise.
-    func adoptLayout(_ layout: StoreLayout?) throws {
+    /// in use; returns the layout it had when this changed it. Throws when they cannot hold (a hierarchy's numbers
+    /// not contiguous), or when the model is already in use with a store laid out otherwise.
+    @discardableResult
+    func adoptLayout(_ layout: StoreLayout?) throws -> StoreLayout? {
         try layoutLock.withLock {
-            defer { storesOpened += 1 }
-            guard let layout else { return }
+            guard let layout else {
+                storesOpened += 1
+                return nil
+            }
             let current = StoreLayout(of: self)
             var wanted = current
             wanted.entityNumbers = layout.entityNumbers
             wanted.joinTableOwners.merge(layout.joinTableOwners) { $1 }
             wanted.inverselessJoinTables = layout.inverselessJoinTables
-            guard wanted != current else { return }
+            guard wanted != current else {
+                storesOpened += 1
+                return nil
+            }
             guard storesOpened == 0 else {
                 throw ModelError(source: source, problem: "the model is in use with a store that numbers its entities or names its many-to-many tables otherwise; load the model again for this store")
             }
-            let built: ModelBuilder.Result
             do {
-                built = try ModelBuilder(entities: input, layout: wanted).build()
+                try relayout(wanted)
             } catch let error as ModelError {
-                // The rules' layout again: the model stays usable for other stores.
-                let restored = try ModelBuilder(entities: input, layout: current).build()
-                (entities, tables, joinTables) = (restored.entities, restored.tables, restored.joinTables)
+                try relayout(current) // the rules' layout again: the model stays usable for other stores
                 throw error
             }
-            (entities, tables, joinTables) = (built.entities, built.tables, built.joinTables)
-            hierarchies = entities.map(\.selfAndDescendants)
-            singles = entities.map { [$0] }
+            storesOpened += 1
+            return current
         }
+    }
+
+    /// Undoes `adoptLayout` for a store that did not open after all: the model is no longer in use by it, and gets
+    /// `previous` back when no other store uses it.
+    func releaseLayout(restoring previous: StoreLayout?) {
+        layoutLock.withLock {
+            storesOpened -= 1
+            if storesOpened == 0, let previous { try? relayout(previous) }
+        }
+    }
+
+    private func relayout(_ layout: StoreLayout) throws {
+        let built = try ModelBuilder(entities: input, layout: layout).build()
+        (entities, tables, joinTables) = (built.entities, built.tables, built.joinTables)
+        hierarchies = entities.map(\.selfAndDescendants)
+        singles = entities.map { [$0] }
     }
 
     /// The entity named `name`.

@@ -53,17 +53,23 @@ final class SQLiteStore {
             throw StoreError.sqlite(path: path, error: error)
         }
         // An existing store's entity numbers and many-to-many tables are its own (Core Data keeps them per store).
+        let previous: StoreLayout?
         do {
-            try model.adoptLayout(isNew ? nil : try? StoreLayout.read(connection, for: model))
+            previous = try model.adoptLayout(isNew ? nil : try? StoreLayout.read(connection, for: model))
         } catch let error as ModelError {
-            throw StoreError.modelMismatch(path: path, differences: [error.problem])
+            throw StoreError.modelMismatch(path: path, differences: [error.description])
         }
-        tablePlans = model.tables.map(TablePlan.init)
-        plans = model.entities.map { EntityPlan(entity: $0, storePath: path) }
-        if isNew {
-            try createSchema()
-        } else {
-            try validate()
+        do {
+            tablePlans = model.tables.map(TablePlan.init)
+            plans = model.entities.map { EntityPlan(entity: $0, storePath: path) }
+            if isNew {
+                try createSchema()
+            } else {
+                try validate()
+            }
+        } catch {
+            model.releaseLayout(restoring: previous)
+            throw error
         }
         connection.probe?.purpose = .other
     }
