@@ -97,7 +97,7 @@ final class MigrateCLITests: CLITestCase {
         for arguments in [["--dry-run"], []] {
             let refused = try run(["migrate", "--model", bundle, "--store", store] + arguments)
             XCTAssertEqual(refused.status, 1, refused.stdout)
-            XCTAssertTrue(refused.stderr.contains("the store's version was found by its tables alone ('Shop' fits them, but the store's NSStoreModelVersionHashes are no version's): a guess; give the version it was made with (--from VERSION)"), refused.stderr)
+            XCTAssertTrue(refused.stderr.contains("the store's version was found by its tables alone ('Shop' fits them, but the store's NSStoreModelVersionHashes are no version's, and it caches no model whose hashes are): a guess; give the version it was made with (--from VERSION)"), refused.stderr)
             XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: store)), before, "\(arguments): nothing written")
         }
         let wrong = try run(["migrate", "--model", bundle, "--store", store, "--from", "Shop 2"])

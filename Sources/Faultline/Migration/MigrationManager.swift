@@ -87,7 +87,7 @@ extension PersistentStoreCoordinator {
             }
             if let found, found.identifiedBy == .hashes, let model = versions.first(where: { $0.name == found.version })?.model {
                 // Opened with the model the steps read with, which so takes the store's entity numbers and tables.
-                try PersistentStoreCoordinator(managedObjectModel: model, probes: probes).addPersistentStore(at: store, options: .readOnly)
+                try PersistentStoreCoordinator(managedObjectModel: model, probes: .disabled).addPersistentStore(at: store, options: .readOnly)
                 sourceName = found.version
             } else if let model = try? cachedModel(of: store, probes: probes) {
                 // No version's hashes are the store's: Core Data migrates from the model the store caches, when that
@@ -224,7 +224,7 @@ extension PersistentStoreCoordinator {
         guard hashes == model.coreDataVersionHashes else {
             throw MigrationError(problem: "the model the store caches is not the one that wrote it (its hashes are not the store's)")
         }
-        try PersistentStoreCoordinator(managedObjectModel: model, probes: probes).addPersistentStore(at: store, options: .readOnly)
+        try PersistentStoreCoordinator(managedObjectModel: model, probes: .disabled).addPersistentStore(at: store, options: .readOnly)
         model.versionName = cachedModelName
         return model
     }
