@@ -75,6 +75,9 @@ struct InfoCommand: ParsableCommand {
             out += "\nversion: not identified: no model could be used; the entities are Z_PRIMARYKEY's\n"
         } else {
             out += "\nversion: \(info.version.map { "'\($0)'" } ?? "unnamed"), identified \(identification(info))\n"
+            if info.hashesAgree == false, !info.hashCaveats.isEmpty {
+                out += "  note: hashed by a rule not verified on a real store: \(info.hashCaveats.joined(separator: "; "))\n"
+            }
             if info.identifiedBy == .cache, info.hashesAgree == false {
                 out += "  note: Core Data's hashes computed from the cached model are not the store's for \(info.entitiesWithOtherHashes.joined(separator: ", ")) (a model feature Faultline does not hash as Core Data does, or a cache left by another version)\n"
             }
@@ -126,7 +129,7 @@ struct InfoCommand: ParsableCommand {
             "path": info.path, "fileBytes": info.fileBytes, "journalMode": info.journalMode,
             "version": info.version as Any? ?? NSNull(), "identifiedBy": info.identifiedBy?.rawValue as Any? ?? NSNull(), "model": info.modelSource,
             "modelProblem": info.modelProblem as Any? ?? NSNull(), "hashesAgree": info.hashesAgree as Any? ?? NSNull(),
-            "entitiesWithOtherHashes": info.entitiesWithOtherHashes,
+            "entitiesWithOtherHashes": info.entitiesWithOtherHashes, "hashCaveats": info.hashCaveats,
             "entities": ordered(info).map(\.entity).map { entity -> [String: Any] in
                 ["name": entity.name, "number": entity.number, "parent": entity.parent as Any? ?? NSNull(), "subentities": entity.subentities,
                  "abstract": entity.isAbstract, "rows": entity.rows, "rowsWithSubentities": entity.rowsWithSubentities]

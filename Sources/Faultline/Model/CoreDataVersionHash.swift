@@ -75,6 +75,22 @@ extension EntityDescription {
     }
 }
 
+extension EntityDescription {
+    /// The properties whose Core Data hash rests on a rule not verified on a real store, each with why: a derived
+    /// attribute whose expression is not of the form verified (`function:(key.path)`) or that has a filtering
+    /// predicate. `faultline info` names them when a store's hashes are not the model's.
+    public var coreDataHashCaveats: [String] {
+        properties.compactMap { property in
+            guard property.entity === self, let attribute = property as? AttributeDescription, let expression = attribute.derivationExpression else { return nil }
+            let canonical = PropertyDescription.canonicalDerivation(expression)
+            let verified = canonical.range(of: #"^[a-z]+:\([A-Za-z_][A-Za-z0-9_.]*\)$"#, options: .regularExpression) != nil
+            if attribute.derivationFilter != nil { return "\(name).\(attribute.name): a derived attribute with a filtering predicate" }
+            if !verified { return "\(name).\(attribute.name): a derived attribute's expression '\(canonical)'" }
+            return nil
+        }
+    }
+}
+
 extension ManagedObjectModel {
     /// Every entity's Core Data version hash by name, as a store's `NSStoreModelVersionHashes` holds them.
     public var coreDataVersionHashes: [String: Data] {

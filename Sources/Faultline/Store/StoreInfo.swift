@@ -45,6 +45,9 @@ public struct StoreInfo: Sendable {
     public let hashesAgree: Bool?
     /// The entities whose computed hash is not the store's, by name (empty when they agree).
     public let entitiesWithOtherHashes: [String]
+    /// Of those entities, the properties hashed by a rule not verified on a real store, with why
+    /// (`EntityDescription.coreDataHashCaveats`): the likely cause of the difference.
+    public let hashCaveats: [String]
     public let entities: [Entity]
     /// Rows whose `Z_ENT` names no entity of the model: (table, entity number, rows).
     public let unknownRows: [(table: String, number: Int64, rows: Int)]
@@ -77,10 +80,13 @@ public struct StoreInfo: Sendable {
         try self.init(store: store, connection: connection, tables: tables, entities: entities, unknownRows: unknown, version: version,
                       identifiedBy: identifiedBy, modelSource: modelSource, modelProblem: nil,
                       hashesAgree: stored.map { $0 == model.coreDataVersionHashes },
-                      entitiesWithOtherHashes: stored.map { stored in
-                          let computed = model.coreDataVersionHashes
-                          return Set(stored.keys).union(computed.keys).filter { stored[$0] != computed[$0] }.sorted()
-                      } ?? [])
+                      entitiesWithOtherHashes: Self.otherHashes(stored, model), model: model)
+    }
+
+    static func otherHashes(_ stored: [String: Data]?, _ model: ManagedObjectModel) -> [String] {
+        guard let stored else { return [] }
+        let computed = model.coreDataVersionHashes
+        return Set(stored.keys).union(computed.keys).filter { stored[$0] != computed[$0] }.sorted()
     }
 
     /// Reads what `store` holds without a model (none given or cached, or the model does not fit: `problem` says
@@ -138,9 +144,10 @@ public struct StoreInfo: Sendable {
 
     private init(store: URL, connection: SQLiteConnection, tables: Set<String>, entities: [Entity], unknownRows: [(String, Int64, Int)],
                  version: String?, identifiedBy: VersionIdentification?, modelSource: String, modelProblem: String?,
-                 hashesAgree: Bool?, entitiesWithOtherHashes: [String] = []) throws {
+                 hashesAgree: Bool?, entitiesWithOtherHashes: [String] = [], model: ManagedObjectModel? = nil) throws {
         self.hashesAgree = hashesAgree
         self.entitiesWithOtherHashes = entitiesWithOtherHashes
+        self.hashCaveats = entitiesWithOtherHashes.flatMap { model?.entity(named: $0)?.coreDataHashCaveats ?? [] }
         path = store.path
         let attributes = try FileManager.default.attributesOfItem(atPath: store.path)
         fileBytes = (attributes[.size] as? NSNumber)?.int64Value ?? 0
