@@ -12,7 +12,8 @@ import FuzzSupport
 /// Errors are fine; a trap, a hang or a read that writes the store is a finding.
 ///
 /// Input: byte 0 holds flags (bit 0: start from a Core Data store of ../shared/fixtures with its cached model, where
-/// present, opened without a model; bit 1: open Faultline's own store without a model too; bit 2: explain a fetch);
+/// present, opened without a model, bits 3 and up choosing which; bit 1: open Faultline's own store without a model
+/// too; bit 2: explain a fetch);
 /// then operations, each an operation byte and its operands (see `Mutator`).
 enum StoreFuzzer {
     /// The party model: an entity hierarchy in one table, a to-one into it (an entity column), a many-to-many (a join
@@ -59,22 +60,24 @@ enum StoreFuzzer {
         return rollbackJournalBytes(url)
     }()
 
-    static let coreDataStore: Data? = {
-        let fixture = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../../shared/fixtures/coredata-stores/coredataplus-samplemodel/SampleModel_V2.sqlite").standardized
+    /// Core Data stores of the fixtures, each with its cached model: SampleModel's (inheritance, a rename) and the
+    /// SwiftData store (composite attributes, a to-many kept in its destination's column, a many-to-many).
+    static let coreDataFixtures = ["coredataplus-samplemodel/SampleModel_V2.sqlite", "swiftdata-metacocktails/PreloadedCocktails.store"]
+
+    static let coreDataStores: [Data] = coreDataFixtures.enumerated().compactMap { index, name in
+        let fixture = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../../shared/fixtures/coredata-stores/\(name)").standardized
         guard FileManager.default.fileExists(atPath: fixture.path) else { return nil }
-        let copy = folder.appendingPathComponent("coredata.sqlite")
+        let copy = folder.appendingPathComponent("coredata-\(index).sqlite")
         try? FileManager.default.removeItem(at: copy)
         try! FileManager.default.copyItem(at: fixture, to: copy)
-        return rollbackJournalBytes(copy)
-    }()
+        let bytes = rollbackJournalBytes(copy)
+        try! bytes.write(to: modelSource(index))
+        return bytes
+    }
 
-    /// The Core Data store's cached model, read once.
-    static let coreDataModel: ManagedObjectModel? = {
-        guard let bytes = coreDataStore else { return nil }
-        let url = folder.appendingPathComponent("model-source.sqlite")
-        try! bytes.write(to: url)
-        return try? ManagedObjectModel.cachedInStore(at: url)
-    }()
+    /// An untouched copy of Core Data store `index`, whose cached model each input reads afresh (a model takes the
+    /// layout of the first store it opens, so every input needs its own).
+    static func modelSource(_ index: Int) -> URL { folder.appendingPathComponent("model-source-\(index).sqlite") }
 
     /// The file's bytes once its WAL is folded in and it is in rollback-journal mode (one file to copy).
     static func rollbackJournalBytes(_ url: URL) -> Data {
@@ -90,7 +93,8 @@ enum StoreFuzzer {
     static func run(_ input: Data) {
         let bytes = [UInt8](input)
         let flags = bytes.first ?? 0
-        let base = (flags & 1 != 0 ? coreDataStore : nil) ?? ownStore
+        let coreData = coreDataStores.isEmpty ? nil : Int(flags >> 3) % coreDataStores.count
+        let base = (flags & 1 != 0 ? coreData.map { coreDataStores[$0] } : nil) ?? ownStore
         for suffix in ["", "-wal", "-shm", "-journal"] { try? FileManager.default.removeItem(atPath: storeURL.path + suffix) }
         try! base.write(to: storeURL)
         var mutator = Mutator(path: storeURL.path, operations: bytes.dropFirst())
@@ -98,11 +102,13 @@ enum StoreFuzzer {
         let before = try! Data(contentsOf: storeURL)
         let model: ManagedObjectModel?
         if base == ownStore {
-            model = flags & 2 != 0 ? nil : Self.model
+            // A model of its own for each input: opening a store makes a model take that store's entity numbers and
+            // tables, which the input may have changed.
+            model = flags & 2 != 0 ? nil : try! ManagedObjectModel(jsonData: Data(modelJSON.utf8))
         } else {
-            // The cached model is read from the store when the input changed it; else the one read once (the
+            // The cached model is read from the store when the input changed it; else from the untouched copy (the
             // compiled-model target fuzzes that reader).
-            model = mutator.changedModelCache ? nil : coreDataModel
+            model = mutator.changedModelCache ? nil : coreData.flatMap { try? ManagedObjectModel.cachedInStore(at: modelSource($0)) }
         }
         read(model: model, explains: flags & 4 != 0)
         // Every path here is a read: the store must be left byte for byte as it was.
