@@ -180,16 +180,8 @@ final class CoreDataStoreTests: XCTestCase {
             let dir = TemporaryDirectory()
             let store = try copy(folder.appendingPathComponent(testCase.store), into: dir)
             let model = try ManagedObjectModel(contentsOf: folder.appendingPathComponent(testCase.model))
-            let connection = try SQLiteConnection(path: store.path, create: false)
-            let rows = try connection.prepare("SELECT type, name, sql FROM sqlite_master WHERE sql IS NOT NULL")
-            var storeStatements: [String: String] = [:]
-            while try rows.step() { storeStatements["\(rows.text(at: 0)) \(rows.text(at: 1))"] = rows.text(at: 2) }
-            var ours: [String: String] = [:]
-            for statement in SchemaGenerator.statements(for: model) {
-                let words = statement.split(separator: " ")
-                let isIndex = words[1] == "INDEX" || words[2] == "INDEX"
-                ours["\(isIndex ? "index" : "table") \(isIndex ? words[words[1] == "INDEX" ? 2 : 3] : words[2])"] = statement
-            }
+            let storeStatements = try Self.schema(of: store, where: "1")
+            var ours = Self.statementsByName(SchemaGenerator.statements(for: model))
             // Core Data before macOS 10.12 (framework 519 and older) wrote no Z_MODELCACHE.
             if storeStatements["table Z_MODELCACHE"] == nil { ours["table Z_MODELCACHE"] = nil }
             XCTAssertEqual(storeStatements.keys.sorted(), ours.keys.sorted(), testCase.store)
@@ -210,22 +202,35 @@ final class CoreDataStoreTests: XCTestCase {
             let dir = TemporaryDirectory()
             let store = try copy(folder.appendingPathComponent(name), into: dir)
             let model = try XCTUnwrap(ManagedObjectModel.cachedInStore(at: store), name)
-            let connection = try SQLiteConnection(path: store.path, create: false, readOnly: true)
-            let rows = try connection.prepare("SELECT type, name, sql FROM sqlite_master WHERE sql IS NOT NULL AND type IN ('table', 'index') AND tbl_name NOT IN ('ATRANSACTION', 'ACHANGE', 'ATRANSACTIONSTRING', 'Z_METADATA', 'Z_MODELCACHE')")
-            var storeStatements: [String: String] = [:]
-            while try rows.step() { storeStatements["\(rows.text(at: 0)) \(rows.text(at: 1))"] = rows.text(at: 2) }
-            var ours: [String: String] = [:]
-            for statement in SchemaGenerator.statements(for: model) {
-                let words = statement.split(separator: " ")
-                let isIndex = words[1] == "INDEX" || words[2] == "INDEX"
-                let key = "\(isIndex ? "index" : "table") \(isIndex ? words[words[1] == "INDEX" ? 2 : 3] : words[2])"
-                if key != "table Z_METADATA", key != "table Z_MODELCACHE" { ours[key] = statement }
-            }
+            let storeStatements = try Self.schema(of: store, where: "type IN ('table', 'index') AND tbl_name NOT IN ('ATRANSACTION', 'ACHANGE', 'ATRANSACTIONSTRING', 'Z_METADATA', 'Z_MODELCACHE')")
+            var ours = Self.statementsByName(SchemaGenerator.statements(for: model))
+            ours["table Z_METADATA"] = nil
+            ours["table Z_MODELCACHE"] = nil
             XCTAssertEqual(storeStatements.keys.sorted(), ours.keys.sorted(), name)
             for (key, statement) in storeStatements {
                 XCTAssertEqual(ours[key], statement, "\(name): \(key)")
             }
         }
+    }
+
+    /// The store's `CREATE` statements by "type name", those `condition` selects.
+    static func schema(of store: URL, where condition: String) throws -> [String: String] {
+        let connection = try SQLiteConnection(path: store.path, create: false, readOnly: true)
+        let rows = try connection.prepare("SELECT type, name, sql FROM sqlite_master WHERE sql IS NOT NULL AND (\(condition))")
+        var statements: [String: String] = [:]
+        while try rows.step() { statements["\(rows.text(at: 0)) \(rows.text(at: 1))"] = rows.text(at: 2) }
+        return statements
+    }
+
+    /// Faultline's statements by "type name", as `schema(of:where:)` keys them.
+    static func statementsByName(_ statements: [String]) -> [String: String] {
+        var result: [String: String] = [:]
+        for statement in statements {
+            let words = statement.split(separator: " ")
+            let isIndex = words[1] == "INDEX" || words[2] == "INDEX"
+            result["\(isIndex ? "index" : "table") \(isIndex ? words[words[1] == "INDEX" ? 2 : 3] : words[2])"] = statement
+        }
+        return result
     }
 
     /// A new store's metadata has Core Data's keys (all but `NSPersistenceFrameworkVersion`, which names Apple's

@@ -215,13 +215,7 @@ final class JoinTableLayoutTests: XCTestCase {
     /// deleting the source clears them (Nullify) and leaves the rows.
     func testAToManyWithoutAnInverseIsAColumnOfTheDestination() throws {
         let dir = TemporaryDirectory()
-        let model = try ManagedObjectModel(entities: [
-            EntityDescription(name: "Cocktail", properties: [
-                AttributeDescription(name: "name", type: .string),
-                RelationshipDescription(name: "spec", destination: "Ingredient", isToMany: true),
-            ]),
-            EntityDescription(name: "Ingredient", properties: [AttributeDescription(name: "unit", type: .string)]),
-        ])
+        let model = try Self.cocktails()
         let statements = SchemaGenerator.statements(for: model)
         XCTAssertTrue(statements.contains("CREATE TABLE ZINGREDIENT ( Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, Z1SPEC INTEGER, ZUNIT VARCHAR )"), "\(statements)")
         XCTAssertTrue(statements.contains("CREATE INDEX ZINGREDIENT_Z1SPEC_INDEX ON ZINGREDIENT (Z1SPEC)"), "\(statements)")
@@ -250,15 +244,7 @@ extension JoinTableLayoutTests {
     /// Z_2SPEC)`): opened, the table it has is used, read and written; nothing is lost.
     func testAnEarlierBuildsJoinTableForAToManyWithoutAnInverseStillReads() throws {
         let dir = TemporaryDirectory()
-        func model() throws -> ManagedObjectModel {
-            try ManagedObjectModel(entities: [
-                EntityDescription(name: "Cocktail", properties: [
-                    AttributeDescription(name: "name", type: .string),
-                    RelationshipDescription(name: "spec", destination: "Ingredient", isToMany: true),
-                ]),
-                EntityDescription(name: "Ingredient", properties: [AttributeDescription(name: "unit", type: .string)]),
-            ])
-        }
+        let model = Self.cocktails
         let (_, context) = try makeStack(try model(), in: dir)
         try context.performAndWait {
             let drink = try context.insertNewObject(forEntityName: "Cocktail")
@@ -314,6 +300,19 @@ extension JoinTableLayoutTests {
         _ = try makeStack(refused, in: dir, name: "new.sqlite")
         XCTAssertEqual(try SQLiteConnectionForTests(dir.file("new.sqlite")).strings("SELECT Z_ENT || ' ' || Z_NAME FROM Z_PRIMARYKEY ORDER BY Z_ENT"),
                        ["1 Alpha", "2 AlphaSub", "3 Beta"])
+    }
+}
+
+extension JoinTableLayoutTests {
+    /// Cocktail.spec, a to-many without an inverse, to Ingredient.
+    static func cocktails() throws -> ManagedObjectModel {
+        try ManagedObjectModel(entities: [
+            EntityDescription(name: "Cocktail", properties: [
+                AttributeDescription(name: "name", type: .string),
+                RelationshipDescription(name: "spec", destination: "Ingredient", isToMany: true),
+            ]),
+            EntityDescription(name: "Ingredient", properties: [AttributeDescription(name: "unit", type: .string)]),
+        ])
     }
 }
 
