@@ -177,6 +177,7 @@ struct ReportCommand: ParsableCommand {
                     print("  a Core Data SQL debug log: \(log.coreDataLines) Core Data line\(log.coreDataLines == 1 ? "" : "s"), \(log.otherLines) other line\(log.otherLines == 1 ? "" : "s")")
                 }
                 if !input.findings.isEmpty { print("  " + input.explanation) }
+                if input.info.logStatistics != nil, !input.findings.isEmpty { print("  " + Analyzers.callSiteHint) }
                 for finding in input.findings.prefix(20) {
                     let segments = finding.segments.count > 1 ? "\(finding.segments.count) segments" : finding.segment
                     let place = [segments, finding.callSite ?? ""].filter { !$0.isEmpty }.joined(separator: " at ")

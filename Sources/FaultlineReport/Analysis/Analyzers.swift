@@ -159,15 +159,12 @@ public struct Analyzers {
                 let file = site.split(separator: ":").first.map(String.init) ?? site
                 return a.allowedCallSites.contains(site) || a.allowedCallSites.contains(file)
             }
-            if source == .coreDataLog {
-                for i in found.indices { found[i].fix += " " + Analyzers.callSiteHint }
-            }
             return found.sorted { $0.cost != $1.cost ? $0.cost > $1.cost : $0.count > $1.count }
         }
     }
 
-    /// Where a log's finding happens in the app: a Core Data log names no code.
-    static let callSiteHint = "(The log names no code: Instruments' Core Data template shows each fetch's and fault's call stack, and running the same code on Faultline's engine with FAULTLINE_TRACE=trace.jsonl gives the call site of every finding.)"
+    /// Where a log's finding happens in the app: a Core Data log names no code (said once per report, not per fix).
+    public static let callSiteHint = "(The log names no code: Instruments' Core Data template shows each fetch's and fault's call stack, and running the same code on Faultline's engine with FAULTLINE_TRACE=trace.jsonl gives the call site of every finding.)"
 
     /// Events of one problem: counts, cost, the first few lines, the segments they ran in.
     fileprivate struct Group {
@@ -255,9 +252,17 @@ public struct Analyzers {
                                  evidence: "\(entity).\(relationship): \(g.count) to-many relationship faults, each a SELECT",
                                  fix: "prefetch it with the fetch: request.relationshipKeyPathsForPrefetching = [\"\(relationship)\"] (one statement for all of them)")
             }
+            if let via = e.via, !via.contains(" or "), let dot = via.firstIndex(of: ".") {
+                // The model names it: the to-one of the entity fetched before the faults.
+                let source = via[..<dot], relationship = via[via.index(after: dot)...]
+                return g.finding(.nPlusOne,
+                                 evidence: "\(entity): \(g.count) faults fulfilled one at a time from SQLite (N+1), through \(via)",
+                                 fix: "prefetch it with the \(source) fetch: request.relationshipKeyPathsForPrefetching = [\"\(relationship)\"] — one statement instead of \(g.count)")
+            }
+            let leads = e.via.map { "the relationship that leads to \(entity) (\($0))" } ?? "the relationship that leads to \(entity)"
             return g.finding(.nPlusOne,
                              evidence: "\(entity): \(g.count) faults fulfilled one at a time from SQLite (N+1)",
-                             fix: "prefetch the relationship that leads to \(entity) (request.relationshipKeyPathsForPrefetching), or batch-fault the objects first with context.fulfillFaults(for:) — one statement instead of \(g.count)")
+                             fix: "prefetch \(leads) (request.relationshipKeyPathsForPrefetching), or batch-fault the objects first with context.fulfillFaults(for:) — one statement instead of \(g.count)")
         }
     }
 

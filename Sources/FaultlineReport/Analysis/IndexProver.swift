@@ -63,7 +63,6 @@ public struct IndexProver {
             } catch {
                 proven.fix += " (not proven: \(error))"
             }
-            if fromLog && !proven.fix.hasSuffix(Analyzers.callSiteHint) { proven.fix += " " + Analyzers.callSiteHint }
             return proven
         }
     }

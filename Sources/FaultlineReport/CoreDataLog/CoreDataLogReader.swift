@@ -38,11 +38,28 @@ struct CoreDataLogReader {
     /// SELECTs since the last fetch was timed (a fetch's own, then its prefetches'), and prefetched keys seen then.
     private var selectsSinceFetch: [(event: TraceEvent, sql: CoreDataSQL)] = []
     private var prefetchesSinceFetch: [String] = []
+    /// True once a `Prefetching with key` line followed the latest SELECT (the prefetch is over).
+    private var prefetchAnnounced = false
     /// The plan being read (level 4): its SQL and rows.
     private var plan: (sql: String, line: Int, rows: [String])?
 
+    /// The model, when given: it names the relationship behind an N+1.
+    private let model: ManagedObjectModel?
+
     init(model: ManagedObjectModel? = nil) {
+        self.model = model
         for table in model?.tables ?? [] { entities[table.name] = table.root.name }
+    }
+
+    /// The to-ones of the last fetched entity (its sub-entities' too) that lead to `faulted`, as "Entity.relationship".
+    private func relationshipsLeading(to faulted: String?) -> String? {
+        guard let model, let faulted, let target = model.entity(named: faulted), let fetched = lastMainFetch?.entity,
+              let source = model.entity(named: fetched) else { return nil }
+        let names = source.selfAndDescendants.flatMap { entity in
+            entity.relationships.filter { $0.entity === entity && !$0.isToMany && !$0.isTransient && $0.destination.root === target.root }
+                .map { "\(entity.name).\($0.name)" }
+        }
+        return names.isEmpty ? nil : names.joined(separator: " or ")
     }
 
     /// Reads a whole log.
@@ -55,6 +72,7 @@ struct CoreDataLogReader {
         }
         finishPlan()
         flush()
+        settleFault()
     }
 
     private mutating func read(_ raw: Substring, at line: Int) {
@@ -86,6 +104,7 @@ struct CoreDataLogReader {
     private mutating func sql(_ text: String, at line: Int) -> Bool {
         finishPlan()
         flush()
+        settleFault()
         let statement = CoreDataSQL(text)
         switch statement.kind {
         case .begin:
@@ -137,8 +156,33 @@ struct CoreDataLogReader {
         events.append(event)
         if sql.kind == .select {
             lastFetchStatement = event
-            if event.purpose != "schema" { selectsSinceFetch.append((event, sql)) }
+            if event.purpose != "schema" {
+                selectsSinceFetch.append((event, sql))
+                prefetchAnnounced = false
+            }
         }
+    }
+
+    /// A fault's one-row read by key that no fetch annotation claimed (it had only its `sql execution time`, or
+    /// nothing): it is the fault, and its statement's time is the fault's. Without this it would be taken for part
+    /// of the next fetch.
+    private mutating func settleFault() {
+        guard selectsSinceFetch.count == 1, let only = selectsSinceFetch.first, only.sql.isObjectFault, only.event === events.last else { return }
+        _ = claimFault(only.event, sql: only.sql)
+    }
+
+    /// Turns the fault SELECT just read into its fault event (the statement stays, as a trace's does).
+    private mutating func claimFault(_ statement: TraceEvent, sql: CoreDataSQL) -> TraceEvent {
+        selectsSinceFetch.removeAll { $0.event === statement }
+        let fault = TraceEvent(kind: .cacheMiss, time: clock, line: statement.line)
+        fault.faultKind = "object"
+        fault.entity = sql.table.map(entityName)
+        fault.duration = statement.duration
+        fault.rows = statement.rows
+        fault.via = relationshipsLeading(to: fault.entity)
+        events.append(fault)
+        lastFetch = nil
+        return fault
     }
 
     private func entityName(_ table: String) -> String { entities[table] ?? table }
@@ -176,9 +220,17 @@ struct CoreDataLogReader {
                 fault.entity = nil
                 return true
             }
+            if let only = selectsSinceFetch.last, only.sql.isObjectFault, only.event === events.last {
+                // Its SELECT, timed by `sql execution time` alone: the fault's time is that statement's.
+                let fault = claimFault(only.event, sql: only.sql)
+                fault.object = object
+                fault.entity = nil
+                return true
+            }
             let fault = TraceEvent(kind: .cacheMiss, time: clock, line: line)
             fault.faultKind = "object"
             fault.object = object
+            fault.via = relationshipsLeading(to: fault.objectEntity)
             lastFetch = nil
             events.append(fault)
             return true
@@ -210,6 +262,7 @@ struct CoreDataLogReader {
         if text.hasPrefix("Prefetching with key") {
             guard let key = Self.quoted(in: text, quote: "'") else { return false }
             flush()
+            prefetchAnnounced = true
             if !selectsSinceFetch.isEmpty {
                 prefetchesSinceFetch.append(key)
             } else if let main = lastMainFetch, !main.prefetch.contains(key) {
@@ -233,8 +286,11 @@ struct CoreDataLogReader {
             }
             return true
         }
+        // Read and deliberately not analysed: Core Data's count-request echo, an object ID that a save made
+        // permanent, migration and post-save maintenance lines, Faultline's own extra annotations.
         if text.hasPrefix("count request") || text.hasPrefix("fetch on entity") || text.hasPrefix("save execution time")
-            || text.hasPrefix("batch ") || text.hasPrefix("merge of") || text.hasPrefix("refresh of") {
+            || text.hasPrefix("batch ") || text.hasPrefix("merge of") || text.hasPrefix("refresh of")
+            || text.hasPrefix("Changing objectID") || text.hasPrefix("(migration)") || text.hasPrefix("PostSaveMaintenance") {
             return true
         }
         return false
@@ -245,6 +301,12 @@ struct CoreDataLogReader {
         flush()
         let selects = selectsSinceFetch
         let prefetched = prefetchesSinceFetch
+        if !count, let last = selects.last, last.sql.isPrefetch, !prefetchAnnounced, selects.contains(where: { !$0.sql.usesIntarray }) {
+            // The prefetch's own fetch (its total comes before `Prefetching with key`): its rows are the prefetched
+            // objects, not the fetch's, which goes on until its own total.
+            last.event.rows = rows
+            return
+        }
         selectsSinceFetch = []
         prefetchesSinceFetch = []
         let first = selects.first { !$0.sql.usesIntarray } ?? selects.first
@@ -255,6 +317,7 @@ struct CoreDataLogReader {
         fetch.statements = selects.count
         fetch.sqlTime = selects.reduce(0) { $0 + $1.event.duration }
         fetch.results = rows
+        fetch.rows = rows
         fetch.prefetch = prefetched
         main?.rows = rows
         if let sql, sql.isObjectFault, !count, selects.count == 1 {
@@ -264,6 +327,7 @@ struct CoreDataLogReader {
             fault.entity = sql.table.map(entityName)
             fault.duration = seconds
             fault.rows = rows
+            fault.via = relationshipsLeading(to: fault.entity)
             events.append(fault)
             lastFetch = nil
             return

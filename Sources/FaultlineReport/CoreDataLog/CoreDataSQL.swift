@@ -69,6 +69,9 @@ struct CoreDataSQL {
     /// A statement that reads through `_Z_intarray` (prefetching, or a batch of a batched fetch).
     var usesIntarray: Bool { text.contains("_Z_intarray") }
 
+    /// A prefetch: the destinations of a relationship for keys in `_Z_intarray` (a batch reads `t0.Z_PK IN` it).
+    var isPrefetch: Bool { usesIntarray && !text.contains("t0.Z_PK IN (SELECT * FROM _Z_intarray") }
+
     /// A SELECT of keys only (`SELECT 0, t0.Z_PK FROM …`, `SELECT t0.Z_ENT, t0.Z_PK FROM …`): the first step of a
     /// batched fetch, or an object-ID fetch.
     var selectsKeysOnly: Bool {

@@ -107,7 +107,7 @@ public struct ReportPage {
         if let log = t.logStatistics {
             out += "<p class=muted>\(e(t.source.rawValue)): \(log.coreDataLines) Core Data lines, \(log.otherLines) other lines"
                 + (log.notUnderstood > 0 ? ", \(log.notUnderstood) not understood (first at line \(log.firstNotUnderstood ?? 0))" : "")
-                + ". A log names no code: findings have no call sites.</p>\n"
+                + ". " + e(Analyzers.callSiteHint) + "</p>\n"
         }
         for warning in t.warnings { out += "<p class=muted>\(e(warning))</p>\n" }
         // Summary.

@@ -53,6 +53,9 @@ public final class TraceEvent: @unchecked Sendable {
     public var faultKind: String?
     public var object: String?
     public var relationship: String?
+    /// An object fault in a Core Data log read with a model: the to-one ("Order.customer", or several joined by
+    /// " or ") of the entity fetched before it that leads to the faulted entity.
+    public var via: String?
     public var batch: Int?
     /// A relationship fault fired only to count the members.
     public var countOnly = false
