@@ -159,8 +159,27 @@ public struct Analyzers {
                 let file = site.split(separator: ":").first.map(String.init) ?? site
                 return a.allowedCallSites.contains(site) || a.allowedCallSites.contains(file)
             }
-            return found.sorted { $0.cost != $1.cost ? $0.cost > $1.cost : $0.count > $1.count }
+            return Analyzers.attributingTime(found, durations: durations)
         }
+    }
+
+    /// Each event's time to one finding only: findings taken costliest first, each keeps the time of the events it
+    /// explains that no costlier finding explains (a repeated fetch that is also a scan is not counted twice), then
+    /// ranked by that time. So the findings' costs add up to the time they explain together, and with the time no
+    /// finding explains, to the trace's total (`explainedTime`). A finding that names no events keeps its own cost
+    /// only when it explains time of no event (a context's growth is measured in objects, not seconds).
+    static func attributingTime(_ findings: [Finding], durations: [Double]) -> [Finding] {
+        var ranked = findings.sorted { $0.cost != $1.cost ? $0.cost > $1.cost : $0.count > $1.count }
+        var claimed = Set<Int>()
+        for i in ranked.indices {
+            guard !ranked[i].events.isEmpty else { ranked[i].cost = 0; continue }
+            var own = 0.0
+            for index in ranked[i].events where index < durations.count && claimed.insert(index).inserted { own += durations[index] }
+            ranked[i].cost = own
+        }
+        return ranked.enumerated().sorted { a, b in
+            a.element.cost != b.element.cost ? a.element.cost > b.element.cost : a.offset < b.offset
+        }.map(\.element)
     }
 
     /// Where a log's finding happens in the app: a Core Data log names no code (said once per report, not per fix).
@@ -344,6 +363,18 @@ public struct Analyzers {
                 let order = Self.orderColumns(statementSQL)
                 let columns = verdict.candidates.equality + verdict.candidates.range.prefix(1)
                 let compound = columns + order.filter { !columns.contains($0) }
+                if let scan = findings.last, scan.sql == statementSQL, scan.kind == .fullScan, !compound.isEmpty, !order.isEmpty {
+                    // The scan and its sort are one problem with one fix. Equality columns then the sort's serve both;
+                    // after a range, rows come in the range column's order, so the index serves the filter only.
+                    findings[findings.count - 1].evidence += ", and sorted its rows in a temporary B-tree"
+                    if verdict.candidates.range.isEmpty {
+                        findings[findings.count - 1].fix = "index the predicate's attribute(s), then the sort's, in one fetch index: "
+                            + "CREATE INDEX \(table)_\(compound.joined(separator: "_"))_INDEX ON \(table) (\(compound.joined(separator: ", "))) — it serves the filter and the order; `faultline explain` proves it on a scratch copy of the store"
+                    } else {
+                        findings[findings.count - 1].fix += " (the sort stays: rows a range matches come in the range column's order, not the sort's)"
+                    }
+                    continue
+                }
                 found.kind = .tempBTree
                 found.evidence = "\(table): \(runs) sorted their rows in a temporary B-tree\(fetch.map { $0.sort.isEmpty ? "" : " (sort \($0.sort.joined(separator: ", ")))" } ?? "")"
                 found.fix = compound.isEmpty ? "a compound index on the predicate's columns followed by the sort's" :

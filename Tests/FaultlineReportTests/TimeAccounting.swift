@@ -1,0 +1,16 @@
+import XCTest
+@testable import FaultlineReport
+
+/// The accounting identity every trace and log in these tests keeps: the findings' costs, plus the time no finding
+/// explains, are the trace's whole time (its fetches', saves' and faults'), to the microsecond — each event's time
+/// in one finding at most.
+func assertTimeAccounted(_ trace: TraceFile, file: StaticString = #filePath, line: UInt = #line) {
+    var run = Analyzers().start()
+    for event in trace.events { run.add(event) }
+    let findings = run.findings(source: trace.source)
+    let (explained, total) = Analyzers.explainedTime(findings, durations: run.durations)
+    let costs = findings.reduce(0) { $0 + $1.cost }
+    XCTAssertEqual(((costs + (total - explained)) * 1e6).rounded(), (total * 1e6).rounded(), "findings \(costs) s + unexplained \(total - explained) s ≠ \(total) s",
+                   file: file, line: line)
+    XCTAssertEqual(findings.map(\.cost), findings.map(\.cost).sorted(by: >), "costliest first", file: file, line: line)
+}
