@@ -354,7 +354,7 @@ public struct Analyzers {
                     let how = verdict.fullScan ? "scanned the whole table (\(verdict.detail))" : "walked every row of the entity through its Z_ENT index (\(verdict.detail))"
                     let counts = fromLog ? "" : String(format: "; examined %@%d rows to match %d (%.1f%%)", verdict.fullScan ? "" : "about ", examined, matched, share * 100)
                     found.kind = .fullScan
-                    found.evidence = "\(table): \(runs) \(how)\(counts)\(fetch?.predicate.map { "; \(fromLog ? "" : "predicate ")\($0)" } ?? "")"
+                    found.evidence = "\(fetch?.entity ?? table): \(runs) \(how)\(counts)\(fetch?.predicate.map { "; \(fromLog ? "" : "predicate ")\($0)" } ?? "")"
                     found.fix = "index the predicate's attribute(s) in the model (Indexed, or a fetch index\(verdict.fullScan ? "" : " leading with them, Z_ENT after")): \(index) — `faultline explain` proves it on a scratch copy of the store, counting the rows examined before and after"
                     findings.append(found)
                 }
@@ -376,7 +376,7 @@ public struct Analyzers {
                     continue
                 }
                 found.kind = .tempBTree
-                found.evidence = "\(table): \(runs) sorted their rows in a temporary B-tree\(fetch.map { $0.sort.isEmpty ? "" : " (sort \($0.sort.joined(separator: ", ")))" } ?? "")"
+                found.evidence = "\(fetch?.entity ?? table): \(runs) sorted their rows in a temporary B-tree\(fetch.map { $0.sort.isEmpty ? "" : " (sort \($0.sort.joined(separator: ", ")))" } ?? "")"
                 found.fix = compound.isEmpty ? "a compound index on the predicate's columns followed by the sort's" :
                     "a compound index (\(compound.joined(separator: ", "))) — the predicate's columns, then the sort's — lets SQLite read rows in order: CREATE INDEX \(table)_\(compound.joined(separator: "_"))_INDEX ON \(table) (\(compound.joined(separator: ", ")))"
                 findings.append(found)
