@@ -45,3 +45,60 @@ final class DiagramTests: XCTestCase {
         }
     }
 }
+
+extension DiagramTests {
+    /// An object graph drawn by the real Graphviz: a legend with a sample of each state's colour, clusters titled with
+    /// their entity, objects titled by a name-like attribute, and no "not loaded" stub for a to-many whose members are
+    /// drawn with their edges to it (only for the one whose members are not).
+    func testObjectGraphsHaveALegendTitlesAndNoStubsForDrawnMembers() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("faultline-graph-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let model = try ManagedObjectModel(entities: [
+            EntityDescription(name: "Shelf", properties: [
+                AttributeDescription(name: "code", type: .string), AttributeDescription(name: "name", type: .string),
+                RelationshipDescription(name: "books", destination: "Book", inverse: "shelf", isToMany: true),
+            ]),
+            EntityDescription(name: "Book", properties: [
+                AttributeDescription(name: "title", type: .string),
+                RelationshipDescription(name: "shelf", destination: "Shelf", inverse: "books"),
+            ]),
+        ])
+        let coordinator = PersistentStoreCoordinator(managedObjectModel: model, probes: .disabled)
+        try coordinator.addPersistentStore(at: dir.appendingPathComponent("store.sqlite"))
+        let context = ManagedObjectContext(.privateQueue, coordinator: coordinator)
+        let dot = try context.performAndWait { () -> String in
+            let near = try context.insertNewObject(forEntityName: "Shelf"), far = try context.insertNewObject(forEntityName: "Shelf")
+            try near.setValue("A-1", forKey: "code")
+            try near.setValue("Near the door", forKey: "name")
+            try far.setValue("Far corner", forKey: "name")
+            for title in ["Dune", "Emma"] {
+                let book = try context.insertNewObject(forEntityName: "Book")
+                try book.setValue(title, forKey: "title")
+                try book.setValue(near, forKey: "shelf")
+            }
+            let farBook = try context.insertNewObject(forEntityName: "Book")
+            try farBook.setValue("Ulysses", forKey: "title")
+            try farBook.setValue(far, forKey: "shelf")
+            try context.save()
+            context.reset()
+            // The near shelf's books are loaded as objects (their to-one edges point at it); the far shelf's are not.
+            var books = FetchRequest<ManagedObject>(entityName: "Book", predicate: try ObjectPredicate(format: "shelf.name == 'Near the door'"))
+            books.returnsObjectsAsFaults = false
+            let held = try context.fetch(books)
+            var shelves = FetchRequest<ManagedObject>(entityName: "Shelf")
+            shelves.returnsObjectsAsFaults = false
+            let alsoHeld = try context.fetch(shelves)
+            // (Objects are held weakly: the fetched arrays keep them registered until the snapshot is taken.)
+            return withExtendedLifetime((held, alsoHeld)) { ObjectGraphDiagram(snapshot: context.objectGraphSnapshot()).dot }
+        }
+        XCTAssertTrue(dot.contains("\\n\\\"Near the door\\\""), "titled by name, not by code: \(dot)")
+        XCTAssertEqual(dot.components(separatedBy: "not loaded").count - 1, 2, "one stub (the far shelf's books) and the legend: \(dot)")
+        let svg = String(decoding: try GraphvizRenderer.render(dot, as: .svg), as: UTF8.self)
+        for (state, color) in [("fault", "#eeeeee"), ("materialized", "#cfe3ff"), ("inserted", "#c8f0c8"), ("updated", "#fff0b3"), ("deleted", "#f6c6c6")] {
+            XCTAssertTrue(svg.contains(">\(state)</text>"), "the legend names \(state)")
+            XCTAssertTrue(svg.contains("fill=\"\(color)\""), "the legend shows \(state)'s colour")
+        }
+        XCTAssertTrue(svg.contains(">Shelf</text>") && svg.contains(">Book</text>"), "clusters titled with their entity")
+    }
+}

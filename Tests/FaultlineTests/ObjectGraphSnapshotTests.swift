@@ -50,3 +50,34 @@ final class ObjectGraphSnapshotTests: XCTestCase {
         }
     }
 }
+
+extension ObjectGraphSnapshotTests {
+    /// An object is titled by a name-like attribute — `name`, `title`, … — not by the first string, which is often an
+    /// identifier; an object with only identifiers has no title.
+    func testTitlesComeFromNameLikeAttributes() throws {
+        let dir = TemporaryDirectory()
+        let model = try ManagedObjectModel(entities: [
+            EntityDescription(name: "Entry", properties: [
+                AttributeDescription(name: "entryID", type: .string), AttributeDescription(name: "body", type: .string),
+                AttributeDescription(name: "title", type: .string),
+            ]),
+            EntityDescription(name: "Token", properties: [
+                AttributeDescription(name: "code", type: .string), AttributeDescription(name: "uuidText", type: .string),
+            ]),
+        ])
+        let (_, context) = try makeStack(model, in: dir)
+        try context.performAndWait {
+            let entry = try context.insertNewObject(forEntityName: "Entry")
+            try entry.setValue("1B4E28BA-2FA1-11D2-883F-0016D3CCA427", forKey: "entryID")
+            try entry.setValue("A long body", forKey: "body")
+            try entry.setValue("Monday", forKey: "title")
+            let token = try context.insertNewObject(forEntityName: "Token")
+            try token.setValue("1B4E28BA-2FA1-11D2-883F-0016D3CCA427", forKey: "uuidText")
+            let untitled = try context.insertNewObject(forEntityName: "Token")
+            try untitled.setValue("1B4E28BA-2FA1-11D2-883F-0016D3CCA428", forKey: "code")
+            let snapshot = context.objectGraphSnapshot()
+            XCTAssertEqual(snapshot.nodes.first { $0.entity == "Entry" }?.title, "\"Monday\"")
+            XCTAssertEqual(snapshot.nodes.filter { $0.entity == "Token" }.map(\.title), [nil, nil], "identifiers are no titles")
+        }
+    }
+}

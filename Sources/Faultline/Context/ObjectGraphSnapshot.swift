@@ -12,7 +12,8 @@ public struct ObjectGraphSnapshot: Sendable {
         public var id: String
         public var entity: String
         public var state: State
-        /// The first string attribute's value, when the object is not a fault (a human handle for the diagram).
+        /// A name-like attribute's value (`name`, `title`, … or a short string that is not an identifier), when the
+        /// object is not a fault: a human handle for the diagram.
         public var title: String?
     }
 
@@ -23,6 +24,8 @@ public struct ObjectGraphSnapshot: Sendable {
         public var relationship: String
         /// True when the destination is a fault or the relationship itself has not been loaded.
         public var isFault: Bool
+        /// For a to-many not loaded: its inverse to-one, whose edges from the members already drawn show the links.
+        public var inverse: String? = nil
     }
 
     public var nodes: [Node]
@@ -65,8 +68,7 @@ extension ManagedObjectContext {
         func add(_ object: ManagedObject) {
             let id = object.objectID.uriString
             guard known.insert(id).inserted else { return }
-            let title = object.isFault ? nil : object.entity.attributes.first { $0.type == .string && !$0.isTransient }
-                .flatMap { attribute in attribute.index < object.values.count ? ConnectionProbe.literal(object.values[attribute.index]) : nil }
+            let title = object.isFault ? nil : Self.title(of: object)
             nodes.append(.init(id: id, entity: object.entity.name, state: state(object), title: title))
         }
         chosen.forEach(add)
@@ -94,10 +96,50 @@ extension ManagedObjectContext {
                         edges.append(.init(from: from, to: member.objectID.uriString, relationship: relationship.name, isFault: member.isFault))
                     }
                 default:
-                    if relationship.isToMany { edges.append(.init(from: from, to: nil, relationship: relationship.name, isFault: true)) }
+                    if relationship.isToMany {
+                        edges.append(.init(from: from, to: nil, relationship: relationship.name, isFault: true,
+                                           inverse: relationship.inverse.flatMap { $0.isToMany ? nil : $0.name }))
+                    }
                 }
             }
         }
         return ObjectGraphSnapshot(nodes: nodes, edges: edges, omitted: max(0, all.count - chosen.count))
+    }
+}
+
+extension ManagedObjectContext {
+    /// Names that say "this is the object's name", in the order they are preferred.
+    static let titleNames = ["name", "title", "displayname", "label", "subject", "heading", "caption", "username", "email"]
+
+    /// The object's handle for a diagram: a name-like attribute's value, else the first short string that is not an
+    /// identifier (a UUID, a key), quoted; nil when it has none.
+    static func title(of object: ManagedObject) -> String? {
+        let strings = object.entity.attributes.filter { $0.type == .string && !$0.isTransient && $0.index < object.values.count }
+        func text(_ attribute: AttributeDescription) -> String? {
+            guard case .text(let value) = object.values[attribute.index], !value.isEmpty else { return nil }
+            return value
+        }
+        func looksLikeIdentifier(_ attribute: AttributeDescription, _ value: String) -> Bool {
+            let name = attribute.name, lower = name.lowercased()
+            return UUID(uuidString: value) != nil || ["id", "uuid", "key", "url"].contains(lower) || lower.hasSuffix("identifier")
+                || ["Id", "ID", "UUID", "Uuid", "Key", "URL", "Url"].contains { name.hasSuffix($0) } || value.count > 80
+        }
+        let ranked = strings.sorted { a, b in
+            let (x, y) = (Self.titleRank(a.name), Self.titleRank(b.name))
+            return x != y ? x < y : a.index < b.index
+        }
+        for attribute in ranked {
+            guard let value = text(attribute), !looksLikeIdentifier(attribute, value) else { continue }
+            return ConnectionProbe.literal(.text(value))
+        }
+        return nil
+    }
+
+    /// 0… for the preferred names, then names holding "name" or "title", then the rest.
+    static func titleRank(_ name: String) -> Int {
+        let lower = name.lowercased()
+        if let exact = titleNames.firstIndex(of: lower) { return exact }
+        if lower.contains("name") || lower.contains("title") { return titleNames.count }
+        return titleNames.count + 1
     }
 }

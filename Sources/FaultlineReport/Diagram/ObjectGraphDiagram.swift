@@ -22,9 +22,14 @@ public struct ObjectGraphDiagram {
                      "  graph [rankdir=LR, fontname=\"Helvetica\", fontsize=11, compound=true];",
                      "  node [shape=box, style=\"rounded,filled\", fontname=\"Helvetica\", fontsize=10];",
                      "  edge [fontname=\"Helvetica\", fontsize=8, color=\"#666666\"];"]
-        var legend = ObjectGraphSnapshot.State.allCases.map { "\($0.rawValue)" }.joined(separator: " · ")
-        if snapshot.omitted > 0 { legend = "\(snapshot.omitted) more registered objects not shown · " + legend }
-        lines.append("  label=\"\(quoted(legend))\"; labelloc=b;")
+        // The legend: a sample of each state's colour, named; objects left out said first.
+        var legend = "<table border=\"0\" cellspacing=\"4\" cellpadding=\"3\"><tr>"
+        if snapshot.omitted > 0 { legend += "<td>\(snapshot.omitted) more registered objects not shown</td>" }
+        for state in ObjectGraphSnapshot.State.allCases {
+            legend += "<td bgcolor=\"\(Self.colors[state]!)\" border=\"1\" color=\"#999999\">\(state.rawValue)</td>"
+        }
+        legend += "<td>dashed: a fault, or a relationship not loaded</td></tr></table>"
+        lines.append("  label=<\(legend)>; labelloc=b;")
         var byEntity: [String: [ObjectGraphSnapshot.Node]] = [:]
         var order: [String] = []
         for node in snapshot.nodes {
@@ -33,7 +38,7 @@ public struct ObjectGraphDiagram {
         }
         for (i, entity) in order.enumerated() {
             lines.append("  subgraph cluster_\(i) {")
-            lines.append("    label=\(id(entity)); style=\"rounded\"; color=\"#bbbbbb\";")
+            lines.append("    label=\(id(entity)); labelloc=t; fontsize=12; style=\"rounded\"; color=\"#bbbbbb\";")
             for node in byEntity[entity]! {
                 let key = node.id.split(separator: "/").last.map(String.init) ?? node.id
                 let text = node.title.map { "\(key)\\n\(quoted(String($0.prefix(40))))" } ?? key
@@ -42,8 +47,11 @@ public struct ObjectGraphDiagram {
             lines.append("  }")
         }
         var unloaded = 0
+        // A to-many not loaded needs no stub where its members are drawn with their inverse's edges to it.
+        let pointedAt = Set(snapshot.edges.compactMap { edge in edge.to.map { "\($0)|\(edge.relationship)" } })
         for edge in snapshot.edges {
             let style = edge.isFault ? ", style=dashed" : ""
+            if edge.to == nil, let inverse = edge.inverse, pointedAt.contains("\(edge.from)|\(inverse)") { continue }
             if let to = edge.to {
                 lines.append("  \(id(edge.from)) -> \(id(to)) [xlabel=\"\(quoted(edge.relationship))\"\(style)];")
             } else {
