@@ -24,10 +24,11 @@ struct JoinTablePair: Hashable {
 }
 
 extension StoreLayout {
-    /// The layout the store at `connection` holds for `model`, or nil when it is the model's own. Entities are
-    /// matched by name, or by the name they had before a rename (`renamingIdentifier`); when the store's
-    /// `Z_PRIMARYKEY` does not hold exactly the model's entities, nothing is adopted and the schema check names the
-    /// difference.
+    /// The layout the store at `connection` holds for `model`: its entity numbers, the many-to-many tables it names
+    /// after the other side, the to-many relationships without an inverse it keeps in join tables. Entities are
+    /// matched by name, or by the name they had before a rename (`renamingIdentifier`); nil when the store's
+    /// `Z_PRIMARYKEY` does not hold exactly the model's entities (nothing is adopted, and the schema check names the
+    /// difference).
     static func read(_ connection: SQLiteConnection, for model: ManagedObjectModel) throws -> StoreLayout? {
         var layout = StoreLayout()
         let keys = try connection.prepare("SELECT Z_ENT, Z_NAME FROM Z_PRIMARYKEY WHERE Z_ENT > 0 AND Z_ENT < \(StoreSchemaCheck.firstPrivateEntityNumber) LIMIT \(Limits.storeEntities + 1)")
