@@ -252,3 +252,18 @@ final class AnalyzerTests: XCTestCase {
         XCTAssertEqual(StatementFingerprint.of("SELECT j.Z_4CATEGORY FROM Z_1CATEGORY j"), "SELECT j.Z_4CATEGORY FROM Z_1CATEGORY j")
     }
 }
+
+extension AnalyzerTests {
+    /// A bar's label keeps the entity whole and shortens the kind instead ("· Journa" was cut), with the full text
+    /// as its title; short labels are left as they are.
+    func testChartLabelsKeepTheEntity() {
+        let long = Finding(kind: .largeFetchWithoutBatchSize, segment: "", evidence: "JournalEntry: 3 fetches", fix: "", cost: 0.002, count: 3, lines: [1])
+        let label = ReportCharts.barLabel(long, number: 12)
+        XCTAssertTrue(label.hasPrefix("#12 large fetch") && label.hasSuffix("… · JournalEntry"), label)
+        XCTAssertLessThanOrEqual(label.count, ReportCharts.barLabelLength)
+        let short = Finding(kind: .nPlusOne, segment: "", evidence: "Tag: 20 faults", fix: "", cost: 0.001, count: 20, lines: [1])
+        XCTAssertEqual(ReportCharts.barLabel(short, number: 1), "#1 N+1 faults · Tag")
+        let svg = ReportCharts.findingBars([long, short], anchor: "f")
+        XCTAssertTrue(svg.contains("<title>#1 large fetch without a batch size · JournalEntry</title>"), svg)
+    }
+}

@@ -18,12 +18,24 @@ enum ReportCharts {
         for (k, finding) in findings.enumerated() {
             let y = Double(k) * rowHeight
             let length = max(1, width * finding.cost / peak)
-            let label = "#\(k + 1) \(finding.kind.rawValue)" + (finding.entity.map { " · \($0)" } ?? "")
-            svg += "<a href=\"#\(anchor)-\(k + 1)\"><text x=\"0\" y=\"\(f(y + 13))\" font-size=\"11\">\(e(String(label.prefix(44))))</text>"
+            let full = "#\(k + 1) \(finding.kind.rawValue)" + (finding.entity.map { " · \($0)" } ?? "")
+            svg += "<a href=\"#\(anchor)-\(k + 1)\"><text x=\"0\" y=\"\(f(y + 13))\" font-size=\"11\"><title>\(e(full))</title>\(e(Self.barLabel(finding, number: k + 1)))</text>"
             svg += "<rect class=bar x=\"\(f(left))\" y=\"\(f(y + 3))\" width=\"\(f(length))\" height=\"\(f(rowHeight - 6))\" fill=\"\(colour(finding))\"><title>\(e(finding.kind.rawValue)): \(ReportPage.seconds(finding.cost))</title></rect>"
             svg += "<text x=\"\(f(left + length + 6))\" y=\"\(f(y + 13))\" font-size=\"11\">\(ReportPage.seconds(finding.cost))</text></a>\n"
         }
         return svg + "</svg>\n"
+    }
+
+    /// The most characters of a bar's label that fit left of the bars at 11 px.
+    static let barLabelLength = 44
+
+    /// `#3 kind · Entity`: the kind shortened (with "…") to leave the entity whole; the full text is the label's title.
+    static func barLabel(_ finding: Finding, number: Int) -> String {
+        let head = "#\(number) ", entity = finding.entity.map { " · \($0.prefix(barLabelLength / 2))" } ?? ""
+        var kind = finding.kind.rawValue
+        let room = barLabelLength - head.count - entity.count
+        if kind.count > room { kind = String(kind.prefix(max(6, room - 1))) + "…" }
+        return head + kind + entity
     }
 
     private static func colour(_ finding: Finding) -> String {
