@@ -68,6 +68,7 @@ extension PersistentStoreCoordinator {
         }
         let sourceName: String
         var cached: ManagedObjectModel?
+        var opened: ManagedObjectModel?
         if sourceVersion == cachedModelName {
             // The dry run's copy, migrated from the model the store caches.
             cached = try cachedModel(of: store, probes: probes)
@@ -85,9 +86,9 @@ extension PersistentStoreCoordinator {
             do { found = try openIdentifyingVersion(store, withVersionOf: bundle, options: .readOnly) } catch StoreError.noMatchingModelVersion(let path, let bundle, let mismatches) {
                 noVersion = StoreError.noMatchingModelVersion(path: path, bundle: bundle, mismatches: mismatches)
             }
-            if let found, found.identifiedBy == .hashes, let model = versions.first(where: { $0.name == found.version })?.model {
-                // Opened with the model the steps read with, which so takes the store's entity numbers and tables.
-                try PersistentStoreCoordinator(managedObjectModel: model, probes: .disabled).addPersistentStore(at: store, options: .readOnly)
+            if let found, found.identifiedBy == .hashes {
+                // The steps read with the model that opened the store: it has the store's entity numbers and tables.
+                opened = found.coordinator.managedObjectModel
                 sourceName = found.version
             } else if let model = try? cachedModel(of: store, probes: probes) {
                 // No version's hashes are the store's: Core Data migrates from the model the store caches, when that
@@ -113,6 +114,7 @@ extension PersistentStoreCoordinator {
                 throw MigrationError(problem: "the store is at version '\(sourceName)', which comes after '\(target)'; migrating back is not supported")
             }
             steps = (sourceIndex..<targetIndex).map { (ordered[$0], ordered[$0 + 1]) }
+            if let opened, !steps.isEmpty { steps[0].from = (sourceName, opened) }
         }
         var plan = MigrationPlan(from: sourceName, to: target, steps: [])
         guard !steps.isEmpty else { return plan }
@@ -140,6 +142,7 @@ extension PersistentStoreCoordinator {
         }
         var models = Dictionary(uniqueKeysWithValues: versions.map { ($0.name, $0.model) })
         if let cached { models[cachedModelName] = cached }
+        if let opened { models[sourceName] = opened }
         if dryRun {
             // The whole migration, on a scratch copy: the dry run meets every error the migration would.
             let folder = FileManager.default.temporaryDirectory.appendingPathComponent("faultline-dry-run-\(UUID().uuidString)")
