@@ -360,7 +360,8 @@ final class CoreDataLogTests: XCTestCase {
         XCTAssertEqual(first.kind, .nPlusOne, "\(findings.map { "\($0.kind) \($0.cost)" })")
         XCTAssertEqual(first.count, 48)
         XCTAssertEqual((first.cost * 1e6).rounded(), (48 * 0.00054 * 1e6).rounded(), "the faults' statements' time, to the microsecond")
-        XCTAssertTrue(first.evidence.contains("through Order.customer"), first.evidence)
+        XCTAssertTrue(first.evidence.contains("likely through Order.customer (the Order fetch came before them, and it is Order's only to-one to Customer)"),
+                      "an inference, said to be one: \(first.evidence)")
         XCTAssertTrue(first.fix.contains("request.relationshipKeyPathsForPrefetching = [\"customer\"]"), first.fix)
         XCTAssertTrue(findings.dropFirst().contains { $0.kind == .repeatedFetch && $0.count == 12 }, "\(findings.map(\.evidence))")
         XCTAssertFalse(findings.contains { $0.kind == .largeFetchWithoutBatchSize }, "a prefetch is not a large fetch: \(findings.map(\.evidence))")

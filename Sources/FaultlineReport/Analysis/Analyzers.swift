@@ -272,10 +272,11 @@ public struct Analyzers {
                                  fix: "prefetch it with the fetch: request.relationshipKeyPathsForPrefetching = [\"\(relationship)\"] (one statement for all of them)")
             }
             if let via = e.via, !via.contains(" or "), let dot = via.firstIndex(of: ".") {
-                // The model names it: the to-one of the entity fetched before the faults.
+                // Inferred, and said so: a log does not say which relationship fired a fault; the model's only to-one
+                // from the entity fetched before the faults to theirs is the likely one.
                 let source = via[..<dot], relationship = via[via.index(after: dot)...]
                 return g.finding(.nPlusOne,
-                                 evidence: "\(entity): \(g.count) faults fulfilled one at a time from SQLite (N+1), through \(via)",
+                                 evidence: "\(entity): \(g.count) faults fulfilled one at a time from SQLite (N+1), likely through \(via) (the \(source) fetch came before them, and it is \(source)'s only to-one to \(entity))",
                                  fix: "prefetch it with the \(source) fetch: request.relationshipKeyPathsForPrefetching = [\"\(relationship)\"] — one statement instead of \(g.count)")
             }
             let leads = e.via.map { "the relationship that leads to \(entity) (\($0))" } ?? "the relationship that leads to \(entity)"
