@@ -267,3 +267,22 @@ extension AnalyzerTests {
         XCTAssertTrue(svg.contains("<title>#1 large fetch without a batch size · JournalEntry</title>"), svg)
     }
 }
+
+extension AnalyzerTests {
+    /// Two findings that name the same event: the costlier keeps its time, the other its own part, and says how much
+    /// a costlier finding counts (nothing is lost, nothing counted twice); an event named twice counts once.
+    func testSharedEventsCountOnceAndTheRestIsSaid() {
+        let durations = [0.003, 0.002, 0.0005]
+        func finding(_ kind: Finding.Kind, _ events: [Int]) -> Finding {
+            // As the analyzers make them: a finding's cost is its events' time.
+            var f = Finding(kind: kind, segment: "", evidence: "X: n", fix: "", cost: Set(events).reduce(0) { $0 + durations[$1] },
+                            count: events.count, lines: [1])
+            f.events = events
+            return f
+        }
+        let ranked = Analyzers.attributingTime([finding(.fullScan, [1, 2, 2]), finding(.repeatedFetch, [0, 1])], durations: durations)
+        XCTAssertEqual(ranked.map(\.kind), [.repeatedFetch, .fullScan])
+        XCTAssertEqual(ranked.map(\.cost), [0.005, 0.0005])
+        XCTAssertEqual(ranked.map(\.sharedCost), [0, 0.002])
+    }
+}

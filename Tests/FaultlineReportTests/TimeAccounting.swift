@@ -13,4 +13,10 @@ func assertTimeAccounted(_ trace: TraceFile, file: StaticString = #filePath, lin
     XCTAssertEqual(((costs + (total - explained)) * 1e6).rounded(), (total * 1e6).rounded(), "findings \(costs) s + unexplained \(total - explained) s ≠ \(total) s",
                    file: file, line: line)
     XCTAssertEqual(findings.map(\.cost), findings.map(\.cost).sorted(by: >), "costliest first", file: file, line: line)
+    // Nothing lost: a finding's own time and the part a costlier one counts make up all its events' time.
+    for finding in findings where !finding.events.isEmpty {
+        let whole = Set(finding.events).reduce(0) { $0 + ($1 < run.durations.count ? run.durations[$1] : 0) }
+        XCTAssertEqual(((finding.cost + finding.sharedCost) * 1e6).rounded(), (whole * 1e6).rounded(), "\(finding.kind): \(finding.evidence)",
+                       file: file, line: line)
+    }
 }

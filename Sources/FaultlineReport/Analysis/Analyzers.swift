@@ -173,9 +173,12 @@ public struct Analyzers {
         var claimed = Set<Int>()
         for i in ranked.indices {
             guard !ranked[i].events.isEmpty else { ranked[i].cost = 0; continue }
-            var own = 0.0
-            for index in ranked[i].events where index < durations.count && claimed.insert(index).inserted { own += durations[index] }
+            var own = 0.0, shared = 0.0
+            for index in Set(ranked[i].events) where index < durations.count {
+                if claimed.insert(index).inserted { own += durations[index] } else { shared += durations[index] }
+            }
             ranked[i].cost = own
+            ranked[i].sharedCost = shared
         }
         return ranked.enumerated().sorted { a, b in
             a.element.cost != b.element.cost ? a.element.cost > b.element.cost : a.offset < b.offset

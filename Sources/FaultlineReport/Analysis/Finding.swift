@@ -29,8 +29,11 @@ public struct Finding: Sendable, Equatable {
     public var evidence: String
     /// What to change.
     public var fix: String
-    /// Seconds the pattern cost in the trace (findings are ranked by it).
+    /// Seconds the pattern cost in the trace that no costlier finding counts already (findings are ranked by it).
     public var cost: Double
+    /// Seconds of its events that a costlier finding counts (the same fetches seen as two problems): its whole time is
+    /// `cost + sharedCost`.
+    public var sharedCost = 0.0
     /// Events involved.
     public var count: Int
     /// Trace line numbers of the first few events, for looking them up.

@@ -63,7 +63,7 @@ public enum FindingsJSON {
                 var object: [String: Any] = [
                     "file": report.path, "source": report.source == .coreDataLog ? "coredata-log" : "faultline-trace",
                     "kind": finding.kind.rawValue, "id": finding.kind.slug, "severity": finding.severity, "count": finding.count,
-                    "time": finding.cost, "lines": finding.lines, "evidence": finding.evidence, "fix": finding.fix,
+                    "time": finding.cost, "sharedTime": finding.sharedCost, "lines": finding.lines, "evidence": finding.evidence, "fix": finding.fix,
                 ]
                 object["entity"] = finding.entity ?? NSNull()
                 object["relationship"] = finding.relationship ?? NSNull()
