@@ -100,7 +100,8 @@ final class JoinTableLayoutTests: XCTestCase {
     }
 
     /// Ordered on both sides, and sub-entities on either side: each ordered side has its order column, named after
-    /// the column it orders; the table is named after the owning side's entity number (the sub-entity's own).
+    /// the column it orders; the table is named after the owning side's entity number (the sub-entity's own). No real
+    /// store shows two ordered sides: their columns' order here is Faultline's rule (docs/store-format.md).
     func testOrderedOnBothSidesAndSubentities() throws {
         let both = try ddl([
             EntityDescription(name: "Playlist", properties: [
