@@ -63,6 +63,21 @@ final class CoreDataFormatsTests: XCTestCase {
         // Lengths and references beyond the data.
         XCTAssertTrue(message(Self.plist(objects: [[0x4f, 0x13, 0x7f, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff]], top: 0)).contains("runs past the objects"))
         XCTAssertTrue(message(Self.plist(objects: [[0xa1, 0x09]], top: 0)).contains("does not exist"))
+        // 8-byte offsets and references past Int.max (a fuzzer's find: they trapped converting to Int).
+        func wide(object: [UInt8], offset: [UInt8]) -> Data {
+            var bytes = Array("bplist00".utf8) + object
+            let table = bytes.count
+            bytes += offset
+            var trailer = [UInt8](repeating: 0, count: 32)
+            trailer[6] = 8
+            trailer[7] = 8
+            trailer[15] = 1
+            trailer[31] = UInt8(table)
+            return Data(bytes + trailer)
+        }
+        let huge = [UInt8](repeating: 0xff, count: 8), eight: [UInt8] = [0, 0, 0, 0, 0, 0, 0, 8]
+        XCTAssertTrue(message(wide(object: [0x10, 0x01], offset: huge)).contains("runs past the objects"), message(wide(object: [0x10, 0x01], offset: huge)))
+        XCTAssertTrue(message(wide(object: [0xa1] + huge, offset: eight)).contains("does not exist"), message(wide(object: [0xa1] + huge, offset: eight)))
     }
 
     /// A binary property list of raw objects (1-byte offsets and references).

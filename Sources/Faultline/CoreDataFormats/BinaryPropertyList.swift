@@ -122,7 +122,8 @@ public enum BinaryPropertyList {
             defer { inProgress.remove(index) }
             let outerHeight = height
             height = 0
-            let offset = Int(Self.unsigned(bytes, at: offsetTable + index * offsetSize, size: offsetSize))
+            // An 8-byte offset or reference may not fit an Int: clamped, it fails the checks that follow.
+            let offset = Int(clamping: Self.unsigned(bytes, at: offsetTable + index * offsetSize, size: offsetSize))
             try check(offset, 1, "object \(index)")
             let marker = bytes[offset]
             let info = Int(marker & 0x0f)
@@ -234,7 +235,7 @@ public enum BinaryPropertyList {
                 throw CoreDataFormatError("binary property list: collection at byte \(offset) runs past the objects")
             }
             try check(start, count * multiplier * referenceSize, "collection")
-            return (0..<count * multiplier).map { Int(Self.unsigned(bytes, at: start + $0 * referenceSize, size: referenceSize)) }
+            return (0..<count * multiplier).map { Int(clamping: Self.unsigned(bytes, at: start + $0 * referenceSize, size: referenceSize)) }
         }
     }
 }
