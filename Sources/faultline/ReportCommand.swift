@@ -180,7 +180,8 @@ struct ReportCommand: ParsableCommand {
                 if input.info.logStatistics != nil, !input.findings.isEmpty { print("  " + Analyzers.callSiteHint) }
                 for finding in input.findings.prefix(20) {
                     let segments = finding.segments.count > 1 ? "\(finding.segments.count) segments" : finding.segment
-                    let place = [segments, finding.callSite ?? ""].filter { !$0.isEmpty }.joined(separator: " at ")
+                    let place = [segments, finding.callSite ?? "", finding.faultlineSite.map { "Faultline's own code, \($0)" } ?? ""]
+                        .filter { !$0.isEmpty }.joined(separator: " at ")
                     print("  \(finding.kind.rawValue)\(place.isEmpty ? "" : " (\(place))"): \(finding.evidence)\n    fix: \(finding.fix)")
                 }
                 if input.findings.count > 20 { print("  … \(input.findings.count - 20) more in the report") }

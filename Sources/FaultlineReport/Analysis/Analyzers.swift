@@ -159,6 +159,10 @@ public struct Analyzers {
                 let file = site.split(separator: ":").first.map(String.init) ?? site
                 return a.allowedCallSites.contains(site) || a.allowedCallSites.contains(file)
             }
+            for i in found.indices where Analyzers.isFaultlineCode(found[i].callSite) {
+                found[i].faultlineSite = found[i].callSite
+                found[i].callSite = nil
+            }
             return Analyzers.attributingTime(found, durations: durations)
         }
     }
@@ -257,6 +261,16 @@ public struct Analyzers {
     /// A call site inside the engine: a fetch the engine ran for a fault (a batch of a batched fetch result), not
     /// one the program asked for.
     fileprivate static func isEngineCallSite(_ site: String?) -> Bool { site?.hasPrefix("Faultline/") ?? false }
+
+    /// Faultline's own modules, whose code is never the program's: the engine, the benchmark scenarios (a
+    /// `faultline bench --trace` trace), the data, report and command-line modules.
+    static let faultlineModules: Set<Substring> = ["Faultline", "FaultlineBench", "FaultlineData", "FaultlineReport", "faultline"]
+
+    /// A call site (`Module/File.swift:42`) in one of Faultline's own modules.
+    public static func isFaultlineCode(_ site: String?) -> Bool {
+        guard let site, let slash = site.firstIndex(of: "/") else { return false }
+        return faultlineModules.contains(site[..<slash])
+    }
 
     /// N+1: one call site fulfilling many faults of one entity (or one relationship) from SQLite, one at a time.
     fileprivate func faultStorms(_ groups: [Group]) -> [Finding] {

@@ -25,6 +25,9 @@ public struct Finding: Sendable, Equatable {
     public var segments: [String] = []
     /// Where in the program (`Module/File.swift:42`), when known.
     public var callSite: String?
+    /// Where in Faultline's own code (its benchmark scenarios, its command-line tool) the events came from, when they
+    /// did: such a site is never taken as the program's `callSite`.
+    public var faultlineSite: String? = nil
     /// What was seen, in a sentence.
     public var evidence: String
     /// What to change.

@@ -68,6 +68,7 @@ public enum FindingsJSON {
                 object["entity"] = finding.entity ?? NSNull()
                 object["relationship"] = finding.relationship ?? NSNull()
                 object["callSite"] = finding.callSite ?? NSNull()
+                if let site = finding.faultlineSite { object["faultlineSite"] = site }
                 if !finding.segment.isEmpty { object["segment"] = finding.segment }
                 if !finding.segments.isEmpty { object["segments"] = finding.segments }
                 array.append(object)

@@ -128,6 +128,7 @@ public struct ReportPage {
         for (k, finding) in shown.enumerated() {
             out += "<div class=finding id=\"\(anchor)-\(k + 1)\"><b>#\(k + 1) \(e(finding.kind.rawValue))</b> — \(e(finding.evidence)) <span class=muted>(\(seconds(finding.cost))\(finding.sharedCost > 0 ? ", and \(seconds(finding.sharedCost)) counted under a costlier finding" : ""); trace lines \(finding.lines.map(String.init).joined(separator: ", "))\(finding.count > finding.lines.count ? ", …" : ""))</span>"
             if let site = finding.callSite { out += "<br>at <code>\(e(site))</code>" }
+            if let site = finding.faultlineSite { out += "<br>in Faultline's own code (<code>\(e(site))</code>), not the program's" }
             if finding.segments.count > 1 {
                 out += " in \(finding.segments.count) segments: " + finding.segments.prefix(4).map { "<code>\(e($0))</code>" }.joined(separator: ", ") + (finding.segments.count > 4 ? ", …" : "")
             } else if !finding.segment.isEmpty {
