@@ -10,13 +10,14 @@ struct DiagramCommand: ParsableCommand {
         discussion: """
         Model: arrowheads as in Xcode's model editor, one for to-one, two for to-many; inverses share an edge; \
         inheritance is dashed. With --store: objects coloured by state, grouped by entity, relationships as edges \
-        (dashed to a fault), from --root out to --depth, or the first objects of each entity; at most --limit.
+        (dashed to a fault), destinations not drawn counted in the object's box (+37 Page), from --root out to \
+        --depth, or the first objects of each entity; at most --limit.
         """)
 
     @Argument(help: "A JSON model, an .xcdatamodeld bundle, an .xcdatamodel folder or its contents file, a .momd or .mom, or a Core Data store (its cached model); optional with --store.")
     var model: String?
 
-    @Option(name: [.short, .long], help: "The file to write: .svg, .png or .dot.")
+    @Option(name: [.short, .long], help: "The file to write: .svg, .png, .dot, or .json (Graphviz's JSON of the layout).")
     var output: String = "model.svg"
 
     @Option(help: "Draw the objects of this store instead of the model.")
@@ -32,7 +33,7 @@ struct DiagramCommand: ParsableCommand {
     var limit = 100
 
     func validate() throws {
-        guard GraphvizRenderer.Format(path: output) != nil else { throw ValidationError("-o must end in .svg, .png or .dot (got '\(output)')") }
+        guard GraphvizRenderer.Format(path: output) != nil else { throw ValidationError("-o must end in .svg, .png, .dot or .json (got '\(output)')") }
         guard depth >= 0, limit > 0 else { throw ValidationError("--depth must be 0 or more and --limit more than 0") }
         guard limit <= Limits.diagramObjects else { throw ValidationError("--limit is at most \(Limits.diagramObjects) objects (Limits.diagramObjects)") }
         guard depth <= Limits.keyPathComponents else { throw ValidationError("--depth is at most \(Limits.keyPathComponents)") }

@@ -15,30 +15,61 @@ public struct ObjectGraphSnapshot: Sendable {
         /// A name-like attribute's value (`name`, `title`, … or a short string that is not an identifier), when the
         /// object is not a fault: a human handle for the diagram.
         public var title: String?
+        /// The relationships this object holds whose destinations are not drawn: one entry per relationship.
+        public var elsewhere: [Summary] = []
+
+        public init(id: String, entity: String, state: State, title: String?, elsewhere: [Summary] = []) {
+            (self.id, self.entity, self.state, self.title, self.elsewhere) = (id, entity, state, title, elsewhere)
+        }
+    }
+
+    /// A relationship's destinations left out of the picture, counted ("+37 Page"), or a to-many not loaded.
+    public struct Summary: Sendable, Equatable {
+        public var relationship: String
+        /// The relationship's destination entity.
+        public var entity: String
+        /// Destinations not drawn; nil for a to-many not loaded (a relationship fault: its count is unknown without
+        /// firing it).
+        public var count: Int?
+
+        public init(relationship: String, entity: String, count: Int?) {
+            (self.relationship, self.entity, self.count) = (relationship, entity, count)
+        }
     }
 
     public struct Edge: Sendable, Equatable {
         public var from: String
-        /// The destination's URI; nil for a to-many relationship not loaded yet (a relationship fault).
-        public var to: String?
+        /// The destination's URI: always a node of the picture.
+        public var to: String
         public var relationship: String
-        /// True when the destination is a fault or the relationship itself has not been loaded.
+        /// The entity that declares the relationship (the source's entity or one of its parents).
+        public var entity: String
+        /// True when the destination is a fault.
         public var isFault: Bool
-        /// For a to-many not loaded: its inverse to-one, whose edges from the members already drawn show the links.
-        public var inverse: String? = nil
+
+        public init(from: String, to: String, relationship: String, entity: String, isFault: Bool) {
+            (self.from, self.to, self.relationship, self.entity, self.isFault) = (from, to, relationship, entity, isFault)
+        }
     }
 
     public var nodes: [Node]
     public var edges: [Edge]
     /// Registered objects left out to stay within the limit.
     public var omitted: Int
+
+    public init(nodes: [Node], edges: [Edge], omitted: Int) {
+        (self.nodes, self.edges, self.omitted) = (nodes, edges, omitted)
+    }
 }
 
 extension ManagedObjectContext {
-    /// The registered objects (at most `limit`, taken evenly across entities) with their states and the
-    /// relationships they hold in memory; destinations outside the picture appear as faults. Fires no fault.
+    /// The registered objects (at most `limit` nodes: registered objects taken evenly across entities, then the
+    /// destinations they reference while there is room) with their states and the relationships they hold in
+    /// memory: an edge to each destination drawn, a count per relationship of those not drawn. Destinations that are
+    /// not registered appear as faults. Fires no fault.
     public func objectGraphSnapshot(limit: Int = 200) -> ObjectGraphSnapshot {
         if checksQueue { checkQueue(touching: nil) }
+        let limit = max(0, limit)
         let all = registeredObjects
         var byEntity: [String: [ManagedObject]] = [:]
         var order: [String] = []
@@ -60,47 +91,72 @@ extension ManagedObjectContext {
             round += 1
         }
         var nodes: [ObjectGraphSnapshot.Node] = []
-        var known: Set<String> = []
+        var position: [String: Int] = [:]
         var edges: [ObjectGraphSnapshot.Edge] = []
         func state(_ object: ManagedObject) -> ObjectGraphSnapshot.State {
             object.isDeleted ? .deleted : object.isInserted ? .inserted : object.isUpdated ? .updated : object.isFault ? .fault : .materialized
         }
         func add(_ object: ManagedObject) {
             let id = object.objectID.uriString
-            guard known.insert(id).inserted else { return }
-            let title = object.isFault ? nil : Self.title(of: object)
-            nodes.append(.init(id: id, entity: object.entity.name, state: state(object), title: title))
+            guard position[id] == nil else { return }
+            position[id] = nodes.count
+            nodes.append(.init(id: id, entity: object.entity.name, state: state(object), title: object.isFault ? nil : Self.title(of: object)))
         }
         chosen.forEach(add)
+        /// The destination's node, added while there is room; nil when it is left out.
+        func node(for id: ManagedObjectID, _ object: ManagedObject?) -> (uri: String, isFault: Bool)? {
+            let uri = id.uriString
+            if let at = position[uri] { return (uri, nodes[at].state == .fault) }
+            guard nodes.count < limit else { return nil }
+            if let object { add(object) } else {
+                position[uri] = nodes.count
+                nodes.append(.init(id: uri, entity: id.entity.name, state: .fault, title: nil))
+            }
+            return (uri, object?.isFault ?? true)
+        }
+        var elsewhere: [(object: ManagedObject, summaries: [ObjectGraphSnapshot.Summary])] = []
         for object in chosen where !object.isFault {
+            var summaries: [ObjectGraphSnapshot.Summary] = []
+            defer { if !summaries.isEmpty { elsewhere.append((object, summaries)) } }
             let from = object.objectID.uriString
             for relationship in object.entity.relationships where !relationship.isTransient && relationship.index < object.values.count {
-                switch object.values[relationship.index] {
-                case .object(let destination):
-                    add(destination)
-                    edges.append(.init(from: from, to: destination.objectID.uriString, relationship: relationship.name, isFault: destination.isFault))
-                case .integer(let packed):
-                    let (key, number) = ToOneReference.unpack(packed, relationship: relationship)
-                    let entity = number.flatMap { model.entity(number: $0) } ?? relationship.destination!
-                    let id = ManagedObjectID(entity: entity, key: key, storeIdentifier: coordinator.storeIdentifier)
-                    if let registered = registeredObject(for: id) {
-                        add(registered)
-                        edges.append(.init(from: from, to: id.uriString, relationship: relationship.name, isFault: registered.isFault))
+                let declaring = relationship.entity?.name ?? object.entity.name
+                let destinationName = relationship.destination?.name ?? "?"
+                var left = 0
+                func link(_ id: ManagedObjectID, _ destination: ManagedObject?) {
+                    if let target = node(for: id, destination) {
+                        edges.append(.init(from: from, to: target.uri, relationship: relationship.name, entity: declaring, isFault: target.isFault))
                     } else {
-                        if known.insert(id.uriString).inserted { nodes.append(.init(id: id.uriString, entity: entity.name, state: .fault, title: nil)) }
-                        edges.append(.init(from: from, to: id.uriString, relationship: relationship.name, isFault: true))
-                    }
-                case .many(let storage):
-                    for member in storage.objects {
-                        add(member)
-                        edges.append(.init(from: from, to: member.objectID.uriString, relationship: relationship.name, isFault: member.isFault))
-                    }
-                default:
-                    if relationship.isToMany {
-                        edges.append(.init(from: from, to: nil, relationship: relationship.name, isFault: true,
-                                           inverse: relationship.inverse.flatMap { $0.isToMany ? nil : $0.name }))
+                        left += 1
                     }
                 }
+                switch object.values[relationship.index] {
+                case .object(let destination):
+                    link(destination.objectID, destination)
+                case .integer(let packed):
+                    let (key, number) = ToOneReference.unpack(packed, relationship: relationship)
+                    guard let entity = number.flatMap({ model.entity(number: $0) }) ?? relationship.destination else { break }
+                    let id = ManagedObjectID(entity: entity, key: key, storeIdentifier: coordinator.storeIdentifier)
+                    link(id, registeredObject(for: id))
+                case .many(let storage):
+                    for member in storage.objects { link(member.objectID, member) }
+                default:
+                    // A to-many not loaded: said, unless members drawn already point at the object through its
+                    // inverse (checked below, once every edge is known).
+                    if relationship.isToMany {
+                        summaries.append(.init(relationship: relationship.name, entity: destinationName, count: nil))
+                    }
+                }
+                if left > 0 { summaries.append(.init(relationship: relationship.name, entity: destinationName, count: left)) }
+            }
+        }
+        let pointedAt = Set(edges.map { "\($0.to)|\($0.relationship)" })
+        for (object, summaries) in elsewhere {
+            let from = object.objectID.uriString
+            guard let at = position[from] else { continue }
+            nodes[at].elsewhere = summaries.filter { summary in
+                guard summary.count == nil, let inverse = object.entity.relationship(named: summary.relationship)?.inverse, !inverse.isToMany else { return true }
+                return !pointedAt.contains("\(from)|\(inverse.name)")
             }
         }
         return ObjectGraphSnapshot(nodes: nodes, edges: edges, omitted: max(0, all.count - chosen.count))

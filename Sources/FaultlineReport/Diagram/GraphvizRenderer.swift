@@ -2,17 +2,19 @@ import CGraphviz
 import Foundation
 
 /// Renders DOT text with Graphviz's libraries in-process (cgraph reads it, gvc lays it out with `dot` and renders
-/// it): SVG, PNG, or DOT with the layout's coordinates.
+/// it): SVG, PNG, DOT with the layout's coordinates, or Graphviz's JSON of the layout (positions, sizes and drawing
+/// operations).
 public enum GraphvizRenderer {
     public enum Format: String, Sendable {
-        case svg, png, dot
+        case svg, png, dot, json
 
-        /// The format for an output path's extension (`.svg`, `.png`, `.dot`/`.gv`).
+        /// The format for an output path's extension (`.svg`, `.png`, `.dot`/`.gv`, `.json`).
         public init?(path: String) {
             switch URL(fileURLWithPath: path).pathExtension.lowercased() {
             case "svg": self = .svg
             case "png": self = .png
             case "dot", "gv": self = .dot
+            case "json": self = .json
             default: return nil
             }
         }
@@ -30,7 +32,12 @@ public enum GraphvizRenderer {
     public static func render(_ dot: String, as format: Format) throws -> Data {
         lock.lock()
         defer { lock.unlock() }
-        if sharedContext == nil { sharedContext = gvContext() }
+        if sharedContext == nil {
+            // Warnings ("2 out of 3 exterior labels positioned": a name left out where it would overlap) are the
+            // layout's business, not the user's; errors still reach stderr.
+            agseterr(AGERR)
+            sharedContext = gvContext()
+        }
         guard let context = sharedContext else { throw ReportError("Graphviz: cannot create a context") }
         guard let graph = dot.withCString({ agmemread($0) }) else { throw ReportError("Graphviz could not read the generated graph") }
         defer { agclose(graph) }

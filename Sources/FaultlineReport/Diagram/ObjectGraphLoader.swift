@@ -15,14 +15,23 @@ public struct ObjectGraphLoader {
     /// Call on the context's queue.
     public func load(root: String?, depth: Int) throws {
         guard let root else {
-            let entities = context.model.entities.filter { !$0.isAbstract }
-            let each = max(1, limit / max(1, entities.count))
-            for entity in entities {
-                var request = FetchRequest<ManagedObject>(entityName: entity.name)
-                request.includesSubentities = false
-                request.fetchLimit = each
-                request.returnsObjectsAsFaults = false
-                _ = try context.fetch(request)
+            // Shares of the limit, the share of an entity with fewer objects going to the others.
+            var open = context.model.entities.filter { !$0.isAbstract }.map { (entity: $0, loaded: 0) }
+            var room = limit
+            while room > 0 && !open.isEmpty {
+                let each = max(1, room / open.count)
+                var next: [(entity: EntityDescription, loaded: Int)] = []
+                for (entity, loaded) in open where room > 0 {
+                    var request = FetchRequest<ManagedObject>(entityName: entity.name)
+                    request.includesSubentities = false
+                    request.fetchOffset = loaded
+                    request.fetchLimit = min(each, room)
+                    request.returnsObjectsAsFaults = false
+                    let count = try context.fetch(request).count
+                    room -= count
+                    if count == request.fetchLimit { next.append((entity, loaded + count)) }
+                }
+                open = next
             }
             return
         }
