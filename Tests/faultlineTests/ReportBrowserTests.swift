@@ -82,4 +82,72 @@ final class ReportBrowserTests: CLITestCase {
         XCTAssertEqual(counts, counts.sorted(), "sorted by count")
         XCTAssertTrue(dom[table.upperBound...].prefix(600).contains("<th aria-sort=\"ascending\">count</th>"), String(dom[table.upperBound...].prefix(600)))
     }
+
+    /// Every chart's text fits, measured by the browser's own layout: each label inside its picture, over no other
+    /// label and no bar — for a Core Data log whose entities have long names and a bench trace of several contexts.
+    func testChartLabelsFitInTheBrowser() throws {
+        _ = try requireChromium()
+        let entity = "SyncableSettingsMetadataJournalEntryAttachment"
+        let log = try write("long.txt", (1...14).map { n in """
+            CoreData: sql: SELECT 0, t0.Z_PK, t0.Z_OPT, t0.ZTITLE FROM ZSYNCABLESETTINGSMETADATAJOURNALENTRY t0 WHERE t0.ZTITLE = ? ORDER BY t0.ZDATE
+            CoreData: annotation: sql connection fetch time: 0.0\(n % 10)10s
+            CoreData: annotation: total fetch execution time: 0.0\(n % 10)12s for 3 rows.
+            CoreData: sql: SELECT 0, t0.Z_PK, t0.Z_OPT, t0.ZNAME FROM ZSYNCABLESETTINGSMETADATAJOURNALENTRYATTACHMENT t0 WHERE  t0.Z_PK = ?
+            CoreData: annotation: sql execution time: 0.00\(n % 10)1s
+            CoreData: annotation: fault fulfilled from database for : 0x8f1c2d0a <x-coredata://95E4B0A1-CBFB-4257-B10B-EE64F7558656/\(entity)/p\(n)>
+
+            """ }.joined())
+        let bench = try run(["bench", "--scale", "10000", "--repetitions", "1", "--out", "run", "prefetch-mayors"])
+        XCTAssertEqual(bench.status, 0, bench.stderr)
+        let report = try run(["report", log, "run/trace.jsonl", "-o", "report.html"])
+        XCTAssertEqual(report.status, 0, report.stderr)
+        XCTAssertTrue(report.stdout.contains(entity), report.stdout)
+        let (texts, problems, dom) = try measureCharts("report.html")
+        XCTAssertGreaterThan(texts, 40, "the charts' text was measured")
+        XCTAssertEqual(problems, "[]", "labels that do not fit")
+        // The bench's own page: its bar charts too.
+        let benchPage = try measureCharts("run/index.html")
+        XCTAssertGreaterThan(benchPage.texts, 4, "the bench page's charts were measured")
+        XCTAssertEqual(benchPage.problems, "[]", "labels that do not fit")
+        // The long entity's finding is labelled with its entity, shortened, the whole text in the title.
+        XCTAssertTrue(dom.contains("<title>#1 N+1 faults · \(entity)</title>") || dom.contains("· \(entity)</title>"), "the full label is the title")
+    }
+
+    /// Opens `page` (in the test's folder) with a script that measures every `svg.chart`'s text where the browser drew
+    /// it: the number of texts, and each one cut off at the picture's edge, over a bar, or over another text.
+    func measureCharts(_ page: String) throws -> (texts: Int, problems: String, dom: String) {
+        let measure = """
+        <script>
+        const problems = [];
+        let texts = 0;
+        for (const svg of document.querySelectorAll('svg.chart')) {
+          const frame = svg.getBoundingClientRect();
+          const boxes = [...svg.querySelectorAll('text')].map(t => [t, t.getBoundingClientRect()]);
+          const bars = [...svg.querySelectorAll('rect.bar')].map(r => r.getBoundingClientRect());
+          const name = svg.getAttribute('aria-label');
+          texts += boxes.length;
+          for (const [t, b] of boxes) {
+            if (b.left < frame.left - 0.5 || b.right > frame.right + 0.5 || b.top < frame.top - 0.5 || b.bottom > frame.bottom + 0.5)
+              problems.push(name + ': "' + t.textContent + '" is cut off');
+            for (const r of bars) if (b.right > r.left + 0.5 && r.right > b.left + 0.5 && b.bottom > r.top + 0.5 && r.bottom > b.top + 0.5)
+              problems.push(name + ': "' + t.textContent + '" covers a bar');
+          }
+          for (let i = 0; i < boxes.length; i++) for (let j = i + 1; j < boxes.length; j++) {
+            const [a, b] = [boxes[i][1], boxes[j][1]];
+            if (a.right > b.left + 0.5 && b.right > a.left + 0.5 && a.bottom > b.top + 0.5 && b.bottom > a.top + 0.5)
+              problems.push(name + ': "' + boxes[i][0].textContent + '" overlaps "' + boxes[j][0].textContent + '"');
+          }
+        }
+        document.body.setAttribute('data-texts', texts);
+        document.body.setAttribute('data-problems', JSON.stringify(problems));
+        </script>
+        """
+        let html = try String(contentsOf: dir.appendingPathComponent(page), encoding: .utf8)
+        let measured = try write("measured-\(page.replacingOccurrences(of: "/", with: "-"))", html.replacingOccurrences(of: "</body>", with: measure + "</body>"))
+        let (dom, console) = try open("file://\(measured)")
+        XCTAssertEqual(console, [], "\(page): no script errors or messages")
+        let texts = Int(try XCTUnwrap(dom.range(of: #"data-texts="\d+""#, options: .regularExpression).map { dom[$0].filter(\.isNumber) })) ?? 0
+        let problems = try XCTUnwrap(dom.range(of: #"data-problems="[^"]*""#, options: .regularExpression).map { String(dom[$0]) })
+        return (texts, String(problems.dropFirst("data-problems=\"".count).dropLast()).replacingOccurrences(of: "&quot;", with: "\""), dom)
+    }
 }

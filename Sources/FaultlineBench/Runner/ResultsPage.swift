@@ -83,13 +83,14 @@ public enum ResultsPage {
         func chart(_ title: String, _ values: [(String, Double, String)]) -> String {
             let peak = max(values.map(\.1).max() ?? 0, 1e-12)
             let row = 16.0, left = 150.0, width = 220.0
-            var svg = "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"\(Int(left + width + 80))\" height=\"\(Int(row * Double(values.count) + 20))\" role=\"img\" aria-label=\"\(escape(title))\">"
+            var svg = "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"chart\" width=\"\(Int(left + width + 80))\" height=\"\(Int(row * Double(values.count) + 20))\" role=\"img\" aria-label=\"\(escape(title))\">"
             svg += "<text x=\"0\" y=\"11\" font-size=\"11\" font-weight=\"bold\">\(escape(title))</text>"
             for (i, (name, value, label)) in values.enumerated() {
                 let y = 16 + Double(i) * row
                 let length = max(1, width * value / peak)
-                svg += "<text x=\"0\" y=\"\(y + 11)\" font-size=\"11\">\(escape(String(name.prefix(24))))</text>"
-                svg += String(format: "<rect x=\"%.0f\" y=\"%.1f\" width=\"%.1f\" height=\"11\" fill=\"#3a7bd5\"></rect>", left, y + 2, length)
+                let shown = ChartText.fitted(name, room: left - 8, size: 11)
+                svg += "<text x=\"0\" y=\"\(y + 11)\" font-size=\"11\">" + (shown == name ? "" : "<title>\(escape(name))</title>") + "\(escape(shown))</text>"
+                svg += String(format: "<rect class=\"bar\" x=\"%.0f\" y=\"%.1f\" width=\"%.1f\" height=\"11\" fill=\"#3a7bd5\"></rect>", left, y + 2, length)
                 svg += String(format: "<text x=\"%.1f\" y=\"%.1f\" font-size=\"10\">", left + length + 4, y + 11) + label + "</text>"
             }
             return svg + "</svg>"

@@ -26,16 +26,21 @@ enum ReportCharts {
         return svg + "</svg>\n"
     }
 
-    /// The most characters of a bar's label that fit left of the bars at 11 px.
+    /// The width left of the bars for a bar's label, in px at 11 px.
+    static let barLabelWidth = 250.0
+    /// The most characters of a bar's label.
     static let barLabelLength = 44
 
-    /// `#3 kind · Entity`: the kind shortened (with "…") to leave the entity whole; the full text is the label's title.
+    /// `#3 kind · Entity`, within `barLabelWidth` by `ChartText.width`'s generous estimate: the kind shortened first (with
+    /// "…"), then the entity's end; the full text is the label's title.
     static func barLabel(_ finding: Finding, number: Int) -> String {
-        let head = "#\(number) ", entity = finding.entity.map { " · \($0.prefix(barLabelLength / 2))" } ?? ""
-        var kind = finding.kind.rawValue
-        let room = barLabelLength - head.count - entity.count
-        if kind.count > room { kind = String(kind.prefix(max(6, room - 1))) + "…" }
-        return head + kind + entity
+        let head = "#\(number) "
+        var kind = finding.kind.rawValue, entity = finding.entity ?? ""
+        func label() -> String { head + kind + (entity.isEmpty ? "" : " · " + entity) }
+        func fits() -> Bool { label().count <= barLabelLength && ChartText.width(label(), size: 11) <= barLabelWidth }
+        while !fits() && kind.count > 7 { kind = String(kind.dropLast(kind.hasSuffix("…") ? 2 : 1)) + "…" }
+        while !fits() && entity.count > 4 { entity = String(entity.dropLast(entity.hasSuffix("…") ? 2 : 1)) + "…" }
+        return label()
     }
 
     private static func colour(_ finding: Finding) -> String {
