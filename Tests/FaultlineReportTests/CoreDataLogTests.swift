@@ -111,6 +111,8 @@ final class CoreDataLogTests: XCTestCase {
     CoreData: sql: COMMIT
     CoreData: sql: CREATE TRIGGER IF NOT EXISTS Z_DA_ZFOLDER_Folder_noteCount_UPDATE AFTER UPDATE OF Z_OPT ON ZNOTE FOR EACH ROW BEGIN UPDATE ZFOLDER SET ZNOTECOUNT = ZNOTECOUNT WHERE Z_PK = NEW.ZFOLDER; SELECT NSCoreDataDATriggerUpdatedAffectedObjectValue('ZFOLDER', 0, NEW.ZFOLDER, 'ZNOTECOUNT', 0); END
     CoreData: sql: SELECT TBL_NAME FROM SQLITE_MASTER WHERE TBL_NAME = 'ATRANSACTION'
+    CoreData: debug: CoreData+CloudKit: -[PFCloudKitSetupAssistant _setupIfNecessary](1133): <NSCloudKitMirroringDelegate: 0x600003d8c0f0>: Successfully set up CloudKit integration for store
+    CoreData+CloudKit: -[NSCloudKitMirroringDelegate _requestAbortedNotInitialized:](2200): <NSCloudKitMirroringDelegate: 0x600003d8c0f0>: Never successfully initialized and cannot execute request
 
     """
 
@@ -366,6 +368,47 @@ final class CoreDataLogTests: XCTestCase {
         XCTAssertTrue(findings.dropFirst().contains { $0.kind == .repeatedFetch && $0.count == 12 }, "\(findings.map(\.evidence))")
         XCTAssertFalse(findings.contains { $0.kind == .largeFetchWithoutBatchSize }, "a prefetch is not a large fetch: \(findings.map(\.evidence))")
         XCTAssertEqual(findings.map(\.cost), findings.map(\.cost).sorted(by: >), "costliest first")
+    }
+
+    /// Each statement's time goes to the work that ran it: a batched fetch's batches (read after its total) to the
+    /// fetch, a save's BEGIN to COMMIT to the save, a schema read to nothing — and all of it to the whole.
+    func testStatementsBelongToTheWorkThatRanThem() throws {
+        var log = """
+            CoreData: sql: pragma cache_size=200
+            CoreData: annotation: sql execution time: 0.0001s
+            CoreData: sql: SELECT t0.Z_ENT, t0.Z_PK FROM ZNOTE t0 ORDER BY t0.ZDATE
+            CoreData: annotation: sql connection fetch time: 0.0020s
+            CoreData: annotation: total fetch execution time: 0.0021s for 500 rows.
+
+            """
+        for _ in 1...3 {
+            log += """
+                CoreData: sql: SELECT 0, t0.Z_PK, t0.Z_OPT, t0.ZTITLE FROM ZNOTE t0 WHERE  t0.Z_PK IN (SELECT * FROM _Z_intarray0)  ORDER BY t0.ZDATE LIMIT 20
+                CoreData: annotation: sql connection fetch time: 0.0007s
+                CoreData: annotation: total fetch execution time: 0.0008s for 20 rows.
+
+                """
+        }
+        log += """
+            CoreData: sql: BEGIN EXCLUSIVE
+            CoreData: annotation: sql execution time: 0.0001s
+            CoreData: sql: UPDATE ZNOTE SET ZTITLE = ?, Z_OPT = ? WHERE Z_PK = ? AND Z_OPT = ?
+            CoreData: annotation: sql execution time: 0.0003s
+            CoreData: sql: COMMIT
+            CoreData: annotation: sql execution time: 0.0040s
+
+            """
+        let trace = try read(log)
+        var run = Analyzers().start()
+        for event in trace.events { run.add(event) }
+        XCTAssertTrue(run.hasStatements)
+        func cost(of kind: TraceEvent.Kind) -> [Double] {
+            trace.events.indices.filter { trace.events[$0].kind == kind }.map { (run.durations[$0] * 1e6).rounded() }
+        }
+        XCTAssertEqual(cost(of: .fetch), [2_000 + 3 * 700], "the batches are the fetch's")
+        XCTAssertEqual(cost(of: .save), [100 + 300 + 4_000], "BEGIN to COMMIT are the save's")
+        XCTAssertEqual((run.totalTime * 1e6).rounded(), 100 + 4_100 + 4_400, "the schema read counts in the whole, in no event")
+        XCTAssertEqual(trace.events.last?.kind, .save, "the save comes after its COMMIT")
     }
 
     func testLineNormalization() {

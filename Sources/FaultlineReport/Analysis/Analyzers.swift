@@ -54,10 +54,9 @@ public struct Analyzers {
     /// An analysis to give events one at a time (a trace read streaming), then ask for its findings.
     public func start() -> Run { Run(analyzers: self) }
 
-    /// The time the trace's fetches, saves and faults took (each event's duration by index, 0 for the other events),
-    /// and the part of it the findings' events took (each event counted once, however many findings name it).
-    public static func explainedTime(_ findings: [Finding], durations: [Double]) -> (explained: Double, total: Double) {
-        let total = durations.reduce(0, +)
+    /// The part of `total` the findings' events explain, each event counted once however many findings name it
+    /// (`durations`: each event's cost by index, as `Run.durations`).
+    public static func explainedTime(_ findings: [Finding], durations: [Double]) -> Double {
         var seen = Set<Int>()
         var explained = 0.0
         for finding in findings {
@@ -65,15 +64,26 @@ public struct Analyzers {
                 explained += durations[index]
             }
         }
-        return (explained, total)
+        return explained
     }
 
     /// Events grouped as they come, for the analyzers to judge at the end: memory grows with the groups, not with
     /// the trace.
     public struct Run {
         let analyzers: Analyzers
-        /// Each event's duration by index, for fetches, saves and faults (0 for the others).
-        public private(set) var durations: [Double] = []
+        /// Each event's cost by index, what findings add up: the time of the statements it ran (a fetch's with its
+        /// prefetches and batches, a fault's, a save's from BEGIN to COMMIT) — or, in a trace with no statement
+        /// events at all, the fetch's, save's or fault's own time. 0 for the other events.
+        public var durations: [Double] { hasStatements ? statementTimes : eventTimes }
+        /// What `durations` add up to with the time no event owns (schema statements, statements after the last
+        /// fetch, save or fault): the trace's whole statement time, or its events' time when it has no statements.
+        public var totalTime: Double { hasStatements ? statementTime : eventTimes.reduce(0, +) }
+        /// Whether `durations` are statement times.
+        public private(set) var hasStatements = false
+        private var eventTimes: [Double] = [], statementTimes: [Double] = []
+        private var statementTime = 0.0, pendingStatements = 0.0
+        /// The latest fetches (object and index), for statements a log ties to the fetch they belong to.
+        private var recentFetches: [(ObjectIdentifier, Int)] = []
         fileprivate var storms = Groups(), batches = Groups(), statements = Groups(), fetches = Groups(), avoidable = Groups()
         fileprivate var prefetches = Groups(), large = Groups(), saves = Groups()
         /// Each context's gauges over the trace (the report's chart, the growing-context analyzer).
@@ -86,9 +96,33 @@ public struct Analyzers {
 
         init(analyzers: Analyzers) { self.analyzers = analyzers }
 
+        static let recentFetchCount = 16
+
         public mutating func add(_ event: TraceEvent) {
-            let index = durations.count
-            durations.append(event.isTopLevel ? event.duration : 0)
+            let index = eventTimes.count
+            eventTimes.append(event.isTopLevel ? event.duration : 0)
+            statementTimes.append(0)
+            // A statement's time goes to the event that ran it: the one it names, else the next fetch, save, fault
+            // or batch request (statements come before the event that ran them).
+            switch event.kind {
+            case .statement:
+                hasStatements = true
+                statementTime += event.duration
+                if let owner = event.owner, let at = recentFetches.last(where: { $0.0 == ObjectIdentifier(owner) })?.1 {
+                    statementTimes[at] += event.duration
+                } else if event.purpose != "schema" && event.purpose != "other" {
+                    pendingStatements += event.duration
+                }
+            case .fetch, .save, .fault, .cacheMiss, .batch, .migration:
+                statementTimes[index] = pendingStatements
+                pendingStatements = 0
+                if event.kind == .fetch {
+                    if recentFetches.count == Self.recentFetchCount { recentFetches.removeFirst() }
+                    recentFetches.append((ObjectIdentifier(event), index))
+                }
+            default:
+                break
+            }
             let thresholds = analyzers.thresholds
             growth.add(event, at: index)
             switch event.kind {
@@ -173,7 +207,10 @@ public struct Analyzers {
     /// finding explains, to the trace's total (`explainedTime`). A finding that names no events keeps its own cost
     /// only when it explains time of no event (a context's growth is measured in objects, not seconds).
     static func attributingTime(_ findings: [Finding], durations: [Double]) -> [Finding] {
-        var ranked = findings.sorted { $0.cost != $1.cost ? $0.cost > $1.cost : $0.count > $1.count }
+        let whole = findings.map { f in Set(f.events).reduce(0.0) { $0 + ($1 < durations.count ? durations[$1] : 0) } }
+        var ranked = findings.indices.sorted { a, b in
+            whole[a] != whole[b] ? whole[a] > whole[b] : findings[a].count != findings[b].count ? findings[a].count > findings[b].count : a < b
+        }.map { findings[$0] }
         var claimed = Set<Int>()
         for i in ranked.indices {
             guard !ranked[i].events.isEmpty else { ranked[i].cost = 0; continue }

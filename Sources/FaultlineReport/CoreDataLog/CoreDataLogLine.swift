@@ -4,7 +4,7 @@ import Foundation
 /// an NSLog prefix (`2014-07-30 12:00:00.123 App[1234:c07] CoreData: …`), with `CoreData: ` cut or stripped, indented,
 /// with CRLF endings or ANSI colour escapes, or as Faultline's own `Faultline:` lines.
 struct CoreDataLogLine: Equatable {
-    enum Category: String { case sql, annotation, details, debug, error, warning, info }
+    enum Category: String { case sql, annotation, details, debug, error, warning, info, cloudKit }
 
     let category: Category
     /// The text after `<category>: `, with colour escapes and the line ending removed.
@@ -18,6 +18,13 @@ struct CoreDataLogLine: Equatable {
         var line = Self.withoutEscapes(raw.count > Self.maximumLength ? raw.prefix(Self.maximumLength) : raw)
         while line.last == "\r" || line.last == "\n" { line.removeLast() }
         var rest = Substring(line)
+        // CloudKit mirroring's own lines (`CoreData+CloudKit: -[PFCloudKitExporter …]: …`, with or without a
+        // category before them): Core Data's, read and not analysed.
+        if let range = rest.range(of: "CoreData+CloudKit: ") {
+            category = .cloudKit
+            text = String(rest[range.upperBound...])
+            return
+        }
         var prefixed = false
         if let range = rest.range(of: "CoreData: ") ?? rest.range(of: "Faultline: ") {
             rest = rest[range.upperBound...]
@@ -46,7 +53,7 @@ struct CoreDataLogLine: Equatable {
 
     private static func category(of text: Substring) -> (Category, Substring)? {
         guard let colon = text.firstIndex(of: ":"), text.distance(from: text.startIndex, to: colon) <= 10,
-              let category = Category(rawValue: String(text[..<colon])) else { return nil }
+              let category = Category(rawValue: String(text[..<colon])), category != .cloudKit else { return nil }
         var body = text[text.index(after: colon)...]
         if body.first == " " { body = body.dropFirst() }
         return (category, body)

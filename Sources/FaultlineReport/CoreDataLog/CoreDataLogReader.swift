@@ -28,6 +28,8 @@ struct CoreDataLogReader {
         var isFetch = false
     }
     private var pending: Pending?
+    /// A save read at its COMMIT (or ROLLBACK), emitted after that statement.
+    private var closingSave: TraceEvent?
     /// The open transaction's statements (a save is BEGIN EXCLUSIVE … COMMIT with INSERT/UPDATE/DELETE in it).
     private var transaction: (line: Int, time: Double, inserted: [String: Int], updated: [String: Int], deleted: [String: Int])?
     /// The last fetch event, which a fault or relationship-fault annotation may turn out to own.
@@ -91,7 +93,7 @@ struct CoreDataLogReader {
         case .sql: understood = sql(parsed.text, at: line)
         case .annotation: finishPlan(); understood = annotation(parsed.text, at: line)
         case .details: understood = details(parsed.text, at: line)
-        case .debug, .error, .warning, .info: finishPlan(); understood = true // Core Data's messages: not analysed
+        case .debug, .error, .warning, .info, .cloudKit: finishPlan(); understood = true // Core Data's messages: not analysed
         }
         if !understood {
             notUnderstood += 1
@@ -117,7 +119,8 @@ struct CoreDataLogReader {
                 save.deleted = open.deleted
                 save.duration = clock - open.time
                 if statement.kind == .rollback { save.error = "rolled back" }
-                events.append(save)
+                // After the COMMIT's own statement, whose time is the save's too.
+                closingSave = save
             }
             transaction = nil
         default:
@@ -151,9 +154,14 @@ struct CoreDataLogReader {
                 }
             }
         case .pragma: event.purpose = "schema"
+        case .begin, .commit, .rollback: event.purpose = "save"
         default: event.purpose = "other"
         }
         events.append(event)
+        if let save = closingSave {
+            closingSave = nil
+            events.append(save)
+        }
         if sql.kind == .select {
             lastFetchStatement = event
             if event.purpose != "schema" {
@@ -337,7 +345,8 @@ struct CoreDataLogReader {
             fetch.predicate = sql.filter
             fetch.sort = sql.sortColumns
             if sql.usesIntarray, let previous = lastMainFetch {
-                // A batch of a batched fetch: part of the fetch that read the keys.
+                // A batch of a batched fetch: part of the fetch that read the keys, its statements too.
+                for select in selects { select.event.owner = previous }
                 previous.statements += selects.count
                 previous.duration += seconds
                 lastFetch = nil

@@ -14,8 +14,11 @@ public struct ReportPage {
         /// Each context's gauges over time.
         public var growth: ContextGrowth
         public var migrations: [TraceEvent]
-        /// Each event's duration by index (fetches, saves and faults; 0 for the rest): the time findings explain.
+        /// Each event's cost by index (`Analyzers.Run.durations`) and their whole: the time findings explain.
         public var durations: [Double]
+        public var totalTime: Double
+        /// Whether the costs are statement times (else the events' own: a trace without statements).
+        public var costsAreStatementTime: Bool
 
         public init(trace: TraceFile, analyzers: Analyzers) {
             var analysis = TraceAnalysis(analyzers: analyzers)
@@ -36,10 +39,14 @@ public struct ReportPage {
             growth = analysis.run.growth
             migrations = analysis.migrations
             durations = analysis.run.durations
+            totalTime = analysis.run.totalTime
+            costsAreStatementTime = analysis.run.hasStatements
         }
 
         /// "N distinct problems; their events took X of the Y …".
-        public var explanation: String { ReportPage.explanation(findings, durations: durations) }
+        public var explanation: String {
+            ReportPage.explanation(findings, explained: Analyzers.explainedTime(findings, durations: durations), total: totalTime, statements: costsAreStatementTime)
+        }
     }
 
     public var inputs: [Input]
@@ -73,10 +80,12 @@ public struct ReportPage {
     private func e(_ text: String) -> String { HTMLText.escape(text) }
 
     /// "N distinct problems; their events took X of the Y the trace's fetches, saves and faults took (Z%)."
-    public static func explanation(_ findings: [Finding], durations: [Double]) -> String {
-        let (explained, total) = Analyzers.explainedTime(findings, durations: durations)
+    public static func explanation(_ findings: [Finding], explained: Double, total: Double, statements: Bool) -> String {
         let share = total > 0 ? String(format: " (%.0f%%)", explained / total * 100) : ""
-        return "\(findings.count) distinct problem\(findings.count == 1 ? "" : "s"); their events took \(seconds(explained)) of the \(seconds(total)) the trace's fetches, saves and faults took\(share), each event counted once."
+        let count = "\(findings.count) distinct problem\(findings.count == 1 ? "" : "s")"
+        return statements
+            ? "\(count); their statements took \(seconds(explained)) of the trace's \(seconds(total)) of SQL\(share), each statement counted once; a finding's time is its statements'."
+            : "\(count); their events took \(seconds(explained)) of the \(seconds(total)) the trace's fetches, saves and faults took\(share), each event counted once (the trace has no statement events: times are the events' own)."
     }
 
     private func seconds(_ s: Double) -> String { Self.seconds(s) }

@@ -28,6 +28,9 @@ public final class TraceEvent: @unchecked Sendable {
     // statement, queryPlan
     public var sql: String?
     public var purpose: String?
+    /// The fetch that ran this statement, when it is not the next fetch, save or fault (a batch of a batched fetch
+    /// in a Core Data log, read after the fetch's total).
+    public var owner: TraceEvent?
     public var rows = 0
     public var fullScanSteps = 0
     public var vmSteps = 0
