@@ -61,7 +61,7 @@ struct DiagramCommand: ParsableCommand {
                 if let error = context.lastFaultError { throw error }
                 return context.objectGraphSnapshot(limit: limit)
             }
-            try OutputFile.write(GraphvizRenderer.render(ObjectGraphDiagram(snapshot: snapshot).dot, as: format), to: output)
+            try OutputFile.write(ObjectGraphDiagram(snapshot: snapshot).render(as: format), to: output)
             print("wrote \(output) (\(snapshot.nodes.count) objects\(snapshot.omitted > 0 ? ", \(snapshot.omitted) more not shown" : ""))")
         }
     }

@@ -107,9 +107,21 @@ final class ObjectGraphLayoutTests: XCTestCase {
                 let snapshot = context.objectGraphSnapshot(limit: limit)
                 XCTAssertLessThanOrEqual(snapshot.nodes.count, limit)
                 XCTAssertGreaterThan(snapshot.nodes.count, limit * 9 / 10, "\(limit): the loader reached enough objects")
-                let json = try GraphvizRenderer.render(ObjectGraphDiagram(snapshot: snapshot).dot, as: .json)
-                let layout = try XCTUnwrap(JSONSerialization.jsonObject(with: json) as? [String: Any])
-                try check(layout, snapshot: snapshot, context: context, limit: limit)
+                // The objects in other orders too: entities first met in another order make another layout.
+                var seed: UInt64 = 0x9E3779B97F4A7C15
+                for shuffle in 0..<(limit == 50 ? 24 : 1) {
+                    var turned = snapshot
+                    if shuffle > 0 {
+                        // A fixed shuffle (a linear congruential generator): the same orders on every run.
+                        for i in stride(from: turned.nodes.count - 1, to: 0, by: -1) {
+                            seed = seed &* 6364136223846793005 &+ 1442695040888963407
+                            turned.nodes.swapAt(i, Int((seed >> 33) % UInt64(i + 1)))
+                        }
+                    }
+                    let json = try ObjectGraphDiagram(snapshot: turned).render(as: .json)
+                    let layout = try XCTUnwrap(JSONSerialization.jsonObject(with: json) as? [String: Any])
+                    try check(layout, snapshot: turned, context: context, limit: limit)
+                }
             }
         }
     }
@@ -117,12 +129,12 @@ final class ObjectGraphLayoutTests: XCTestCase {
     /// An empty context and a single object draw too (the legend alone; one box).
     func testEmptyAndSingleObjectGraphsRender() throws {
         let empty = ObjectGraphSnapshot(nodes: [], edges: [], omitted: 0)
-        XCTAssertTrue(String(decoding: try GraphvizRenderer.render(ObjectGraphDiagram(snapshot: empty).dot, as: .svg), as: UTF8.self).contains(">materialized<"))
+        XCTAssertTrue(String(decoding: try ObjectGraphDiagram(snapshot: empty).render(as: .svg), as: UTF8.self).contains(">materialized<"))
         let one = ObjectGraphSnapshot(nodes: [.init(id: "x-coredata://S/Note/p1", entity: "Note", state: .inserted, title: "\"<b>&\"",
                                                     elsewhere: [.init(relationship: "tags", entity: "Tag", count: 3)])],
                                       edges: [.init(from: "x-coredata://S/Note/p1", to: "x-coredata://S/Note/p1", relationship: "next", entity: "Note", isFault: false)],
                                       omitted: 0)
-        let svg = String(decoding: try GraphvizRenderer.render(ObjectGraphDiagram(snapshot: one).dot, as: .svg), as: UTF8.self)
+        let svg = String(decoding: try ObjectGraphDiagram(snapshot: one).render(as: .svg), as: UTF8.self)
         XCTAssertTrue(svg.contains("&quot;&lt;b&gt;&amp;&quot;") && svg.contains("+3 Tag") && svg.contains(">Note<"), svg)
     }
 

@@ -165,7 +165,7 @@ public final class BenchRunner {
                 try body()
                 if scenario.snapshots, let context = variant.context.context {
                     let graph = context.performAndWait { context.objectGraphSnapshot(limit: 40) }
-                    if let svg = try? GraphvizRenderer.render(ObjectGraphDiagram(snapshot: graph).dot, as: .svg) {
+                    if let svg = try? ObjectGraphDiagram(snapshot: graph).render(as: .svg) {
                         snapshotDiagrams["\(scenario.id)/\(variant.name)"] = String(decoding: svg, as: UTF8.self)
                     }
                 }

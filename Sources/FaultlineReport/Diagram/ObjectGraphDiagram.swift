@@ -11,7 +11,8 @@ import Foundation
 /// cluster a grid of objects in key order, the clusters a grid, the numbers chosen by `ObjectGraphLayout` so that
 /// the picture fits a screen. Edges are straight lines drawn beneath the boxes (osage's spline router aborts the
 /// process on some inputs: a GTS assertion). Each relationship is named once, on one of its edges, and only where
-/// Graphviz can place the name without overlapping anything (`forcelabels=false`): the legend names them all.
+/// the name covers nothing (`forcelabels=false`, then `render(as:)` checks Graphviz's layout): the legend names them
+/// all.
 public struct ObjectGraphDiagram {
     public let snapshot: ObjectGraphSnapshot
 
@@ -27,7 +28,34 @@ public struct ObjectGraphDiagram {
     /// Relationships named in one row of the legend.
     static let legendColumns = 5
 
-    public var dot: String {
+    /// The DOT text, each relationship named on its first edge.
+    public var dot: String { dot(naming: firstEdges) }
+
+    /// The picture in `format`. Graphviz leaves some edge names over a box or another name: those are found in its
+    /// layout and left out (the legend names every relationship), at most `Self.labelPasses` times, then all.
+    public func render(as format: GraphvizRenderer.Format) throws -> Data {
+        var named = firstEdges
+        for _ in 0..<Self.labelPasses {
+            let text = dot(naming: named)
+            let layout = try GraphvizRenderer.render(text, as: .json)
+            let covering = try GraphvizLayout(json: layout).coveringEdgeLabels.compactMap { Int($0.dropFirst()) }
+            if covering.isEmpty { return format == .json ? layout : try GraphvizRenderer.render(text, as: format) }
+            named.subtract(covering)
+        }
+        return try GraphvizRenderer.render(dot(naming: []), as: format)
+    }
+
+    /// Layouts tried before every edge name is left out.
+    static let labelPasses = 3
+
+    /// The first edge of each relationship (by its declaring entity and name), which names it.
+    private var firstEdges: Set<Int> {
+        var seen = Set<String>(), first = Set<Int>()
+        for (i, edge) in snapshot.edges.enumerated() where seen.insert("\(edge.entity).\(edge.relationship)").inserted { first.insert(i) }
+        return first
+    }
+
+    private func dot(naming named: Set<Int>) -> String {
         let id = ModelDiagram.id, html = ModelDiagram.html
         // Objects of an entity in key order (p2 before p10), entities in the order they first come.
         var firstIndex: [String: Int] = [:]
@@ -69,11 +97,10 @@ public struct ObjectGraphDiagram {
             }
             lines.append("  }")
         }
-        var named = Set<String>()
-        for edge in snapshot.edges {
+        for (i, edge) in snapshot.edges.enumerated() {
             let key = "\(edge.entity).\(edge.relationship)"
-            let name = named.insert(key).inserted ? ", xlabel=\"\(ModelDiagram.quoted(edge.relationship))\"" : ""
-            lines.append("  \(id(edge.from)) -> \(id(edge.to)) [color=\"\(colorOf[key]!)\", fontcolor=\"\(colorOf[key]!)\", tooltip=\"\(ModelDiagram.quoted(key))\"\(edge.isFault ? ", style=dashed" : "")\(name)];")
+            let name = named.contains(i) ? ", xlabel=\"\(ModelDiagram.quoted(edge.relationship))\"" : ""
+            lines.append("  \(id(edge.from)) -> \(id(edge.to)) [id=\"e\(i)\", color=\"\(colorOf[key]!)\", fontcolor=\"\(colorOf[key]!)\", tooltip=\"\(ModelDiagram.quoted(key))\"\(edge.isFault ? ", style=dashed" : "")\(name)];")
         }
         lines.append("}")
         return lines.joined(separator: "\n") + "\n"
