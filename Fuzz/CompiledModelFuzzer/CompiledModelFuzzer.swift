@@ -3,13 +3,14 @@ import Foundation
 import FuzzSupport
 
 /// Core Data's binary formats on arbitrary bytes: a binary property list, a keyed archive (as a transformable value
-/// holds one) and a compiled model (a `.mom`, or a store's inflated `Z_MODELCACHE`) each read or are an error; never a
-/// trap, a stack overflow or a hang.
+/// holds one), a compiled model (a `.mom`, or a store's inflated `Z_MODELCACHE`) and an Xcode 3 model's `elements`
+/// archive each read or are an error; never a trap, a stack overflow or a hang.
 enum CompiledModelFuzzer {
     static func run(_ data: Data) {
         _ = try? BinaryPropertyList.read(data)
         if let archive = try? KeyedArchive(data) { _ = try? archive.foundationValue(archive: data) }
         _ = try? KeyedArchiveValueTransformer().decode(data)
+        if let model = try? ManagedObjectModel(xcodeThreeElements: data, source: "fuzz") { _ = SchemaGenerator.script(for: model) }
         guard let model = try? ManagedObjectModel(compiledModel: data, source: "fuzz") else { return }
         _ = SchemaGenerator.script(for: model)
     }

@@ -13,11 +13,11 @@ extension ManagedObjectModel {
             switch url.pathExtension {
             case "xcdatamodeld":
                 let version = try Self.currentVersion(ofBundle: url)
-                try self.init(xcodeContentsOf: version.appendingPathComponent("contents"), source: path)
+                try self.init(xcodeModelFolder: version, source: path)
                 bundle = url
                 versionName = version.deletingPathExtension().lastPathComponent
             case "xcdatamodel":
-                try self.init(xcodeContentsOf: url.appendingPathComponent("contents"), source: path)
+                try self.init(xcodeModelFolder: url, source: path)
             case "momd":
                 let version = try Self.currentVersion(ofBundle: url)
                 try self.init(compiledModel: try Self.read(version, source: path), source: version.path)
@@ -29,6 +29,10 @@ extension ManagedObjectModel {
             return
         }
         let data = try Self.read(url, source: path)
+        if Self.isXcodeThreeElements(data) {
+            try self.init(xcodeThreeElements: data, source: path)
+            return
+        }
         if url.pathExtension == "mom" || BinaryPropertyList.isBinaryPropertyList(data) {
             try self.init(compiledModel: data, source: path)
             return
@@ -47,11 +51,23 @@ extension ManagedObjectModel {
         }
     }
 
-    private convenience init(xcodeContentsOf url: URL, source: String) throws {
-        guard let data = try? Data(contentsOf: url) else {
-            throw ModelError(source: source, problem: "missing '\(url.lastPathComponent)' file at \(url.path)")
+    /// An `.xcdatamodel` folder: its `contents` XML, or the `elements` archive of a model Xcode 3 saved.
+    private convenience init(xcodeModelFolder folder: URL, source: String) throws {
+        let contents = folder.appendingPathComponent("contents"), elements = folder.appendingPathComponent("elements")
+        if !FileManager.default.fileExists(atPath: contents.path), FileManager.default.fileExists(atPath: elements.path) {
+            try self.init(xcodeThreeElements: try Self.read(elements, source: source), source: source)
+            return
+        }
+        guard let data = try? Data(contentsOf: contents) else {
+            throw ModelError(source: source, problem: "missing 'contents' file at \(contents.path) (and no 'elements' archive of an Xcode 3 model)")
         }
         try self.init(xcodeContents: data, source: source)
+    }
+
+    /// A keyed archive whose root is an `XDPMModel`: the `elements` file of a model Xcode 3 saved.
+    static func isXcodeThreeElements(_ data: Data) -> Bool {
+        guard KeyedArchive.isKeyedArchive(data), let archive = try? KeyedArchive(data), let root = try? archive.resolve(archive.root) else { return false }
+        return (try? archive.className(of: root)) == "XDPMModel"
     }
 
     /// The current `.xcdatamodel` of an `.xcdatamodeld` bundle: the one `.xccurrentversion` names, else the only

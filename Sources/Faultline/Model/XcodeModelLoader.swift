@@ -164,7 +164,7 @@ final class XcodeModelReader: NSObject, XMLParserDelegate {
         }
     }
 
-    private func makeAttribute(_ a: [String: String], entity: String) throws -> AttributeDescription {
+    func makeAttribute(_ a: [String: String], entity: String) throws -> AttributeDescription {
         guard let name = a["name"], !name.isEmpty else { throw ModelError(source: source, entity: entity, problem: "an <attribute> has no name") }
         let typeName = a["attributeType"] ?? "Undefined"
         guard let type = AttributeType(name: typeName) else {
@@ -258,7 +258,7 @@ final class XcodeModelReader: NSObject, XMLParserDelegate {
         }
     }
 
-    private func makeRelationship(_ a: [String: String], entity: String) throws -> RelationshipDescription {
+    func makeRelationship(_ a: [String: String], entity: String) throws -> RelationshipDescription {
         guard let name = a["name"], !name.isEmpty else { throw ModelError(source: source, entity: entity, problem: "a <relationship> has no name") }
         guard let destination = a["destinationEntity"], !destination.isEmpty else {
             throw ModelError(source: source, entity: entity, property: name, problem: "relationship has no destinationEntity")
