@@ -433,6 +433,22 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
             for object in changes.deleted {
                 rowCache.remove(ObjectKey(table: Int32(object.entity.root.entityNumber), key: object.key))
             }
+            dropRowsDerivedValuesChanged(store)
+        }
+    }
+
+    /// Drops the snapshots of rows whose derived attributes the store's triggers recomputed in the last write (their
+    /// objects see the new values when refreshed, as in Core Data); all of them when too many changed to list.
+    /// The caller holds the lock.
+    func dropRowsDerivedValuesChanged(_ store: SQLiteStore) {
+        let (rows, overflowed) = store.connection.derivedValueChanges.drain()
+        if overflowed { rowCache.removeEverything(); return }
+        guard !rows.isEmpty else { return }
+        var roots: [String: Int32] = [:]
+        for entity in managedObjectModel.entities where entity.superentity == nil { roots[entity.table.name.uppercased()] = Int32(entity.entityNumber) }
+        for row in rows {
+            guard let table = roots[row.table.uppercased()] else { rowCache.removeEverything(); return }
+            rowCache.remove(ObjectKey(table: table, key: row.key))
         }
     }
 

@@ -258,6 +258,7 @@ extension PersistentStoreCoordinator {
         }
         defer { sqlite3_close_v2(db) }
         SQLFunctions.register(on: db)
+        CoreDataSQLFunctions.register(on: db, changes: nil)
         return try body(db)
     }
 

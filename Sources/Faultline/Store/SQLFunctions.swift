@@ -48,12 +48,12 @@ enum SQLFunctions {
         return regex.firstMatch(in: subject, range: NSRange(subject.startIndex..., in: subject)) != nil
     }
 
-    private static func text(_ value: OpaquePointer?) -> String? {
+    static func text(_ value: OpaquePointer?) -> String? {
         guard sqlite3_value_type(value) != SQLITE_NULL, let pointer = sqlite3_value_text(value) else { return nil }
         return String(cString: pointer)
     }
 
-    private static func result(_ context: OpaquePointer?, _ text: String) {
+    static func result(_ context: OpaquePointer?, _ text: String) {
         var text = text
         text.withUTF8 { buffer in
             buffer.withMemoryRebound(to: CChar.self) { chars in

@@ -17,6 +17,9 @@ final class SQLiteConnection {
     /// Statements run on this connection (each use of a prepared statement, and each `execute`).
     @exclusivity(unchecked) private(set) var statementCount = 0
 
+    /// Rows Core Data's derived-attribute triggers recomputed during the current write.
+    let derivedValueChanges = DerivedValueChanges()
+
     /// A folder removed once the connection is closed (a scratch copy the connection reads).
     private let scratchFolder: URL?
 
@@ -38,6 +41,7 @@ final class SQLiteConnection {
         sqlite3_busy_timeout(db, busyTimeout)
         sqlite3_extended_result_codes(db, 1)
         SQLFunctions.register(on: db)
+        CoreDataSQLFunctions.register(on: db, changes: derivedValueChanges)
     }
 
     deinit {

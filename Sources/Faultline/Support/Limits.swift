@@ -32,6 +32,9 @@ public enum Limits {
 
     /// The most objects an object-graph diagram (`faultline diagram --store`) may be asked to draw.
     public static let diagramObjects = 5_000
+    /// Rows whose derived attributes a store's triggers may recompute in one write and be listed for the row cache
+    /// to drop; past it the whole row cache is dropped.
+    public static let derivedValueChanges = 100_000
 
     /// Rounds of `willSave()` a save runs while hooks keep changing (inserting) objects; then it fails, as Core
     /// Data's does after 100 attempts.

@@ -1,0 +1,94 @@
+import CSQLite
+import Foundation
+import XCTest
+@testable import Faultline
+
+/// Derived attributes: a store Core Data wrote keeps its triggers, which call Core Data's own SQL functions; writes
+/// here run them, and the rows they recompute are not served stale from the row cache.
+final class DerivedAttributeTests: XCTestCase {
+    private func pagesCount(_ store: URL, book: Int64) throws -> Int64? {
+        let connection = try SQLiteConnection(path: store.path, create: false)
+        let row = try connection.prepare("SELECT ZPAGESCOUNT FROM ZBOOK WHERE Z_PK = ?")
+        row.bind(book, at: 1)
+        guard try row.step() else { return nil }
+        return row.isNull(at: 0) ? nil : row.int64(at: 0)
+    }
+
+    func testCoreDatasTriggersRunOnWritesToItsStore() throws {
+        guard let fixtures = fixturesDirectory() else { throw XCTSkip("../shared/fixtures is absent: Core Data's triggers are not checked") }
+        let dir = TemporaryDirectory()
+        let store = try copyStore(fixtures.appendingPathComponent("coredata-stores/coredataplus-samplemodel2/SampleModel2_V2.sqlite"), into: dir)
+        let model = try XCTUnwrap(try ManagedObjectModel.cachedInStore(at: store))
+        let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
+        try coordinator.addPersistentStore(at: store)
+        let before1 = try XCTUnwrap(try pagesCount(store, book: 1)), before2 = try XCTUnwrap(try pagesCount(store, book: 2))
+        let context = ManagedObjectContext(.privateQueue, coordinator: coordinator)
+        try context.performAndWait {
+            let uuid = try XCTUnwrap(context.objectID(forURIString: "x-coredata://\(coordinator.storeIdentifier ?? "")/Book/p2"))
+            let book = try context.existingObject(with: uuid)
+            XCTAssertEqual(book.value(forKey: "pagesCount") as? Int64, before2)
+            // A page added: the PARAMETER_INSERT trigger counts it.
+            let page = try context.insertNewObject(forEntityName: "Page")
+            try page.setValue(Int64(1_000), forKey: "number")
+            try page.setValue(false, forKey: "isBookmarked")
+            let first = try context.existingObject(with: try XCTUnwrap(context.objectID(forURIString: "x-coredata://\(coordinator.storeIdentifier ?? "")/Page/p1")))
+            try page.setValue(first.value(forKey: "content"), forKey: "content")
+            try page.setValue(book, forKey: "book")
+            try context.save()
+            XCTAssertEqual(try self.pagesCount(store, book: 2), before2 + 1)
+            // The snapshot the save stored was stale: refreshed, the object reads the triggers' value.
+            context.refresh(book, mergeChanges: false)
+            XCTAssertEqual(book.value(forKey: "pagesCount") as? Int64, before2 + 1, "the row cache does not serve the stale count")
+            // Moved to another book: one count down, the other up.
+            let other = try context.existingObject(with: try XCTUnwrap(context.objectID(forURIString: "x-coredata://\(coordinator.storeIdentifier ?? "")/Book/p1")))
+            try page.setValue(other, forKey: "book")
+            try context.save()
+            XCTAssertEqual(try self.pagesCount(store, book: 2), before2)
+            XCTAssertEqual(try self.pagesCount(store, book: 1), before1 + 1)
+            // Deleted: counted out.
+            context.delete(page)
+            try context.save()
+            XCTAssertEqual(try self.pagesCount(store, book: 1), before1)
+            // A new book with a page: the SOURCE_INSERT trigger counts its pages, the page's trigger adds it.
+            let fresh = try context.insertNewObject(forEntityName: "Book")
+            try fresh.setValue("A new book", forKey: "title")
+            try fresh.setValue(UUID(), forKey: "uniqueID")
+            try fresh.setValue(Decimal(1), forKey: "price")
+            try fresh.setValue(Date(), forKey: "publishedAt")
+            try fresh.setValue(try context.existingObject(with: try XCTUnwrap(context.objectID(forURIString: "x-coredata://\(coordinator.storeIdentifier ?? "")/Author/p1"))), forKey: "author")
+            try fresh.setValue(book.value(forKey: "frontCover"), forKey: "frontCover")
+            let only = try context.insertNewObject(forEntityName: "Page")
+            try only.setValue(Int64(1), forKey: "number")
+            try only.setValue(false, forKey: "isBookmarked")
+            try only.setValue(first.value(forKey: "content"), forKey: "content")
+            try only.setValue(fresh, forKey: "book")
+            try context.save()
+            context.refresh(fresh, mergeChanges: false)
+            XCTAssertEqual(fresh.value(forKey: "pagesCount") as? Int64, 1, "counted at its insert, then its page's")
+        }
+    }
+
+    /// Core Data's functions and collations on any connection: the time, the string helpers, a collation in an
+    /// index, and an undocumented function refused by name.
+    func testCoreDatasFunctionsAndCollationsAreRegistered() throws {
+        let dir = TemporaryDirectory()
+        let connection = try SQLiteConnection(path: dir.url.appendingPathComponent("f.sqlite").path, create: true)
+        let now = try connection.prepare("SELECT NSCoreDataNow(), NSCoreDataToUpper('straße'), NSCoreDataToLower('ÉCOLE'), NSCoreDataCanonical('Élan'), NSCoreDataCanonical(NULL), NSCoreDataCanonical(12)")
+        XCTAssertTrue(try now.step())
+        XCTAssertEqual(now.double(at: 0), Date().timeIntervalSinceReferenceDate, accuracy: 60)
+        XCTAssertEqual(now.text(at: 1), "STRASSE")
+        XCTAssertEqual(now.text(at: 2), "école")
+        XCTAssertEqual(now.text(at: 3), "elan")
+        XCTAssertTrue(now.isNull(at: 4))
+        XCTAssertEqual(now.int64(at: 5), 12)
+        try connection.execute("CREATE TABLE T (NAME VARCHAR); CREATE INDEX T_NAME ON T (NAME COLLATE NSCollateNumericallyNoCase)")
+        try connection.execute("INSERT INTO T VALUES ('item 10'), ('Item 9'), ('item 1')")
+        let sorted = try connection.prepare("SELECT NAME FROM T ORDER BY NAME COLLATE NSCollateNumericallyNoCase")
+        var names: [String] = []
+        while try sorted.step() { names.append(sorted.text(at: 0)) }
+        XCTAssertEqual(names, ["item 1", "Item 9", "item 10"])
+        XCTAssertThrowsError(try connection.prepare("SELECT NSCoreDataLike('a', 'b', 0)").step()) { error in
+            XCTAssertTrue("\(error)".contains("NSCoreDataLike"), "\(error)")
+        }
+    }
+}
