@@ -202,7 +202,7 @@ final class CoreDataStoreTests: XCTestCase {
             let dir = TemporaryDirectory()
             let store = try copy(folder.appendingPathComponent(name), into: dir)
             let model = try XCTUnwrap(ManagedObjectModel.cachedInStore(at: store), name)
-            let storeStatements = try Self.schema(of: store, where: "type IN ('table', 'index') AND tbl_name NOT IN ('ATRANSACTION', 'ACHANGE', 'ATRANSACTIONSTRING', 'Z_METADATA', 'Z_MODELCACHE')")
+            let storeStatements = try Self.schema(of: store, where: "type IN ('table', 'index', 'trigger') AND tbl_name NOT IN ('ATRANSACTION', 'ACHANGE', 'ATRANSACTIONSTRING', 'Z_METADATA', 'Z_MODELCACHE')")
             var ours = Self.statementsByName(SchemaGenerator.statements(for: model))
             ours["table Z_METADATA"] = nil
             ours["table Z_MODELCACHE"] = nil
@@ -226,6 +226,12 @@ final class CoreDataStoreTests: XCTestCase {
     static func statementsByName(_ statements: [String]) -> [String: String] {
         var result: [String: String] = [:]
         for statement in statements {
+            if statement.hasPrefix("CREATE TRIGGER IF NOT EXISTS ") {
+                // SQLite keeps a trigger's text without IF NOT EXISTS.
+                let text = statement.replacingOccurrences(of: "CREATE TRIGGER IF NOT EXISTS ", with: "CREATE TRIGGER ")
+                result["trigger \(text.split(separator: " ")[2])"] = text
+                continue
+            }
             let words = statement.split(separator: " ")
             let isIndex = words[1] == "INDEX" || words[2] == "INDEX"
             result["\(isIndex ? "index" : "table") \(isIndex ? words[words[1] == "INDEX" ? 2 : 3] : words[2])"] = statement

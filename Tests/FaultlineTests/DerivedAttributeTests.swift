@@ -91,4 +91,122 @@ final class DerivedAttributeTests: XCTestCase {
             XCTAssertTrue("\(error)".contains("NSCoreDataLike"), "\(error)")
         }
     }
+
+    /// A store Faultline creates for the fixture's model holds Core Data's own triggers, to the letter.
+    func testNewStoresGetCoreDatasTriggers() throws {
+        guard let fixtures = fixturesDirectory() else { throw XCTSkip("../shared/fixtures is absent: Core Data's triggers are not compared") }
+        let dir = TemporaryDirectory()
+        let original = try copyStore(fixtures.appendingPathComponent("coredata-stores/coredataplus-samplemodel2/SampleModel2_V2.sqlite"), into: dir)
+        let model = try XCTUnwrap(try ManagedObjectModel.cachedInStore(at: original))
+        XCTAssertTrue(model.warnings.isEmpty, "\(model.warnings)")
+        let fresh = dir.url.appendingPathComponent("fresh.sqlite")
+        let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
+        try coordinator.addPersistentStore(at: fresh)
+        func triggers(_ url: URL) throws -> [String: String] {
+            let connection = try SQLiteConnection(path: url.path, create: false)
+            let rows = try connection.prepare("SELECT name, sql FROM sqlite_master WHERE type = 'trigger'")
+            var result: [String: String] = [:]
+            while try rows.step() { result[rows.text(at: 0)] = rows.text(at: 1) }
+            return result
+        }
+        let theirs = try triggers(original)
+        XCTAssertEqual(theirs.count, 5)
+        XCTAssertEqual(try triggers(fresh), theirs)
+    }
+
+    /// Each form Faultline computes, in a store it creates, after inserts, updates and deletes: a count and a sum
+    /// over a to-many, an own attribute copied and lower-cased, a to-one's attribute, and now().
+    func testDerivedAttributesAreKeptInFaultlinesStores() throws {
+        let dir = TemporaryDirectory()
+        let derived = { (name: String, type: AttributeType, expression: String) -> AttributeDescription in
+            let attribute = AttributeDescription(name: name, type: type)
+            attribute.derivationExpression = expression
+            return attribute
+        }
+        let model = try ManagedObjectModel(entities: [
+            EntityDescription(name: "Author", properties: [
+                AttributeDescription(name: "name", type: .string),
+                RelationshipDescription(name: "books", destination: "Book", inverse: "author", isToMany: true),
+            ]),
+            EntityDescription(name: "Book", properties: [
+                AttributeDescription(name: "title", type: .string),
+                derived("pageCount", .integer64, "pages.@count"),
+                derived("wordCount", .integer64, "pages.@sum.words"),
+                derived("searchTitle", .string, "lowercase:(title)"),
+                derived("authorName", .string, "author.name"),
+                derived("modified", .date, "now()"),
+                derived("average", .double, "pages.@avg.words"),
+                RelationshipDescription(name: "author", destination: "Author", inverse: "books"),
+                RelationshipDescription(name: "pages", destination: "Page", inverse: "book", isToMany: true),
+            ]),
+            EntityDescription(name: "Page", properties: [
+                AttributeDescription(name: "words", type: .integer64),
+                RelationshipDescription(name: "book", destination: "Book", inverse: "pages"),
+            ]),
+        ])
+        XCTAssertEqual(model.warnings.map { "\($0)" }.filter { $0.contains("average") }.count, 1, "the average is said not to be computed: \(model.warnings)")
+        let (coordinator, context) = try makeStack(model, in: dir)
+        _ = coordinator
+        let store = dir.file("store.sqlite")
+        func row(_ pk: Int64) throws -> [String: String] {
+            let connection = try SQLiteConnection(path: store.path, create: false)
+            let statement = try connection.prepare("SELECT ZPAGECOUNT, ZWORDCOUNT, ZSEARCHTITLE, ZAUTHORNAME, ZMODIFIED FROM ZBOOK WHERE Z_PK = ?")
+            statement.bind(pk, at: 1)
+            guard try statement.step() else { return [:] }
+            return ["pages": statement.text(at: 0), "words": statement.text(at: 1), "search": statement.text(at: 2), "author": statement.text(at: 3),
+                    "modified": statement.isNull(at: 4) ? "" : String(statement.double(at: 4))]
+        }
+        try context.performAndWait {
+            let ann = try context.insertNewObject(forEntityName: "Author")
+            try ann.setValue("Ann Leckie", forKey: "name")
+            let book = try context.insertNewObject(forEntityName: "Book")
+            try book.setValue("Ancillary JUSTICE", forKey: "title")
+            try book.setValue(ann, forKey: "author")
+            var pages: [ManagedObject] = []
+            for words in [100, 250] {
+                let page = try context.insertNewObject(forEntityName: "Page")
+                try page.setValue(Int64(words), forKey: "words")
+                try page.setValue(book, forKey: "book")
+                pages.append(page)
+            }
+            try context.save()
+            var values = try row(1)
+            XCTAssertEqual(values["pages"], "2")
+            XCTAssertEqual(values["words"], "350")
+            XCTAssertEqual(values["search"], "ancillary justice")
+            XCTAssertEqual(values["author"], "Ann Leckie")
+            let stamped = try XCTUnwrap(Double(values["modified"] ?? ""))
+            XCTAssertEqual(stamped, Date().timeIntervalSinceReferenceDate, accuracy: 60)
+            // Updates: a page's words, the title, the author's name; the object refreshed reads them.
+            try pages[0].setValue(Int64(120), forKey: "words")
+            try book.setValue("Ancillary Sword", forKey: "title")
+            try ann.setValue("A. Leckie", forKey: "name")
+            try context.save()
+            values = try row(1)
+            XCTAssertEqual(values["words"], "370")
+            XCTAssertEqual(values["search"], "ancillary sword")
+            XCTAssertEqual(values["author"], "A. Leckie")
+            context.refresh(book, mergeChanges: false)
+            XCTAssertEqual(book.value(forKey: "wordCount") as? Int64, 370)
+            XCTAssertEqual(book.value(forKey: "searchTitle") as? String, "ancillary sword")
+            // A page moved to another book and one deleted.
+            let other = try context.insertNewObject(forEntityName: "Book")
+            try other.setValue("Provenance", forKey: "title")
+            try pages[1].setValue(other, forKey: "book")
+            try context.save()
+            XCTAssertEqual(try row(1)["pages"], "1")
+            XCTAssertEqual(try row(1)["words"], "120")
+            XCTAssertEqual(try row(2)["pages"], "1")
+            XCTAssertEqual(try row(2)["words"], "250")
+            context.delete(pages[0])
+            try context.save()
+            XCTAssertEqual(try row(1)["pages"], "0")
+            XCTAssertEqual(try row(1)["words"], "0")
+            // The author deleted (nullify): the copied name goes with it.
+            context.delete(ann)
+            try context.save()
+            XCTAssertEqual(try row(1)["author"], "")
+        }
+    }
 }
+

@@ -74,6 +74,10 @@ public final class ManagedObjectModel: @unchecked Sendable {
         for (name, template) in fetchRequestTemplates where byName[template.entity] == nil {
             throw ModelError(source: source, problem: "fetch request '\(name)' names unknown entity '\(template.entity)'")
         }
+        for (entity, attribute, reason) in DerivedAttributeTriggers.triggers(for: self).uncomputed {
+            warnings.append(ModelError(source: source, entity: entity, property: attribute,
+                                       problem: "derived attribute not computed in stores Faultline creates: \(reason); it is a plain column"))
+        }
     }
 
     /// Takes an existing store's entity numbers and join tables (Core Data keeps them per store) and marks the model

@@ -59,7 +59,8 @@ extension ManagedObjectContext {
                 let slot = object.values[attribute.index]
                 let isNil = slot.isNull && (!attribute.isTransient || object.transientObjects[attribute.index] == nil)
                 if isNil {
-                    if !attribute.isOptional { fail(attribute.name, "nil", "required (not optional)") }
+                    // A derived attribute's value is the store's to compute.
+                    if !attribute.isOptional && attribute.derivationExpression == nil { fail(attribute.name, "nil", "required (not optional)") }
                     continue
                 }
                 switch slot {

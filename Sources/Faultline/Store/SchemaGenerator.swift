@@ -22,6 +22,7 @@ public enum SchemaGenerator {
                 sql.append(statement)
             }
         }
+        sql += DerivedAttributeTriggers.triggers(for: model).statements
         sql.append("CREATE TABLE Z_PRIMARYKEY (Z_ENT INTEGER PRIMARY KEY, Z_NAME VARCHAR, Z_SUPER INTEGER, Z_MAX INTEGER)")
         sql.append("CREATE TABLE Z_METADATA (Z_VERSION INTEGER PRIMARY KEY, Z_UUID VARCHAR(255), Z_PLIST BLOB)")
         sql.append("CREATE TABLE Z_MODELCACHE (Z_CONTENT BLOB)")
