@@ -12,7 +12,7 @@ struct FaultlineCommand: ParsableCommand {
         Probes: FAULTLINE_SQLDEBUG=1…4 (or the launch argument -com.apple.CoreData.SQLDebug N) writes Core Data-style \
         SQL debug lines to standard error; FAULTLINE_TRACE=PATH writes a JSON Lines trace (docs/trace-format.md).
         """,
-        subcommands: [SchemaCommand.self, InfoCommand.self, LoadCommand.self, QueryCommand.self, PredicateCommand.self, ExplainCommand.self, BenchCommand.self, CompareCommand.self, ReportCommand.self, DiagramCommand.self, MigrateCommand.self])
+        subcommands: [SchemaCommand.self, InfoCommand.self, HistoryCommand.self, LoadCommand.self, QueryCommand.self, PredicateCommand.self, ExplainCommand.self, BenchCommand.self, CompareCommand.self, ReportCommand.self, DiagramCommand.self, MigrateCommand.self])
 
     /// Core Data's launch arguments (`-com.apple.CoreData.SQLDebug N`, `-com.apple.CoreData.ConcurrencyDebug 1`)
     /// are read by the engine's probes; they are taken out before the command line is parsed.

@@ -3,6 +3,13 @@ import XCTest
 
 /// Runs the real `faultline` binary, as a user would: each test in a folder of its own.
 class CLITestCase: XCTestCase {
+    /// `../shared/fixtures/coredata-stores` (absent on a machine without the fixtures: tests skip).
+    var fixturesFolder: URL {
+        var fixtures = URL(fileURLWithPath: #filePath)
+        for _ in 0..<4 { fixtures.deleteLastPathComponent() }
+        return fixtures.appendingPathComponent("shared/fixtures/coredata-stores")
+    }
+
     var dir: URL!
 
     override func setUpWithError() throws {

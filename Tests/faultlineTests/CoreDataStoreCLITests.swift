@@ -215,12 +215,6 @@ final class CoreDataStoreCLITests: CLITestCase {
         XCTAssertEqual(compare.status, 0, compare.stderr + compare.stdout)
     }
 
-    var fixturesFolder: URL {
-        var fixtures = URL(fileURLWithPath: #filePath)
-        for _ in 0..<4 { fixtures.deleteLastPathComponent() }
-        return fixtures.appendingPathComponent("shared/fixtures/coredata-stores")
-    }
-
     /// `faultline query` prints every object of every entity of every fixture store with the values SQLite holds
     /// for its row: text and integers as stored, booleans as 0/1, dates as the stored seconds since 2001, UUIDs as
     /// their 16 bytes, binary data as its bytes, to-ones as the stored key. Once with the model bundle, once with the

@@ -1,0 +1,86 @@
+import CSQLite
+import Foundation
+import XCTest
+
+/// `faultline history` on stores Core Data and SwiftData wrote with history tracking: transactions and changes as
+/// SQLite holds them, read without changing a byte.
+final class HistoryCLITests: CLITestCase {
+    private func copy(_ name: String) throws -> (path: String, files: [String: Data]) {
+        let source = fixturesFolder.appendingPathComponent(name)
+        guard FileManager.default.fileExists(atPath: source.path) else { throw XCTSkip("../shared/fixtures is absent: persistent history is not checked") }
+        let store = dir.appendingPathComponent(source.lastPathComponent).path
+        var files: [String: Data] = [:]
+        for suffix in ["", "-wal", "-shm"] where FileManager.default.fileExists(atPath: source.path + suffix) {
+            try FileManager.default.copyItem(atPath: source.path + suffix, toPath: store + suffix)
+            files[suffix] = try Data(contentsOf: URL(fileURLWithPath: store + suffix))
+        }
+        return (store, files)
+    }
+
+    /// Integers a query on the store returns, each row's first column.
+    private func sqlite(_ store: String, _ sql: String) throws -> [String] {
+        var db: OpaquePointer?
+        guard sqlite3_open_v2(store, &db, SQLITE_OPEN_READONLY, nil) == SQLITE_OK else { throw XCTSkip("cannot open \(store)") }
+        defer { sqlite3_close_v2(db) }
+        var statement: OpaquePointer?
+        guard sqlite3_prepare_v2(db, sql, -1, &statement, nil) == SQLITE_OK else { XCTFail(sql); return [] }
+        defer { sqlite3_finalize(statement) }
+        var values: [String] = []
+        while sqlite3_step(statement) == SQLITE_ROW { values.append(sqlite3_column_text(statement, 0).map { String(cString: $0) } ?? "") }
+        return values
+    }
+
+    func testHistoryOfTheSwiftDataStoreMatchesItsTables() throws {
+        let (store, files) = try copy("swiftdata-metacocktails/PreloadedCocktails.store")
+        // What SQLite says, read before the command runs (a read-only open of a WAL store leaves its files alone).
+        let transactions = try sqlite(store, "SELECT count(*) FROM ATRANSACTION")
+        let changes = try sqlite(store, "SELECT count(*) FROM ACHANGE")
+        let updates = try sqlite(store, "SELECT count(*) FROM ACHANGE WHERE ZCHANGETYPE = 1")
+        let bundle = try sqlite(store, "SELECT s.ZNAME FROM ATRANSACTION t JOIN ATRANSACTIONSTRING s ON s.Z_PK = t.ZBUNDLEIDTS ORDER BY t.Z_PK LIMIT 1")
+        for (suffix, data) in files { XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: store + suffix)), data, "sqlite3 left \(suffix) alone") }
+
+        let result = try run(["history", store, "--json"])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        let object = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
+        XCTAssertEqual(object["tracked"] as? Bool, true)
+        let list = try XCTUnwrap(object["transactions"] as? [[String: Any]])
+        XCTAssertEqual(String(list.count), transactions.first)
+        let all = list.flatMap { $0["changes"] as? [[String: Any]] ?? [] }
+        XCTAssertEqual(String(all.count), changes.first)
+        XCTAssertEqual(list.first?["bundleID"] as? String, bundle.first)
+        XCTAssertEqual(list.first?["process"] as? String, "MetaCocktailsSwiftData")
+        XCTAssertTrue(list.first?["author"] is NSNull)
+        XCTAssertEqual((list.first?["timestamp"] as? String)?.hasPrefix("2025-01-31T20:43:33"), true, "\(list.first?["timestamp"] ?? "")")
+        let updated = all.filter { $0["type"] as? String == "update" }
+        XCTAssertEqual(String(updated.count), updates.first)
+        // Every update of a Garnish sets its many-to-many to cocktails: bit 1, after its one attribute.
+        XCTAssertTrue(updated.allSatisfy { $0["entity"] as? String == "Garnish" && $0["updatedProperties"] as? [String] == ["cocktails"] }, "\(updated.prefix(2))")
+        XCTAssertTrue(all.allSatisfy { ($0["object"] as? String)?.hasPrefix("x-coredata://402FA77C-C653-4FEF-A9BE-710B4B3F56C1/") == true })
+
+        let text = try run(["history", store, "--limit", "1"])
+        XCTAssertEqual(text.status, 0, text.stderr)
+        XCTAssertTrue(text.stdout.contains("2 transactions, 2861 changes (2783 inserts, 78 updates)"), text.stdout)
+        XCTAssertTrue(text.stdout.contains("changes by entity: Ingredient 1893"), text.stdout)
+        XCTAssertTrue(text.stdout.contains("… 1 earlier transactions"), text.stdout)
+        for (suffix, data) in files { XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: store + suffix)), data, "history wrote nothing to \(suffix)") }
+    }
+
+    func testHistoryOfACoreDataStoreAndOfOneWithout() throws {
+        let (store, _) = try copy("coredataplus-samplemodel2/SampleModel2_V2.sqlite")
+        let result = try run(["history", store, "--json"])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        let object = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
+        let list = try XCTUnwrap(object["transactions"] as? [[String: Any]])
+        XCTAssertEqual(String(list.count), try sqlite(store, "SELECT count(*) FROM ATRANSACTION").first)
+        XCTAssertEqual(list.first?["bundleID"] as? String, "com.apple.dt.xctest.tool")
+        let kinds = Set(list.flatMap { $0["changes"] as? [[String: Any]] ?? [] }.compactMap { $0["entity"] as? String })
+        XCTAssertTrue(kinds.isSuperset(of: ["Book", "Page"]), "\(kinds)")
+        let (plain, _) = try copy("coredataplus-samplemodel/SampleModel_V1.sqlite")
+        let none = try run(["history", plain])
+        XCTAssertEqual(none.status, 0, none.stderr)
+        XCTAssertTrue(none.stdout.contains("no persistent history"), none.stdout)
+        let missing = try run(["history", "nope.sqlite"])
+        XCTAssertNotEqual(missing.status, 0)
+        XCTAssertTrue(missing.stderr.contains("nope.sqlite"), missing.stderr)
+    }
+}
