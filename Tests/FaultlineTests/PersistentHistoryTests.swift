@@ -34,3 +34,80 @@ final class PersistentHistoryTests: XCTestCase {
         XCTAssertEqual(PersistentHistory.properties(in: Data(), order: order), [])
     }
 }
+
+extension PersistentHistoryTests {
+    /// Saves with history tracking on record Core Data's tables (their DDL the fixture's, to the letter), read back
+    /// with author, context, kinds and updated properties; pruning removes what came before a date.
+    func testFaultlinesSavesRecordHistoryInCoreDatasLayout() throws {
+        let dir = TemporaryDirectory()
+        let model = try ManagedObjectModel(entities: [
+            EntityDescription(name: "Note", properties: [
+                AttributeDescription(name: "title", type: .string), AttributeDescription(name: "body", type: .string),
+                RelationshipDescription(name: "tags", destination: "Tag", inverse: "notes", isToMany: true),
+            ]),
+            EntityDescription(name: "Tag", properties: [
+                AttributeDescription(name: "name", type: .string),
+                RelationshipDescription(name: "notes", destination: "Note", inverse: "tags", isToMany: true),
+            ]),
+        ])
+        let url = dir.file("notes.sqlite")
+        let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
+        try coordinator.addPersistentStore(at: url, options: .persistentHistoryTracking)
+        let context = ManagedObjectContext(.privateQueue, coordinator: coordinator)
+        var between = Date()
+        try context.performAndWait {
+            context.name = "import"
+            context.transactionAuthor = "importer"
+            let notes = try (0..<3).map { i -> ManagedObject in
+                let note = try context.insertNewObject(forEntityName: "Note")
+                try note.setValue("Note \(i)", forKey: "title")
+                return note
+            }
+            try context.save()
+            Thread.sleep(forTimeInterval: 0.02)
+            between = Date()
+            Thread.sleep(forTimeInterval: 0.02)
+            context.transactionAuthor = "editor"
+            let tag = try context.insertNewObject(forEntityName: "Tag")
+            try tag.setValue("work", forKey: "name")
+            try notes[0].setValue("Note zero", forKey: "title")
+            try notes[1].setValue([tag], forKey: "tags")
+            context.delete(notes[2])
+            try context.save()
+        }
+        let history = try PersistentHistory.read(storeAt: url, model: model)
+        XCTAssertTrue(history.isTracked)
+        XCTAssertEqual(history.transactions.count, 2)
+        let first = history.transactions[0], second = history.transactions[1]
+        XCTAssertEqual(first.author, "importer")
+        XCTAssertEqual(first.contextName, "import")
+        XCTAssertEqual(first.process, ProcessInfo.processInfo.processName)
+        XCTAssertEqual(first.changes.map(\.kind), [.insert, .insert, .insert])
+        XCTAssertEqual(Set(first.changes.map(\.object)), Set((1...3).map { "x-coredata://\(coordinator.storeIdentifier ?? "")/Note/p\($0)" }))
+        XCTAssertEqual(second.author, "editor")
+        let updates = second.changes.filter { $0.kind == .update }
+        XCTAssertEqual(Set(updates.map { $0.updatedProperties ?? [] }), [["title"], ["tags"]])
+        XCTAssertEqual(second.changes.filter { $0.kind == .insert }.map(\.entity), ["Tag"])
+        XCTAssertEqual(second.changes.filter { $0.kind == .delete }.map(\.key), [3])
+        // The tables are Core Data's: the same DDL as a store Core Data wrote with history on.
+        if let fixtures = fixturesDirectory() {
+            let theirs = try CoreDataStoreTests.schema(of: fixtures.appendingPathComponent("coredata-stores/coredataplus-samplemodel2/SampleModel2_V2.sqlite"),
+                                                      where: "tbl_name IN ('ATRANSACTION', 'ACHANGE', 'ATRANSACTIONSTRING')")
+            XCTAssertEqual(try CoreDataStoreTests.schema(of: url, where: "tbl_name IN ('ATRANSACTION', 'ACHANGE', 'ATRANSACTIONSTRING')"), theirs)
+        }
+        // Pruned: only the second transaction stays.
+        XCTAssertEqual(try coordinator.deleteHistory(before: between), 1)
+        let pruned = try PersistentHistory.read(storeAt: url, model: model)
+        XCTAssertEqual(pruned.transactions.map(\.author), ["editor"])
+        XCTAssertEqual(pruned.orphanChanges, 0)
+        // Without the option, saves record nothing more.
+        let plain = PersistentStoreCoordinator(managedObjectModel: model)
+        try plain.addPersistentStore(at: url)
+        let other = ManagedObjectContext(.privateQueue, coordinator: plain)
+        try other.performAndWait {
+            _ = try other.insertNewObject(forEntityName: "Tag")
+            try other.save()
+        }
+        XCTAssertEqual(try PersistentHistory.read(storeAt: url, model: model).transactions.count, 1)
+    }
+}

@@ -46,6 +46,10 @@ public final class ManagedObjectContext: @unchecked Sendable {
     /// live ones).
     @exclusivity(unchecked) var insertionOrder: [ManagedObject] = []
     @exclusivity(unchecked) var insertedCount = 0
+    /// Core Data's `name`: recorded with each save's persistent history (and shown in reports).
+    public var name: String?
+    /// Core Data's `transactionAuthor`: the author persistent history records for this context's saves.
+    public var transactionAuthor: String?
     /// A number of this context, unique in the process: probe events name their context by it.
     public let serialNumber: Int = ManagedObjectContext.serials.next()
     private static let serials = SerialCounter()

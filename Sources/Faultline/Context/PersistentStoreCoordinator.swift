@@ -43,10 +43,18 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
             try Self.migrateStore(at: url, toVersionOf: bundle, version: version, probes: probes)
             opened = try SQLiteStore(path: url.path, model: managedObjectModel, readOnly: false, probes: probes)
         }
+        if options.contains(.persistentHistoryTracking) && !options.contains(.readOnly) { try opened.startHistoryTracking() }
         withLock {
             store = opened
             statementProbe = opened.connection.probe
         }
+    }
+
+    /// Core Data's `NSPersistentHistoryChangeRequest.deleteHistory(before:)`: removes the transactions recorded
+    /// before `date`, and their changes; returns how many transactions went.
+    @discardableResult
+    public func deleteHistory(before date: Date) throws -> Int {
+        try withLock { try requireStore().deleteHistory(before: date) }
     }
 
     /// Running totals of the statement probe: statements, seconds in SQLite, rows (zeros when probes are off).

@@ -73,7 +73,8 @@ extension ManagedObjectContext {
     private func pendingChanges() -> SaveChanges {
         SaveChanges(inserted: pendingInsertions,
                     updated: updatedSet.values.sorted { $0.key < $1.key },
-                    deleted: deletedSet.values.sorted { $0.key < $1.key })
+                    deleted: deletedSet.values.sorted { $0.key < $1.key },
+                    author: transactionAuthor, contextName: name)
     }
 
     /// One write through the coordinator (traced when probes are on).

@@ -13,6 +13,9 @@ struct SaveChanges {
     var inserted: [ManagedObject]
     var updated: [ManagedObject]
     var deleted: [ManagedObject]
+    /// For persistent history: the context's `transactionAuthor` and `name`.
+    var author: String? = nil
+    var contextName: String? = nil
 
     /// An object's values as a row-cache snapshot holds them: to-ones as stored keys, to-many and transient
     /// slots empty (transient attributes at their defaults). Shares the live array when nothing differs.

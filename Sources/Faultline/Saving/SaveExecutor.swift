@@ -35,6 +35,7 @@ extension SQLiteStore {
                 }
                 try writeOrderKeys(positions)
                 for object in changes.inserted + changes.updated where !object.entity.joinTableOwners.isEmpty { try writeJoinRows(of: object) }
+                if tracksHistory && conflicts.isEmpty { try writeHistory(changes) }
                 if !conflicts.isEmpty {
                     throw SaveError.conflicts(try conflicts.map { object, expected in
                         MergeConflict(object: object.objectID, oldVersionNumber: expected, newVersionNumber: try currentVersion(of: object) ?? 0)

@@ -15,4 +15,8 @@ public struct PersistentStoreOptions: OptionSet, Sendable {
     /// Core Data's `NSInferMappingModelAutomaticallyOption`: the migration's mapping is inferred
     /// (`MappingModel.inferred(from:to:)`).
     public static let infersMappingAutomatically = PersistentStoreOptions(rawValue: 4)
+
+    /// Core Data's `NSPersistentHistoryTrackingKey`: each save records a transaction and its changes in the
+    /// store's history tables (created when absent), in Core Data's layout (`PersistentHistory` reads them).
+    public static let persistentHistoryTracking = PersistentStoreOptions(rawValue: 8)
 }

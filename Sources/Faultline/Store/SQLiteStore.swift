@@ -15,6 +15,8 @@ final class SQLiteStore {
     /// External binary files a save in progress has written (removed if it fails) and ones its rows no longer name
     /// (removed once it commits).
     var externalFilesWritten: [URL] = []
+    /// Saves record persistent history (`PersistentStoreOptions.persistentHistoryTracking`).
+    var tracksHistory = false
     var externalFilesReleased: [URL] = []
 
     /// Opens the store at `path`, creating it (schema and metadata) when the file is absent or empty.
