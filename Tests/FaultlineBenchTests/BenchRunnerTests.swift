@@ -325,6 +325,26 @@ final class ScenarioCoverageTests: XCTestCase {
     }
 }
 
+extension ScenarioCoverageTests {
+    /// History's cost: the same 50 saves (5 inserts, then 5 inserts and 5 updates each) with tracking off and on; on,
+    /// each save adds its history's statements exactly: 3 interned-string lookups (author, context, process; the
+    /// first save also allocates and inserts each), a transaction's key and row, the changes' keys and a row each.
+    func testHistoryCostCountsEachSavesHistoryStatements() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("faultline-history-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let options = BenchRunner.Options(scale: BenchScale(name: "test", rows: 4_000), repetitions: 1, outputFolder: dir, scenarioIDs: ["history-cost"])
+        let result = try XCTUnwrap(try BenchRunner(options: options).run().scenarios.first)
+        XCTAssertEqual(result.status, "ran", result.note ?? "")
+        func counters(_ name: String) throws -> ProbeCounters { try XCTUnwrap(result.variants.first { $0.name == name }?.counters, name) }
+        let off = try counters("history off"), on = try counters("history on")
+        XCTAssertEqual([off.saves, on.saves], [50, 50])
+        let changes = 5 + 49 * 10
+        XCTAssertEqual(on.statements - off.statements, 50 * (3 + 2 + 1 + 2) + 3 * 3 + changes)
+        XCTAssertEqual(result.verdict.held, true, result.verdict.detail)
+        XCTAssertTrue(result.verdict.detail.contains("50 saves kept 50 transactions and \(changes) changes"), result.verdict.detail)
+    }
+}
+
 /// The peers read the same rows as the engine, so that their times compare like with like.
 final class PeerAgreementTests: XCTestCase {
     func testEngineRawSQLiteAndGRDBReadTheSameRows() throws {
