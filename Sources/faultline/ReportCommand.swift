@@ -155,7 +155,8 @@ struct ReportCommand: ParsableCommand {
                 }
                 inputs.append(input)
             }
-            if let output { try OutputFile.write(Data(ReportPage(inputs: inputs).html.utf8), to: output) }
+            let history = try store.map { store in (store, try PersistentHistory.read(storeAt: URL(fileURLWithPath: store), model: prover?.coordinator.managedObjectModel)) }
+            if let output { try OutputFile.write(Data(ReportPage(inputs: inputs, history: history).html.utf8), to: output) }
             try chromeFile?.commit()
             let failing = try failingKinds()
             let gated = inputs.flatMap(\.findings).filter { failing.contains($0.kind) }
@@ -186,6 +187,9 @@ struct ReportCommand: ParsableCommand {
                 }
                 if input.findings.count > 20 { print("  … \(input.findings.count - 20) more in the report") }
                 for warning in input.info.warnings { print("  warning: \(warning)") }
+            }
+            if let (store, history) = history, history.isTracked {
+                print("\(store): persistent history: " + HistorySection.lines(HistorySummary(history)).joined(separator: "; "))
             }
             if let output { print("wrote \(output)" + (chrome.map { " and \($0)" } ?? "")) }
             if !gated.isEmpty { throw ExitCode(1) }

@@ -83,4 +83,21 @@ final class HistoryCLITests: CLITestCase {
         XCTAssertNotEqual(missing.status, 0)
         XCTAssertTrue(missing.stderr.contains("nope.sqlite"), missing.stderr)
     }
+
+    /// `faultline report --store` adds the store's history: the text's line and the page's section.
+    func testReportWithTheStoreShowsItsHistory() throws {
+        let (store, files) = try copy("swiftdata-metacocktails/PreloadedCocktails.store")
+        let trace = dir.appendingPathComponent("app.jsonl").path
+        let traced = try run(["query", "--store", store, "Garnish", "--result", "count"], environment: ["FAULTLINE_TRACE": trace])
+        XCTAssertEqual(traced.status, 0, traced.stderr)
+        let report = try run(["report", trace, "--store", store, "-o", "report.html"])
+        XCTAssertEqual(report.status, 0, report.stderr)
+        XCTAssertTrue(report.stdout.contains("persistent history: 2 transactions, 2861 changes (2783 inserts, 78 updates)"), report.stdout)
+        let page = try String(contentsOf: dir.appendingPathComponent("report.html"), encoding: .utf8)
+        XCTAssertTrue(page.contains("Persistent history of PreloadedCocktails.store"), page)
+        XCTAssertTrue(page.contains("<h3>Changes by entity</h3>") && page.contains("<td>Ingredient</td><td class=n>1893</td>"), page)
+        XCTAssertTrue(page.contains("<h3>Largest transactions</h3>"))
+        for (suffix, data) in files { XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: store + suffix)), data, "report wrote nothing to \(suffix)") }
+    }
 }
+

@@ -1,3 +1,4 @@
+import Faultline
 import Foundation
 
 /// `faultline report`: one self-contained HTML page (inline CSS and SVG, no network) for one or more traces —
@@ -53,12 +54,19 @@ public struct ReportPage {
     /// Rows shown per table (the rest summarized in one line).
     public var top = 25
 
-    public init(inputs: [Input]) { self.inputs = inputs }
+    /// The traced store's persistent history (`--store`), shown after the traces.
+    public var history: (store: String, history: PersistentHistory)?
+
+    public init(inputs: [Input], history: (store: String, history: PersistentHistory)? = nil) {
+        self.inputs = inputs
+        self.history = history
+    }
 
     public var html: String {
         var body = "<h1>Faultline report</h1>\n"
         if inputs.count > 1 { body += comparison() }
         for (i, input) in inputs.enumerated() { body += section(input, index: i) }
+        if let history { body += HistorySection.html(history.history, store: history.store) }
         return """
         <!DOCTYPE html>
         <html lang="en"><head><meta charset="utf-8"><title>Faultline report</title>
