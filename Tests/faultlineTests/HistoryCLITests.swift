@@ -99,5 +99,29 @@ final class HistoryCLITests: CLITestCase {
         XCTAssertTrue(page.contains("<h3>Largest transactions</h3>"))
         for (suffix, data) in files { XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: store + suffix)), data, "report wrote nothing to \(suffix)") }
     }
+
+    /// `load` and `bench --store` write to the store whose derived attribute Core Data's triggers keep: the triggers
+    /// run (Core Data's SQL functions are there), and the count is right after the load.
+    func testLoadAndBenchWriteToTheDerivedAttributeFixture() throws {
+        let (store, _) = try copy("coredataplus-samplemodel2/SampleModel2_V2.sqlite")
+        let before = try sqlite(store, "SELECT ZPAGESCOUNT FROM ZBOOK WHERE Z_PK = 2").first.flatMap { Int($0) } ?? -1
+        let one = try run(["query", "--store", store, "Page", "--limit", "1"])
+        XCTAssertEqual(one.status, 0, one.stderr)
+        let page = try XCTUnwrap((try JSONSerialization.jsonObject(with: Data(one.stdout.utf8)) as? [[String: Any]])?.first)
+        let uuid = try XCTUnwrap((page["@id"] as? String)?.split(separator: "/").dropFirst().first)
+        let data = try JSONSerialization.data(withJSONObject: ["Page": [["number": 500, "isBookmarked": false, "content": page["content"]!,
+                                                                           "book": "x-coredata://\(uuid)/Book/p2"]]])
+        let file = dir.appendingPathComponent("pages.json")
+        try data.write(to: file)
+        let load = try run(["load", "--store", store, file.path])
+        XCTAssertEqual(load.status, 0, load.stderr)
+        XCTAssertEqual(try sqlite(store, "SELECT ZPAGESCOUNT FROM ZBOOK WHERE Z_PK = 2").first, String(before + 1), "the PARAMETER_INSERT trigger ran")
+        let bench = try run(["bench", "--store", store, "--scale", "1000", "--repetitions", "1", "--out", "run", "model-insert"])
+        XCTAssertEqual(bench.status, 0, bench.stderr)
+        XCTAssertFalse(bench.stdout.contains("no such function") || bench.stderr.contains("no such function"), bench.stdout + bench.stderr)
+        let results = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(contentsOf: dir.appendingPathComponent("run/results.json"))) as? [String: Any])
+        let scenario = try XCTUnwrap((results["scenarios"] as? [[String: Any]])?.first)
+        XCTAssertEqual(scenario["status"] as? String, "ran", "\(scenario["note"] ?? "")")
+    }
 }
 
