@@ -22,18 +22,7 @@ final class VersionHashTests: XCTestCase {
                 RelationshipDescription(name: "recipe", destination: "Recipe", inverse: "image", isOptional: false, minCount: 1),
             ]),
         ])
-        func hash(_ entity: String, _ property: String? = nil) throws -> String {
-            let entity = try XCTUnwrap(model.entity(named: entity))
-            guard let property else { return entity.coreDataVersionHash.base64EncodedString() }
-            return try XCTUnwrap(entity.properties.first { $0.name == property }).coreDataVersionHash.base64EncodedString()
-        }
-        XCTAssertEqual(try hash("Ingredient", "amount"), "b9/jjR2iJtm4oldVJwj25X+/hpEL6/1CM5hLhgV48Iw=")
-        XCTAssertEqual(try hash("Ingredient", "displayOrder"), "kMPJ+qU+fnBipO5Ajep+KT3rKB9zeOPrav0q4rMSt7k=")
-        XCTAssertEqual(try hash("Ingredient", "name"), "jLmWXAAxrGiROYTzEQlBrZZTlb6f2bF9575UvHrUaJA=")
-        XCTAssertEqual(try hash("Image", "image"), "dafQGIhBFATAxE1hyQd5z5cpRg0OLP4+M+W3+xhA6jU=")
-        XCTAssertEqual(try hash("Ingredient", "recipe"), "GvmjTsOh76OGkr0Lmnxdh8u6FO4E+iuEYa0mRZPuKJQ=")
-        XCTAssertEqual(try hash("Image", "recipe"), "fVH2lmmkHE4j/FvzfJ2et3KsNxcA8p5BJp2d/xd4hH0=")
-        XCTAssertEqual(try hash("Ingredient"), "5tCLlA1r9p1UWdOTr3XJ+ZzBr6bxraWAs3Vt9zCAZek=")
+        try Self.assertRecipesVectors(model)
         // The same entity with `amount` as Integer 16.
         let changed = try ManagedObjectModel(entities: [
             EntityDescription(name: "Recipe", properties: [
@@ -174,5 +163,23 @@ final class VersionHashTests: XCTestCase {
         let stored = try XCTUnwrap(cached.entity(named: "Book")?.attribute(named: "pagesCount"))
         XCTAssertEqual(stored.derivationExpression, "count:(pages)")
         XCTAssertEqual(typed.attribute(named: "pagesCount")?.coreDataVersionHash, stored.coreDataVersionHash)
+    }
+}
+
+extension VersionHashTests {
+    /// The published vectors of Apple's Recipes sample (coredata-formats.md §1), checked on `model`.
+    static func assertRecipesVectors(_ model: ManagedObjectModel, file: StaticString = #filePath, line: UInt = #line) throws {
+        func hash(_ entity: String, _ property: String? = nil) throws -> String {
+            let entity = try XCTUnwrap(model.entity(named: entity), file: file, line: line)
+            guard let property else { return entity.coreDataVersionHash.base64EncodedString() }
+            return try XCTUnwrap(entity.properties.first { $0.name == property }, file: file, line: line).coreDataVersionHash.base64EncodedString()
+        }
+        XCTAssertEqual(try hash("Ingredient", "amount"), "b9/jjR2iJtm4oldVJwj25X+/hpEL6/1CM5hLhgV48Iw=", file: file, line: line)
+        XCTAssertEqual(try hash("Ingredient", "displayOrder"), "kMPJ+qU+fnBipO5Ajep+KT3rKB9zeOPrav0q4rMSt7k=", file: file, line: line)
+        XCTAssertEqual(try hash("Ingredient", "name"), "jLmWXAAxrGiROYTzEQlBrZZTlb6f2bF9575UvHrUaJA=", file: file, line: line)
+        XCTAssertEqual(try hash("Image", "image"), "dafQGIhBFATAxE1hyQd5z5cpRg0OLP4+M+W3+xhA6jU=", file: file, line: line)
+        XCTAssertEqual(try hash("Ingredient", "recipe"), "GvmjTsOh76OGkr0Lmnxdh8u6FO4E+iuEYa0mRZPuKJQ=", file: file, line: line)
+        XCTAssertEqual(try hash("Image", "recipe"), "fVH2lmmkHE4j/FvzfJ2et3KsNxcA8p5BJp2d/xd4hH0=", file: file, line: line)
+        XCTAssertEqual(try hash("Ingredient"), "5tCLlA1r9p1UWdOTr3XJ+ZzBr6bxraWAs3Vt9zCAZek=", file: file, line: line)
     }
 }

@@ -10,6 +10,20 @@ class CLITestCase: XCTestCase {
         return fixtures.appendingPathComponent("shared/fixtures/coredata-stores")
     }
 
+    /// A copy of a fixture store (with its -wal and -shm) in the test's folder, and its files' bytes; skips the test
+    /// where the fixtures are absent.
+    func copyFixtureStore(_ name: String) throws -> (path: String, files: [String: Data]) {
+        let source = fixturesFolder.appendingPathComponent(name)
+        guard FileManager.default.fileExists(atPath: source.path) else { throw XCTSkip("../shared/fixtures is absent: \(name) is not checked") }
+        let store = dir.appendingPathComponent(source.lastPathComponent).path
+        var files: [String: Data] = [:]
+        for suffix in ["", "-wal", "-shm"] where FileManager.default.fileExists(atPath: source.path + suffix) {
+            try FileManager.default.copyItem(atPath: source.path + suffix, toPath: store + suffix)
+            files[suffix] = try Data(contentsOf: URL(fileURLWithPath: store + suffix))
+        }
+        return (store, files)
+    }
+
     var dir: URL!
 
     override func setUpWithError() throws {

@@ -5,17 +5,7 @@ import XCTest
 /// `faultline history` on stores Core Data and SwiftData wrote with history tracking: transactions and changes as
 /// SQLite holds them, read without changing a byte.
 final class HistoryCLITests: CLITestCase {
-    private func copy(_ name: String) throws -> (path: String, files: [String: Data]) {
-        let source = fixturesFolder.appendingPathComponent(name)
-        guard FileManager.default.fileExists(atPath: source.path) else { throw XCTSkip("../shared/fixtures is absent: persistent history is not checked") }
-        let store = dir.appendingPathComponent(source.lastPathComponent).path
-        var files: [String: Data] = [:]
-        for suffix in ["", "-wal", "-shm"] where FileManager.default.fileExists(atPath: source.path + suffix) {
-            try FileManager.default.copyItem(atPath: source.path + suffix, toPath: store + suffix)
-            files[suffix] = try Data(contentsOf: URL(fileURLWithPath: store + suffix))
-        }
-        return (store, files)
-    }
+    private func copy(_ name: String) throws -> (path: String, files: [String: Data]) { try copyFixtureStore(name) }
 
     /// Integers a query on the store returns, each row's first column.
     private func sqlite(_ store: String, _ sql: String) throws -> [String] {
