@@ -424,6 +424,9 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
     func save(_ changes: SaveChanges) throws {
         try withLock {
             let store = try requireStore()
+            // Rows the store's triggers recomputed leave the row cache once this ends (after a failed write too:
+            // their snapshots are then only dropped, never wrong).
+            defer { dropRowsDerivedValuesChanged(store) }
             store.purpose(.save)
             try store.write(changes)
             let now = ProbeClock.now()
@@ -441,7 +444,6 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
             for object in changes.deleted {
                 rowCache.remove(ObjectKey(table: Int32(object.entity.root.entityNumber), key: object.key))
             }
-            dropRowsDerivedValuesChanged(store)
         }
     }
 

@@ -10,6 +10,8 @@ extension PersistentStoreCoordinator {
                      assignments: [(column: String, value: Slot)], keys wantsKeys: Bool) throws -> (count: Int, rows: [(EntityDescription, Int64)]) {
         try withLock {
             let store = try requireStore()
+            // Rows Core Data's derived-attribute triggers recomputed leave the row cache, whatever the outcome.
+            defer { dropRowsDerivedValuesChanged(store) }
             store.purpose(.batch)
             defer { store.purpose(.other) }
             let sets = assignments.map { "\($0.column) = ?" } + ["Z_OPT = Z_OPT + 1"]
@@ -49,6 +51,8 @@ extension PersistentStoreCoordinator {
     func batchDelete(entity: EntityDescription, includesSubentities: Bool, filter: FetchFilter?) throws -> [(EntityDescription, Int64)] {
         try withLock {
             let store = try requireStore()
+            // Rows Core Data's derived-attribute triggers recomputed leave the row cache, whatever the outcome.
+            defer { dropRowsDerivedValuesChanged(store) }
             store.purpose(.batch)
             defer { store.purpose(.other) }
             let deleted = try store.inTransaction { () throws -> [(EntityDescription, Int64)] in
@@ -103,6 +107,8 @@ extension PersistentStoreCoordinator {
                      uniquenessColumns: [[String]]) throws -> [Int64] {
         try withLock {
             let store = try requireStore()
+            // Rows Core Data's derived-attribute triggers recomputed leave the row cache, whatever the outcome.
+            defer { dropRowsDerivedValuesChanged(store) }
             guard !rows.isEmpty else { return [] }
             store.purpose(.batch)
             defer { store.purpose(.other) }
