@@ -387,6 +387,12 @@ final class CLITests: CLITestCase {
         let wrong = try run(["diagram", bundle, "-o", "dogs.pdf"])
         XCTAssertNotEqual(wrong.status, 0)
         XCTAssertTrue(wrong.stderr.contains("-o must end in .svg, .png, .dot or .json"), wrong.stderr)
+        // A model folder given where a store goes is named as a folder, not an I/O error.
+        for command in [["info", bundle], ["history", bundle]] {
+            let folder = try run(command)
+            XCTAssertNotEqual(folder.status, 0)
+            XCTAssertTrue(folder.stderr.contains("it is a folder"), folder.stderr)
+        }
         let missing = try run(["diagram", "nope.xcdatamodeld"])
         XCTAssertNotEqual(missing.status, 0)
         XCTAssertTrue(missing.stderr.contains("nope.xcdatamodeld"), missing.stderr)

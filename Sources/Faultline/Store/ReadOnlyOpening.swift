@@ -13,6 +13,10 @@ struct ReadOnlyOpening {
     let scratchFolder: URL?
 
     init(path: String) throws {
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
+            throw StoreError.notAStore(path: path, detail: "it is a folder (a model, such as an .xcdatamodel, goes with --model)")
+        }
         let wal = path + "-wal"
         let walSize = (try? FileManager.default.attributesOfItem(atPath: wal)[.size] as? NSNumber)?.intValue ?? 0
         if walSize > 0 {
