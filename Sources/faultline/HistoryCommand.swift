@@ -1,5 +1,6 @@
 import ArgumentParser
 import Faultline
+import FaultlineReport
 import Foundation
 
 struct HistoryCommand: ParsableCommand {
@@ -48,11 +49,7 @@ struct HistoryCommand: ParsableCommand {
         }
     }
 
-    static func timestamp(_ date: Date) -> String {
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        return formatter.string(from: date)
-    }
+    static func timestamp(_ date: Date) -> String { HistorySection.timestamp(date) }
 
     static func json(_ history: PersistentHistory, hasModel: Bool) throws -> String {
         let transactions: [[String: Any]] = history.transactions.map { t in

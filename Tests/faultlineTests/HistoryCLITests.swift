@@ -113,5 +113,19 @@ final class HistoryCLITests: CLITestCase {
         let scenario = try XCTUnwrap((results["scenarios"] as? [[String: Any]])?.first)
         XCTAssertEqual(scenario["status"] as? String, "ran", "\(scenario["note"] ?? "")")
     }
+
+    /// A damaged store's timestamps (far past any calendar) are shown as seconds, said not to be dates, never a trap.
+    func testTimestampsNoCalendarHoldsAreShownAsSeconds() throws {
+        let (store, _) = try copy("coredataplus-samplemodel2/SampleModel2_V2.sqlite")
+        var db: OpaquePointer?
+        XCTAssertEqual(sqlite3_open(store, &db), SQLITE_OK)
+        XCTAssertEqual(sqlite3_exec(db, "UPDATE ATRANSACTION SET ZTIMESTAMP = 1e300", nil, nil, nil), SQLITE_OK)
+        sqlite3_close(db)
+        for arguments in [["history", store, "--json"], ["history", store]] {
+            let result = try run(arguments)
+            XCTAssertEqual(result.status, 0, result.stderr)
+            XCTAssertTrue(result.stdout.contains("1e+300 s since 2001 (not a date)"), result.stdout.prefix(400).description)
+        }
+    }
 }
 

@@ -106,17 +106,30 @@ extension SQLiteStore {
             key += 1
         }
         for object in changes.inserted { try record(object, type: 0, objectKey: object.pendingKey, mask: nil) }
-        for object in changes.updated { try record(object, type: 1, objectKey: object.key, mask: columnMask(of: object)) }
+        // Each entity's bits by property index, worked out once per save: no names are hashed per object.
+        var bitsByEntity: [ObjectIdentifier: (bytes: Int, bits: [[Int]])] = [:]
+        for object in changes.updated {
+            let entity = object.entity
+            let layout = bitsByEntity[ObjectIdentifier(entity)] ?? Self.columnBits(of: entity)
+            bitsByEntity[ObjectIdentifier(entity)] = layout
+            var bytes = [UInt8](repeating: 0, count: layout.bytes)
+            for property in entity.properties where object.changes.contains(property.index) && property.index < layout.bits.count {
+                for bit in layout.bits[property.index] { bytes[bit / 8] |= 0x80 >> UInt8(bit % 8) }
+            }
+            try record(object, type: 1, objectKey: object.key, mask: Data(bytes))
+        }
         for object in changes.deleted { try record(object, type: 2, objectKey: object.key, mask: nil) }
     }
 
-    /// The changed properties of `object` as Core Data's column mask (`PersistentHistory.columnOrder`).
-    private func columnMask(of object: ManagedObject) -> Data {
-        let order = PersistentHistory.columnOrder(of: object.entity)
-        var bytes = [UInt8](repeating: 0, count: (order.count + 7) / 8)
-        let changed = Set(object.entity.properties.filter { !$0.isTransient && object.changes.contains($0.index) }.map(\.name))
-        for (i, name) in order.enumerated() where changed.contains(name) { bytes[i / 8] |= 0x80 >> UInt8(i % 8) }
-        return Data(bytes)
+    /// The bits of each of `entity`'s properties (by property index) in Core Data's column mask
+    /// (`PersistentHistory.columnOrder`), and the mask's length in bytes.
+    static func columnBits(of entity: EntityDescription) -> (bytes: Int, bits: [[Int]]) {
+        let order = PersistentHistory.columnOrder(of: entity)
+        var bits = [[Int]](repeating: [], count: (entity.properties.map(\.index).max() ?? -1) + 1)
+        for property in entity.properties where !property.isTransient {
+            bits[property.index] = order.indices.filter { order[$0] == property.name }
+        }
+        return ((order.count + 7) / 8, bits)
     }
 
     /// Deletes the transactions (and their changes) recorded before `date`; returns how many went.

@@ -6,6 +6,9 @@ import Foundation
 public enum HistorySection {
     private static func e(_ text: String) -> String { HTMLText.escape(text) }
 
+    /// About 3,000 years either side of 2001: a timestamp past it is shown as seconds, not formatted.
+    static let largestSeconds = 1e11
+
     public static func html(_ history: PersistentHistory, store: String) -> String {
         var out = "<h2>Persistent history of \(e(URL(fileURLWithPath: store).lastPathComponent))</h2>\n"
         guard history.isTracked else { return out + "<p>None: the store has no history tables (tracking was never on).</p>\n" }
@@ -38,7 +41,10 @@ public enum HistorySection {
         return lines
     }
 
-    static func timestamp(_ date: Date) -> String {
+    /// ISO 8601 with milliseconds; a time no calendar can hold (a damaged store's) is shown as its seconds.
+    public static func timestamp(_ date: Date) -> String {
+        let seconds = date.timeIntervalSinceReferenceDate
+        guard seconds.isFinite, abs(seconds) < Self.largestSeconds else { return "\(seconds) s since 2001 (not a date)" }
         let formatter = ISO8601DateFormatter()
         formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
         return formatter.string(from: date)
