@@ -5,7 +5,7 @@ SWIFT ?= swift
 SUDO := $(shell [ "$$(id -u)" = "0" ] || echo sudo)
 APT_PACKAGES := libsqlite3-dev libgraphviz-dev zlib1g-dev pkg-config
 
-.PHONY: deps build release test test-asan test-tsan test-browser fuzz bench baseline clean
+.PHONY: deps build release test test-asan test-tsan test-browser fuzz bench readme-tables baseline clean
 
 deps:
 	@if ! command -v pkg-config >/dev/null 2>&1 || ! pkg-config --exists sqlite3 libgvc zlib; then \
@@ -52,6 +52,12 @@ BENCH_SCALE ?= medium
 bench: release
 	$$($(SWIFT) build -c release --show-bin-path)/faultline bench --scale $(BENCH_SCALE) --out Reports/latest
 	$$($(SWIFT) build -c release --show-bin-path)/faultline report Reports/latest/trace.jsonl -o Reports/latest/report.html --chrome Reports/latest/trace-chrome.json
+
+# The README's Speed table, generated from the last `make bench` (Reports/latest/results.json) between its markers.
+readme-tables: release
+	$$($(SWIFT) build -c release --show-bin-path)/faultline bench --markdown Reports/latest/results.json > Reports/latest/speed.md
+	awk '/<!-- speed-table:begin -->/ { print; while ((getline line < "Reports/latest/speed.md") > 0) print line; skip = 1; next } \
+	     /<!-- speed-table:end -->/ { skip = 0 } !skip { print }' README.md > README.md.new && mv README.md.new README.md
 
 # Refreshes the committed baseline (a small run's results.json) that regression checks compare with.
 baseline: release

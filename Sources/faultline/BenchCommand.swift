@@ -39,6 +39,9 @@ struct BenchCommand: ParsableCommand {
     @Flag(help: "Keep the generated stores in DIR/data.")
     var keepData = false
 
+    @Option(help: "Print the README's Speed table (Markdown) from this results.json, and exit: no benchmark runs.")
+    var markdown: String?
+
     func validate() throws {
         guard BenchScale(parsing: scale) != nil else { throw ValidationError("--scale must be small, medium, large or a row count of at least 100 (got '\(scale)')") }
         guard (1...1_000).contains(repetitions) else { throw ValidationError("--repetitions must be between 1 and 1000") }
@@ -46,6 +49,10 @@ struct BenchCommand: ParsableCommand {
 
     func run() throws {
         try reportingErrors("bench") {
+            if let markdown {
+                print(MarkdownTable.speed(try BenchResults.load(from: URL(fileURLWithPath: markdown))), terminator: "")
+                return
+            }
             let options = BenchRunner.Options(scale: BenchScale(parsing: scale)!, repetitions: repetitions, outputFolder: URL(fileURLWithPath: out),
                                               scenarioIDs: scenarios, keepData: keepData, modelPath: model, storePath: store,
                                               allocationCounter: AllocationCounting.counter) { step in
