@@ -11,16 +11,7 @@ final class InfoCLITests: CLITestCase {
     }
 
     /// A copy of a fixture store (with its -wal and -shm) in the test's folder, and its files' bytes.
-    func copy(_ name: String) throws -> (String, [String: Data]) {
-        let source = fixtures.appendingPathComponent(name)
-        let store = dir.appendingPathComponent(source.lastPathComponent).path
-        var files: [String: Data] = [:]
-        for suffix in ["", "-wal", "-shm"] where FileManager.default.fileExists(atPath: source.path + suffix) {
-            try FileManager.default.copyItem(atPath: source.path + suffix, toPath: store + suffix)
-            files[suffix] = try Data(contentsOf: URL(fileURLWithPath: store + suffix))
-        }
-        return (store, files)
-    }
+    func copy(_ name: String) throws -> (String, [String: Data]) { try copyFixtureStore(name) }
 
     func json(_ result: Run) throws -> [String: Any] {
         XCTAssertEqual(result.status, 0, result.stderr)
