@@ -32,6 +32,10 @@ final class PersistentHistoryTests: XCTestCase {
         XCTAssertEqual(PersistentHistory.properties(in: Data([0b1010_0000]), order: order), ["author"], "a to-one's key and entity column are one property")
         XCTAssertEqual(PersistentHistory.properties(in: Data([0, 0b0100_0000]), order: order), ["#9"], "a bit past the properties is kept, by number")
         XCTAssertEqual(PersistentHistory.properties(in: Data(), order: order), [])
+        // A damaged store's mask of a megabyte, every bit set: named up to the limit, then one "#more", at once.
+        let huge = PersistentHistory.properties(in: Data(repeating: 0xFF, count: 1 << 20), order: order)
+        XCTAssertEqual(huge.last, "#more")
+        XCTAssertEqual(huge.count, Set(order).count + (Limits.historyMaskBits - order.count) + 1)
     }
 }
 

@@ -117,14 +117,16 @@ public struct PersistentHistory: Sendable {
         return order
     }
 
-    /// Bit i in byte i/8 with mask `0x80 >> (i mod 8)`.
+    /// Bit i in byte i/8 with mask `0x80 >> (i mod 8)`. A damaged store's mask may be any length: bits past
+    /// `Limits.historyMaskBits` are said as one `#more`, not listed one by one.
     static func properties(in mask: Data, order: [String]) -> [String] {
-        var names: [String] = []
+        var names: [String] = [], seen = Set<String>()
         for (byte, bits) in mask.enumerated() where bits != 0 {
+            guard byte * 8 < Limits.historyMaskBits else { names.append("#more"); break }
             for bit in 0..<8 where bits & (0x80 >> bit) != 0 {
                 let i = byte * 8 + bit
                 let name = i < order.count ? order[i] : "#\(i)"
-                if !names.contains(name) { names.append(name) }
+                if seen.insert(name).inserted { names.append(name) }
             }
         }
         return names

@@ -35,6 +35,8 @@ public enum Limits {
     /// Rows whose derived attributes a store's triggers may recompute in one write and be listed for the row cache
     /// to drop; past it the whole row cache is dropped.
     public static let derivedValueChanges = 100_000
+    /// Bits of a persistent-history change's column mask named one by one (an entity has far fewer properties).
+    public static let historyMaskBits = 4_096
 
     /// Rounds of `willSave()` a save runs while hooks keep changing (inserting) objects; then it fails, as Core
     /// Data's does after 100 attempts.
