@@ -39,8 +39,11 @@ struct BenchCommand: ParsableCommand {
     @Flag(help: "Keep the generated stores in DIR/data.")
     var keepData = false
 
-    @Option(help: "Print the README's Speed table (Markdown) from this results.json, and exit: no benchmark runs.")
+    @Option(help: "Print one of the README's tables (Markdown) from this results.json, and exit: no benchmark runs.")
     var markdown: String?
+
+    @Option(help: "The table --markdown prints: speed (every engine variant beside its peers) or memory (the memory scenarios).")
+    var table: MarkdownTable.Kind = .speed
 
     func validate() throws {
         guard BenchScale(parsing: scale) != nil else { throw ValidationError("--scale must be small, medium, large or a row count of at least 100 (got '\(scale)')") }
@@ -50,7 +53,8 @@ struct BenchCommand: ParsableCommand {
     func run() throws {
         try reportingErrors("bench") {
             if let markdown {
-                print(MarkdownTable.speed(try BenchResults.load(from: URL(fileURLWithPath: markdown))), terminator: "")
+                let results = try BenchResults.load(from: URL(fileURLWithPath: markdown))
+                print(table == .speed ? MarkdownTable.speed(results) : MarkdownTable.memory(results), terminator: "")
                 return
             }
             let options = BenchRunner.Options(scale: BenchScale(parsing: scale)!, repetitions: repetitions, outputFolder: URL(fileURLWithPath: out),
@@ -81,3 +85,5 @@ struct BenchCommand: ParsableCommand {
         }
     }
 }
+
+extension MarkdownTable.Kind: ExpressibleByArgument {}

@@ -458,3 +458,98 @@ final class MarkdownTableTests: XCTestCase {
         XCTAssertTrue(row.contains("vs raw SQLite: ") && (row.contains("(met)") || row.contains("(missed)")), row)
     }
 }
+
+/// The README's Memory table is made from a run's memory scenarios.
+final class MemoryTableTests: XCTestCase {
+    func testTheMemoryTableShowsEachMemoryScenarioFromTheRun() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("faultline-memory-table-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let options = BenchRunner.Options(scale: BenchScale(name: "test", rows: 400), repetitions: 1, outputFolder: dir,
+                                          scenarioIDs: ["row-cache-sharing", "insert"], allocationCounter: MemoryMeterTests.counter)
+        let results = try BenchRunner(options: options).run()
+        let table = MarkdownTable.memory(results).split(separator: "\n").map(String.init)
+        // The comment, the header, the separator and one row: insert is not a memory scenario.
+        XCTAssertEqual(table.count, 4, table.joined(separator: "\n"))
+        let scenario = try XCTUnwrap(results.scenarios.first { $0.id == "row-cache-sharing" })
+        XCTAssertTrue(table[3].hasPrefix("| `row-cache-sharing`: "), table[3])
+        XCTAssertTrue(table[3].contains(scenario.verdict.detail.replacingOccurrences(of: "|", with: "\\|")), table[3])
+        if MemoryMeterTests.counter != nil, let first = scenario.variants.first, let kept = first.memory?.liveBytes {
+            XCTAssertTrue(table[3].contains("\(first.name) \(BenchFormat.bytes(kept))"), table[3])
+        }
+    }
+}
+
+/// Every tool times the same phases of a read — fetch, use, release — and a verdict names the phase it judges.
+final class PhaseTests: XCTestCase {
+    final class Tracked {
+        let released: () -> Void
+        init(_ released: @escaping () -> Void) { self.released = released }
+        deinit { released() }
+    }
+
+    func testReleaseLetsGoInsideTheCallAndNotBefore() {
+        var released = false
+        var held: Tracked? = Tracked { released = true }
+        XCTAssertFalse(released)
+        PhaseClock.release(&held)
+        XCTAssertTrue(released)
+        XCTAssertNil(held)
+    }
+
+    func testTheClockSumsLapsPerPhase() {
+        let clock = PhaseClock()
+        clock.start()
+        XCTAssertFalse(clock.recorded)
+        for _ in 0..<3 {
+            usleep(2_000)
+            clock.lap(.fetch)
+            clock.lap(.use)
+            usleep(1_000)
+            clock.lap(.release)
+        }
+        XCTAssertTrue(clock.recorded)
+        XCTAssertGreaterThanOrEqual(clock.seconds(.fetch), 0.006)
+        XCTAssertGreaterThanOrEqual(clock.seconds(.release), 0.003)
+        XCTAssertLessThan(clock.seconds(.use), clock.seconds(.release))
+        clock.start()
+        XCTAssertEqual(clock.seconds(.fetch), 0)
+    }
+
+    func testFetchObjectsTimesEachToolsPhasesAndJudgesTheNamedOnes() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("faultline-phases-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let options = BenchRunner.Options(scale: BenchScale(name: "test", rows: 2_000), repetitions: 2, outputFolder: dir,
+                                          scenarioIDs: ["fetch-objects", "range-query", "point-lookup"])
+        let results = try BenchRunner(options: options).run()
+        for scenario in results.scenarios {
+            XCTAssertEqual(scenario.status, "ran", scenario.note ?? "")
+            XCTAssertEqual(Set(scenario.variants.map(\.role)), [.engine, .rawSQLite, .grdb], scenario.id)
+            for variant in scenario.variants {
+                let phases = try XCTUnwrap(variant.phases, "\(scenario.id): \(variant.name)")
+                XCTAssertEqual(phases.map(\.phase), [.fetch, .use, .release])
+                for (i, sample) in variant.samples.enumerated() {
+                    let sum = phases.reduce(0) { $0 + $1.samples[i] }
+                    XCTAssertGreaterThan(phases[0].samples[i], 0, "\(scenario.id): \(variant.name)")
+                    XCTAssertLessThanOrEqual(sum, sample, "\(scenario.id): \(variant.name): the phases lie within the run")
+                }
+            }
+            // The end-to-end target against GRDB is each scenario's verdict's, and the summary names phases.
+            XCTAssertTrue(scenario.ratios.contains { $0.denominator == "GRDB records" && $0.phase == nil && $0.target == "≤ 1× end to end" }, scenario.id)
+            XCTAssertTrue(scenario.verdict.detail.contains("GRDB records: fetch "), scenario.verdict.detail)
+        }
+        let fetch = try XCTUnwrap(results.scenarios.first { $0.id == "fetch-objects" })
+        let fetchPhase = try XCTUnwrap(fetch.ratios.first { $0.denominator == "raw SQLite" && $0.phase == .fetch })
+        XCTAssertEqual(fetchPhase.target, "≤ 1.25×")
+        let engine = try XCTUnwrap(fetch.variants.first { $0.name == "engine, cold" }), raw = try XCTUnwrap(fetch.variants.first { $0.role == .rawSQLite })
+        XCTAssertEqual(fetchPhase.value, engine.phase(.fetch)!.median / raw.phase(.fetch)!.median, accuracy: 1e-9)
+        let summary = SummaryTable.text(results)
+        XCTAssertTrue(summary.contains("ratio engine, cold / raw SQLite (fetch): "), summary)
+        XCTAssertTrue(summary.contains("    phases: fetch "), summary)
+        let table = MarkdownTable.speed(results)
+        XCTAssertTrue(table.contains("vs raw SQLite (fetch): ≤ 1.25× — "), table)
+        XCTAssertTrue(table.contains("release "), table)
+        // Results without phases (written before them) still load.
+        let reloaded = try BenchResults.load(from: dir.appendingPathComponent(BenchRunner.resultsFile))
+        XCTAssertEqual(reloaded.scenarios.first?.variants.first?.phases?.count, 3)
+    }
+}

@@ -2,6 +2,29 @@ import XCTest
 @testable import Faultline
 
 final class PagedMapTests: XCTestCase {
+    func testModifyOrRemoveDecrementsAndRemovesInOneLookup() {
+        let map = PagedMap<Int>()
+        for key in 0..<130 { map[ObjectKey(table: 1, key: Int64(key))] = 2 }
+        let last = ObjectKey(table: 1, key: 129)
+        map.modifyOrRemove(last) { value in value -= 1; return value == 0 }
+        XCTAssertEqual(map[last], 1)
+        map.modifyOrRemove(last) { value in value -= 1; return value == 0 }
+        XCTAssertNil(map[last])
+        XCTAssertEqual(map.count, 129)
+        // Absent keys are left alone; the emptied page (keys 128…255) is dropped with its last value.
+        map.modifyOrRemove(ObjectKey(table: 2, key: 5)) { _ in XCTFail("absent"); return true }
+        map.modifyOrRemove(ObjectKey(table: 1, key: 128)) { _ in true }
+        XCTAssertEqual(map.count, 128)
+        XCTAssertNil(map[ObjectKey(table: 1, key: 128)])
+        map[ObjectKey(table: 1, key: 200)] = 7
+        XCTAssertEqual(map[ObjectKey(table: 1, key: 200)], 7)
+    }
+
+    func testTheInlinedReadsFlagMaskIsTheFlagsThatMakeAReadWork() {
+        // `slot(at:)` is inlined into programs with the mask as a literal: it must stay these three flags.
+        XCTAssertEqual(ManagedObject.Flags.accessWork, ManagedObject.Flags([.fault, .checksQueue, .watched]).rawValue)
+    }
+
     func testBehavesAsAMapForAnyKeys() {
         let map = PagedMap<Int>()
         var reference: [ObjectKey: Int] = [:]

@@ -233,6 +233,19 @@ final class CLITests: CLITestCase {
         let compared = try run(["bench", "--scale", "500", "--repetitions", "1", "--out", "again", "--baseline", "out/results.json", "insert"])
         XCTAssertEqual(compared.status, 0, compared.stderr)
         XCTAssertTrue(compared.stdout.contains("vs baseline"), compared.stdout)
+
+        // The README's tables from the run's results: the speed table (insert has peers), the memory one (no memory
+        // scenario ran: its header only); an unknown table is named.
+        let speed = try run(["bench", "--markdown", "out/results.json"])
+        XCTAssertEqual(speed.status, 0, speed.stderr)
+        XCTAssertTrue(speed.stdout.contains("| `insert` | engine |"), speed.stdout)
+        let memory = try run(["bench", "--markdown", "out/results.json", "--table", "memory"])
+        XCTAssertEqual(memory.status, 0, memory.stderr)
+        XCTAssertTrue(memory.stdout.contains("| scenario | kept (allocated), per variant | verdict |"), memory.stdout)
+        XCTAssertFalse(memory.stdout.contains("`insert`"), memory.stdout)
+        let table = try run(["bench", "--markdown", "out/results.json", "--table", "colour"])
+        XCTAssertNotEqual(table.status, 0)
+        XCTAssertTrue(table.stderr.contains("colour"), table.stderr)
     }
 
     func testBenchNamesBadArguments() throws {

@@ -50,6 +50,40 @@ let benchmarks: @Sendable () -> Void = {
         for _ in benchmark.scaledIterations { blackHole(try RawSQLite.selectRows(path: fetchStore.path)) }
     }
 
+    // Fetch, use, release: the three phases `faultline bench fetch-objects` times, by the same functions
+    // (`RowWorkload`, `RawSQLite` and `GRDBPeer.fetchUseRelease`), each phase a metric of its own (µs) beside the
+    // whole iteration's wall clock. A new context per iteration and every object released in it: a cold fetch,
+    // as the bench's "engine, cold".
+    let phaseMetrics = BenchPhase.allCases.map { BenchmarkMetric.custom("\($0.rawValue) (µs)", polarity: .prefersSmaller, useScalingFactor: false) }
+    let phasedConfiguration = Benchmark.Configuration(metrics: [.wallClock, .mallocCountTotal] + phaseMetrics, timeUnits: .milliseconds,
+                                                      maxDuration: .seconds(10), maxIterations: 20)
+    func phased(_ benchmark: Benchmark, _ run: (PhaseClock) throws -> Int64) rethrows {
+        let clock = PhaseClock()
+        for _ in benchmark.scaledIterations {
+            clock.start()
+            blackHole(try run(clock))
+            for (phase, metric) in zip(BenchPhase.allCases, phaseMetrics) {
+                benchmark.measurement(metric, Int((clock.seconds(phase) * 1e6).rounded()))
+            }
+        }
+    }
+
+    Benchmark("Fetch, use, release 200k × 10 ints: engine", configuration: phasedConfiguration) { benchmark in
+        try phased(benchmark) { clock in
+            try RowWorkload.fetchUseRelease(ManagedObjectContext(.privateQueue, coordinator: coordinator), clock: clock)
+        }
+    }
+
+    Benchmark("Fetch, use, release 200k × 10 ints: raw SQLite", configuration: phasedConfiguration) { benchmark in
+        let connection = try RawSQLite.Connection(path: fetchStore.path)
+        try phased(benchmark) { try RawSQLite.fetchUseRelease(connection, clock: $0) }
+    }
+
+    Benchmark("Fetch, use, release 200k × 10 ints: GRDB records", configuration: phasedConfiguration) { benchmark in
+        let queue = try GRDBPeer.open(fetchStore.path)
+        try phased(benchmark) { try GRDBPeer.fetchUseRelease(queue, clock: $0) }
+    }
+
     Benchmark("Insert 50k × 10 ints, one save") { benchmark in
         let store = folder.appendingPathComponent("insert.sqlite")
         for _ in benchmark.scaledIterations {

@@ -501,5 +501,5 @@ public final class ManagedObjectContext: @unchecked Sendable {
 }
 
 extension ManagedObject {
-    var objectKeyForCache: ObjectKey { ObjectKey(table: Int32(entity.root.entityNumber), key: key) }
+    var objectKeyForCache: ObjectKey { ObjectKey(table: entity.rootNumber, key: key) }
 }

@@ -42,6 +42,8 @@ public final class EntityDescription: @unchecked Sendable, CustomStringConvertib
     @exclusivity(unchecked) public internal(set) var properties: [PropertyDescription] = []
     /// Entity number, stored in `Z_ENT`. Numbers of a hierarchy are contiguous, the parent's first.
     @exclusivity(unchecked) public internal(set) var entityNumber: Int = 0
+    /// The root entity's number: the table's number in object keys (kept, as an object's release needs it).
+    @exclusivity(unchecked) var rootNumber: Int32 = 0
     /// The last entity number in this entity's sub-tree (itself when it has no sub-entities).
     @exclusivity(unchecked) public internal(set) var lastDescendantNumber: Int = 0
     /// The table shared by this entity's inheritance hierarchy.
@@ -64,7 +66,7 @@ public final class EntityDescription: @unchecked Sendable, CustomStringConvertib
     /// The registered class for objects of this entity.
     @exclusivity(unchecked) var managedClass: ManagedObject.Type = ManagedObject.self
     /// Serial unique in this process, used by `PropertyKey` caches.
-    let serial: Int = EntityDescription.nextSerial()
+    @usableFromInline let serial: Int = EntityDescription.nextSerial()
 
     /// Creates an entity description.
     public init(name: String, parent: String? = nil, isAbstract: Bool = false,

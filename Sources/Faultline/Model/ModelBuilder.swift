@@ -82,6 +82,7 @@ struct ModelBuilder {
         func visit(_ entity: EntityDescription) {
             ordered.append(entity)
             entity.entityNumber = ordered.count
+            entity.rootNumber = entity.superentity?.rootNumber ?? Int32(ordered.count)
             entity.subentities.forEach(visit)
             entity.lastDescendantNumber = ordered.count
         }

@@ -52,9 +52,13 @@ struct RowCache {
         entries.modifyIfPresent(key) { $0.holders += 1 }
     }
 
-    func release(_ key: ObjectKey) {
-        guard let holders = entries[key]?.holders else { return }
-        if holders <= 1 { entries[key] = nil } else { _ = entries.modifyIfPresent(key) { $0.holders = holders - 1 } }
+    /// Lets go of one holder's hold on a snapshot, dropping it with the last (one lookup, no copy of the values).
+    @inline(__always) func release(_ key: ObjectKey) {
+        entries.modifyOrRemove(key) { entry in
+            guard entry.holders > 1 else { return true }
+            entry.holders -= 1
+            return false
+        }
     }
 
     func remove(_ key: ObjectKey) { entries[key] = nil }

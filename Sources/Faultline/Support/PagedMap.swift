@@ -115,6 +115,19 @@ final class PagedMap<Value> {
         return true
     }
 
+    /// Runs `body` on the value for `key` if present, removing the value when `body` returns true: one lookup for
+    /// a decrement that may remove.
+    @inline(__always) func modifyOrRemove(_ key: ObjectKey, _ body: (inout Value) -> Bool) {
+        let (pageKey, slot) = location(key)
+        guard let page = page(pageKey, create: false), page.slots[slot] != nil else { return }
+        if body(&page.slots[slot]!) {
+            page.slots[slot] = nil
+            page.occupied -= 1
+            count -= 1
+            if page.occupied == 0 { drop(pageKey) }
+        }
+    }
+
     private func drop(_ pageKey: PageKey) {
         spare = pages.removeValue(forKey: pageKey)
         if lastKey == pageKey {

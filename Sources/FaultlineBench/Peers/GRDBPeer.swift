@@ -83,6 +83,60 @@ public enum GRDBPeer {
         return sum &+ Int64(items.count)
     }
 
+    /// The fetch's three phases: every `ZROW` row as a record (fetch), every value read (use), the records
+    /// dropped (release); returns a checksum.
+    public static func fetchUseRelease(_ queue: DatabaseQueue, clock: PhaseClock) throws -> Int64 {
+        var held: [Item]? = try queue.read { db in
+            try Item.fetchAll(db, sql: "SELECT Z_PK, ZA0, ZA1, ZA2, ZA3, ZA4, ZA5, ZA6, ZA7, ZA8, ZA9 FROM ZROW")
+        }
+        clock.lap(.fetch)
+        var sum: Int64 = 0
+        for item in held! {
+            let v = item.values
+            sum &+= v.0 &+ v.1 &+ v.2 &+ v.3 &+ v.4 &+ v.5 &+ v.6 &+ v.7 &+ v.8 &+ v.9
+        }
+        clock.lap(.use)
+        PhaseClock.release(&held)
+        clock.lap(.release)
+        return sum
+    }
+
+    /// `pointLookups` in three phases per key, in one read transaction as GRDB's suite runs them.
+    public static func pointLookups(_ queue: DatabaseQueue, keys: [Int64], clock: PhaseClock) throws -> Int64 {
+        try queue.read { db in
+            let statement = try db.cachedStatement(sql: "SELECT Z_PK, ZA0, ZA1, ZA2, ZA3, ZA4, ZA5, ZA6, ZA7, ZA8, ZA9 FROM ZROW WHERE Z_PK = ?")
+            var sum: Int64 = 0
+            clock.lap(.fetch)
+            for key in keys {
+                var item = try Item.fetchOne(statement, arguments: [key])
+                clock.lap(.fetch)
+                if let v = item?.values { sum &+= v.0 &+ v.1 &+ v.2 &+ v.3 &+ v.4 &+ v.5 &+ v.6 &+ v.7 &+ v.8 &+ v.9 }
+                clock.lap(.use)
+                PhaseClock.release(&item)
+                clock.lap(.release)
+            }
+            return sum
+        }
+    }
+
+    /// `rangeQueries` in three phases per range: records, every value read, records dropped.
+    public static func rangeQueries(_ queue: DatabaseQueue, sql: String, ranges: [(Int64, Int64)], clock: PhaseClock) throws -> Int {
+        try queue.read { db in
+            let statement = try db.cachedStatement(sql: sql)
+            var count = 0
+            clock.lap(.fetch)
+            for (low, high) in ranges {
+                var held: [NamedValue]? = try NamedValue.fetchAll(statement, arguments: [low, high])
+                clock.lap(.fetch)
+                for record in held! { count += record.name.utf8.count > 0 && record.value >= 0 ? 1 : 0 }
+                clock.lap(.use)
+                PhaseClock.release(&held)
+                clock.lap(.release)
+            }
+            return count
+        }
+    }
+
     /// One `ZROW` row by primary key for each of `keys`, through a cached statement; returns a checksum.
     public static func pointLookups(_ queue: DatabaseQueue, keys: [Int64]) throws -> Int64 {
         try queue.read { db in

@@ -86,6 +86,85 @@ public enum RawSQLite {
         return sum &+ Int64(rows.count)
     }
 
+    /// Every column of one `ZROW` row, as a program reading rows into structs holds it.
+    public struct RowRecord {
+        var entity: Int64, key: Int64, version: Int64
+        var values: (Int64, Int64, Int64, Int64, Int64, Int64, Int64, Int64, Int64, Int64)
+    }
+
+    /// The fetch's three phases, as the engine and GRDB run them: every `ZROW` row into an array of structs
+    /// (fetch), every value read (use), the array dropped (release); returns a checksum.
+    public static func fetchUseRelease(_ connection: Connection, clock: PhaseClock) throws -> Int64 {
+        var held: [RowRecord]? = try {
+            let stmt = try connection.prepare("SELECT Z_ENT, Z_PK, Z_OPT, ZA0, ZA1, ZA2, ZA3, ZA4, ZA5, ZA6, ZA7, ZA8, ZA9 FROM ZROW")
+            defer { sqlite3_finalize(stmt) }
+            var rows: [RowRecord] = []
+            while sqlite3_step(stmt) == SQLITE_ROW {
+                func c(_ i: Int32) -> Int64 { sqlite3_column_int64(stmt, i) }
+                rows.append(RowRecord(entity: c(0), key: c(1), version: c(2), values: (c(3), c(4), c(5), c(6), c(7), c(8), c(9), c(10), c(11), c(12))))
+            }
+            return rows
+        }()
+        clock.lap(.fetch)
+        var sum: Int64 = 0
+        for row in held! {
+            let v = row.values
+            sum &+= v.0 &+ v.1 &+ v.2 &+ v.3 &+ v.4 &+ v.5 &+ v.6 &+ v.7 &+ v.8 &+ v.9
+        }
+        clock.lap(.use)
+        PhaseClock.release(&held)
+        clock.lap(.release)
+        return sum
+    }
+
+    /// One `ZROW` row by primary key for each of `keys` (one prepared statement), each in its three phases: the
+    /// row into a struct, its values read, the struct dropped; returns a checksum.
+    public static func pointLookups(_ connection: Connection, keys: [Int64], clock: PhaseClock) throws -> Int64 {
+        let stmt = try connection.prepare("SELECT Z_ENT, Z_PK, Z_OPT, ZA0, ZA1, ZA2, ZA3, ZA4, ZA5, ZA6, ZA7, ZA8, ZA9 FROM ZROW WHERE Z_PK = ?")
+        defer { sqlite3_finalize(stmt) }
+        var sum: Int64 = 0
+        clock.lap(.fetch)
+        for key in keys {
+            sqlite3_bind_int64(stmt, 1, key)
+            var row: RowRecord?
+            if sqlite3_step(stmt) == SQLITE_ROW {
+                func c(_ i: Int32) -> Int64 { sqlite3_column_int64(stmt, i) }
+                row = RowRecord(entity: c(0), key: c(1), version: c(2), values: (c(3), c(4), c(5), c(6), c(7), c(8), c(9), c(10), c(11), c(12)))
+            }
+            sqlite3_reset(stmt)
+            clock.lap(.fetch)
+            if let v = row?.values { sum &+= v.0 &+ v.1 &+ v.2 &+ v.3 &+ v.4 &+ v.5 &+ v.6 &+ v.7 &+ v.8 &+ v.9 }
+            clock.lap(.use)
+            PhaseClock.release(&row)
+            clock.lap(.release)
+        }
+        return sum
+    }
+
+    /// `rangeQueries` in three phases per range: the rows into structs, every value read, the structs dropped.
+    public static func rangeQueries(_ connection: Connection, sql: String, ranges: [(Int64, Int64)], clock: PhaseClock) throws -> Int {
+        let stmt = try connection.prepare(sql)
+        defer { sqlite3_finalize(stmt) }
+        var count = 0
+        clock.lap(.fetch)
+        for (low, high) in ranges {
+            sqlite3_bind_int64(stmt, 1, low)
+            sqlite3_bind_int64(stmt, 2, high)
+            var held: [(String, Int64)]? = []
+            while sqlite3_step(stmt) == SQLITE_ROW {
+                let name = sqlite3_column_text(stmt, 0).map { String(cString: $0) } ?? ""
+                held!.append((name, sqlite3_column_int64(stmt, 1)))
+            }
+            sqlite3_reset(stmt)
+            clock.lap(.fetch)
+            for (name, population) in held! { count += name.utf8.count > 0 && population >= 0 ? 1 : 0 }
+            clock.lap(.use)
+            PhaseClock.release(&held)
+            clock.lap(.release)
+        }
+        return count
+    }
+
     /// `selectRows` on a connection of its own.
     public static func selectRows(path: String) throws -> Int64 { try selectRows(Connection(path: path)) }
 

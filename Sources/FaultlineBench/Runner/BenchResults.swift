@@ -104,6 +104,19 @@ public struct VariantResult: Codable, Sendable {
     public var queryPlans: [String: [String]]?
     /// One more, untimed run's memory: allocations and bytes, what it kept, the process's peak resident size.
     public var memory: MemoryMeasurement?
+    /// The phases of each timed run (`fetch`, `use`, `release`), for variants that time them; absent otherwise
+    /// and in results written before phases were timed. The phases add up to the run less the clock's own reads.
+    public var phases: [PhaseResult]?
+
+    /// The timing of one phase, when the variant has it.
+    public func phase(_ phase: BenchPhase) -> PhaseResult? { phases?.first { $0.phase == phase } }
+}
+
+/// One phase of a variant's timed runs: the median seconds per run and every repetition's.
+public struct PhaseResult: Codable, Sendable {
+    public var phase: BenchPhase
+    public var median: Double
+    public var samples: [Double]
 }
 
 public struct RatioResult: Codable, Sendable {
@@ -116,6 +129,11 @@ public struct RatioResult: Codable, Sendable {
     /// True when `value` is the median of the repetitions' own ratios rather than the ratio of the medians (absent
     /// in results written before paired ratios).
     public var paired: Bool?
+    /// The phase the ratio compares; absent: whole runs.
+    public var phase: BenchPhase?
+
+    /// "engine, cold / raw SQLite", with the phase when the ratio compares one ("… (fetch)").
+    public var label: String { "\(numerator) / \(denominator)\(phase.map { " (\($0.rawValue))" } ?? "")" }
 }
 
 /// A benchmark runner error: a message naming what and where.

@@ -183,14 +183,22 @@ public final class BenchRunner {
         traced.flush()
         var samples = Array(repeating: [Double](), count: variants.count)
         var processorSamples = samples
+        var phaseSamples = Array(repeating: Array(repeating: [Double](), count: BenchPhase.allCases.count), count: variants.count)
         let repetitions = max(1, options.repetitions, scenario.minimumRepetitions)
         for repetition in 0..<repetitions {
             options.progress("\(step): repetition \(repetition + 1)/\(repetitions)")
             for i in Self.runOrder(variants.count, repetition: repetition, alternates: scenario.alternatesOrder) {
                 let body = try variants[i].prepare(.disabled)
-                let (seconds, processorSeconds) = try Stopwatch.measure(body)
+                let clock = variants[i].phases
+                let (seconds, processorSeconds) = try Stopwatch.measure {
+                    clock?.start()
+                    try body()
+                }
                 samples[i].append(seconds)
                 processorSamples[i].append(processorSeconds)
+                if let clock, clock.recorded {
+                    for phase in BenchPhase.allCases { phaseSamples[i][phase.index].append(clock.seconds(phase)) }
+                }
             }
         }
         // Memory beside time: one more run of each variant, untimed, with allocations counted.
@@ -203,15 +211,21 @@ public final class BenchRunner {
         }
         let measured = variants.indices.map { i -> VariantResult in
             let sorted = samples[i].sorted()
+            let phases = BenchPhase.allCases.compactMap { phase -> PhaseResult? in
+                let times = phaseSamples[i][phase.index]
+                guard times.count == samples[i].count else { return nil }
+                return PhaseResult(phase: phase, median: times.sorted()[times.count / 2], samples: times)
+            }
             return VariantResult(name: variants[i].name, role: variants[i].role, operations: variants[i].operations,
                                  median: sorted[sorted.count / 2], min: sorted.first!, max: sorted.last!, samples: samples[i],
-                                 processorSamples: processorSamples[i], counters: counters[i], queryPlans: plans[i], memory: memory[i])
+                                 processorSamples: processorSamples[i], counters: counters[i], queryPlans: plans[i], memory: memory[i],
+                                 phases: phases.isEmpty ? nil : phases)
         }
         let measurements = ScenarioMeasurements(results: measured)
         let ratios = scenario.ratios.compactMap { spec -> RatioResult? in
             guard let value = measurements.ratio(spec) else { return nil }
             return RatioResult(numerator: spec.numerator, denominator: spec.denominator, value: value, target: spec.target,
-                               met: spec.limit.map { value <= $0 }, paired: spec.paired)
+                               met: spec.limit.map { value <= $0 }, paired: spec.paired, phase: spec.phase)
         }
         return ScenarioResult(id: scenario.id, title: scenario.title, claim: scenario.claim, source: scenario.source, status: "ran",
                               note: nil, verdict: scenario.judge(measurements), variants: measured, ratios: ratios)

@@ -67,6 +67,8 @@ public struct BenchVariant {
     public var prepare: (Probes) throws -> () throws -> Void
     /// The context of the run in progress, when the variant is the engine's (for an object-graph snapshot).
     let context = WeakContext()
+    /// The clock of the run in progress's phases (`fetch`, `use`, `release`), for variants that time them.
+    public var phases: PhaseClock?
 
     public init(_ name: String, role: VariantRole = .engine, operations: Int = 1,
                 prepare: @escaping (Probes) throws -> () throws -> Void) {
@@ -74,6 +76,17 @@ public struct BenchVariant {
         self.role = role
         self.operations = operations
         self.prepare = prepare
+    }
+}
+
+extension BenchVariant {
+    /// A variant that times its phases: `make` builds it around a clock its work laps (`PhaseClock.lap`), which
+    /// the runner starts before each timed run.
+    public static func phased(_ make: (PhaseClock) -> BenchVariant) -> BenchVariant {
+        let clock = PhaseClock()
+        var variant = make(clock)
+        variant.phases = clock
+        return variant
     }
 }
 
@@ -94,10 +107,14 @@ public struct RatioSpec: Sendable {
     /// times both variants within moments of each other, so a slow drift of the machine's speed cancels out: the
     /// estimate for a difference of a few percent on a shared machine.
     public var paired: Bool
+    /// The phase whose times the ratio compares; nil: whole runs (end to end).
+    public var phase: BenchPhase?
 
-    public init(_ numerator: String, over denominator: String, limit: Double? = nil, target: String? = nil, paired: Bool = false) {
+    public init(_ numerator: String, over denominator: String, phase: BenchPhase? = nil, limit: Double? = nil,
+                target: String? = nil, paired: Bool = false) {
         self.numerator = numerator
         self.denominator = denominator
+        self.phase = phase
         self.limit = limit
         self.paired = paired
         self.target = target ?? limit.map { "≤ \(BenchFormat.ratio($0))" }
@@ -139,6 +156,18 @@ public struct ScenarioMeasurements {
         return x / y
     }
 
+    /// Median seconds of one phase of a variant's runs (per operation), or nil when the variant does not time it.
+    public func median(_ name: String, phase: BenchPhase) -> Double? {
+        self[name].flatMap { variant in variant.phase(phase).map { $0.median / Double(variant.operations) } }
+    }
+
+    /// `a / b` of two variants' medians of one phase (nil: whole runs).
+    public func ratio(_ a: String, _ b: String, phase: BenchPhase?) -> Double? {
+        guard let phase else { return ratio(a, b) }
+        guard let x = median(a, phase: phase), let y = median(b, phase: phase), y > 0 else { return nil }
+        return x / y
+    }
+
     /// The median of `a / b` over the repetitions (per operation), each repetition's runs of `a` and `b` paired.
     public func pairedRatio(_ a: String, _ b: String) -> Double? {
         guard let x = self[a], let y = self[b] else { return nil }
@@ -168,7 +197,7 @@ public struct ScenarioMeasurements {
 
     /// The ratio a spec asks for: paired or of medians.
     func ratio(_ spec: RatioSpec) -> Double? {
-        spec.paired ? pairedRatio(spec.numerator, spec.denominator) : ratio(spec.numerator, spec.denominator)
+        spec.paired ? pairedRatio(spec.numerator, spec.denominator) : ratio(spec.numerator, spec.denominator, phase: spec.phase)
     }
 
     /// Counters of a variant's traced run.

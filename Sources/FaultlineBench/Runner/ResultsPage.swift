@@ -40,12 +40,22 @@ public enum ResultsPage {
                     }
                     body += "<tr>" + cells.map { "<td>\($0)</td>" }.joined() + "</tr>\n"
                 }
-                body += "</table>\n" + bars(scenario.variants)
+                body += "</table>\n"
+                let phased = scenario.variants.filter { $0.phases != nil }
+                if !phased.isEmpty {
+                    body += "<table><tr><th>variant</th>" + BenchPhase.allCases.map { "<th>\($0.rawValue) (median)</th>" }.joined() + "<th>whole run (median)</th></tr>\n"
+                    for v in phased {
+                        let cells = [escape(v.name)] + BenchPhase.allCases.map { v.phase($0).map { BenchFormat.seconds($0.median) } ?? "" } + [BenchFormat.seconds(v.median)]
+                        body += "<tr>" + cells.map { "<td>\($0)</td>" }.joined() + "</tr>\n"
+                    }
+                    body += "</table>\n"
+                }
+                body += bars(scenario.variants)
             }
             for ratio in scenario.ratios {
                 let met = ratio.met.map { $0 ? " — met" : " — <b>missed</b>" } ?? ""
                 let paired = ratio.paired == true ? " (paired: the median of the repetitions' own ratios)" : ""
-                body += "<p>\(escape(ratio.numerator)) / \(escape(ratio.denominator))\(paired): <b>\(BenchFormat.ratio(ratio.value))</b>\(ratio.target.map { " (target \(escape($0)))" } ?? "")\(met)</p>\n"
+                body += "<p>\(escape(ratio.label))\(paired): <b>\(BenchFormat.ratio(ratio.value))</b>\(ratio.target.map { " (target \(escape($0)))" } ?? "")\(met)</p>\n"
             }
             if let svg = diagrams[scenario.id] { body += "<details><summary>Model diagram</summary>\(inlineSVG(svg))</details>\n" }
             for variant in scenario.variants {

@@ -36,11 +36,12 @@ public enum SummaryTable {
                     if let a = variant.counters?.statements, let b = old.counters?.statements, a != b { line += " (statements \(b) → \(a))" }
                 }
                 lines.append(line)
+                if let phases = variant.phases { lines.append("    phases: " + BenchFormat.phases(phases)) }
                 if let memory = variant.memory { lines.append("    memory: " + BenchFormat.memory(memory)) }
             }
             for ratio in scenario.ratios {
                 let met = ratio.met.map { $0 ? " met" : " MISSED" } ?? ""
-                lines.append("  ratio \(ratio.numerator) / \(ratio.denominator)\(ratio.paired == true ? " (paired)" : ""): \(BenchFormat.ratio(ratio.value))" + (ratio.target.map { "  target \($0)\(met)" } ?? ""))
+                lines.append("  ratio \(ratio.label)\(ratio.paired == true ? " (paired)" : ""): \(BenchFormat.ratio(ratio.value))" + (ratio.target.map { "  target \($0)\(met)" } ?? ""))
             }
             lines.append("  \(scenario.verdict.detail)")
         }

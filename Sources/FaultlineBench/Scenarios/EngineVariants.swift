@@ -65,6 +65,11 @@ enum Bench {
         return values.map { String(format: $0 / first >= 10 ? "%.0f" : "%.1f", $0 / first) }.joined(separator: " : ")
     }
 
+    /// "engine: fetch 81.2 ms, use 6.1 ms, release 52.0 ms; GRDB records: …" for the variants that timed phases.
+    static func phaseSummary(_ m: ScenarioMeasurements, _ names: [String]) -> String {
+        names.compactMap { name in m[name]?.phases.map { "\(name): \(BenchFormat.phases($0))" } }.joined(separator: "; ")
+    }
+
     /// The object IDs of every object of `entity` in a store (read once, untimed).
     static func objectIDs(_ entity: String, model: ManagedObjectModel, store: URL) throws -> [ManagedObjectID] {
         let context = try BenchStore.coldContext(model, at: store, probes: .disabled)

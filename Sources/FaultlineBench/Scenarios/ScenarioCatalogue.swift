@@ -6,4 +6,8 @@ public enum ScenarioCatalogue {
          batchSize, indexSmall, indexLarge, compoundIndex, normalizedSearch, aggregate, pointLookup, rangeQuery, blobs, probeCost, batchUpdate, batchDelete, mergeCost,
          migration, importReset, importUndo, fetchMemory, refreshToFault, rowCacheSharing, retainsRegistered]
     }
+
+    /// The scenarios whose claims are about memory: the README's Memory table.
+    public static let memoryScenarioIDs: Set<String> = ["import-reset", "import-undo", "fetch-memory", "refresh-to-fault",
+                                                         "row-cache-sharing", "retains-registered", "blobs"]
 }

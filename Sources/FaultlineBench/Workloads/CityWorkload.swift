@@ -94,4 +94,25 @@ public enum CityWorkload {
             try context.save()
         }
     }
+
+    /// `population BETWEEN low AND high` for each range, on the context's queue, each in three phases: the cities
+    /// as objects (fetch), their name and population read (use), the objects dropped (release); returns the rows.
+    public static func rangeQueries(_ context: ManagedObjectContext, ranges: [(Int64, Int64)], clock: PhaseClock) throws -> Int {
+        try context.performAndWait {
+            var count = 0
+            clock.lap(.fetch)
+            for (low, high) in ranges {
+                var request = FetchRequest<ManagedObject>(entityName: "City",
+                                                          predicate: try ObjectPredicate(format: "population BETWEEN {%@, %@}", argumentArray: [low, high]))
+                request.returnsObjectsAsFaults = false
+                var held: [ManagedObject]? = try context.fetch(request)
+                clock.lap(.fetch)
+                for city in held! { count += city[name].utf8.count > 0 && city[population] >= 0 ? 1 : 0 }
+                clock.lap(.use)
+                PhaseClock.release(&held)
+                clock.lap(.release)
+            }
+            return count
+        }
+    }
 }

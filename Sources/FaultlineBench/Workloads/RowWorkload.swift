@@ -70,4 +70,41 @@ public enum RowWorkload {
             return (sum, rows)
         }
     }
+
+    /// The fetch's three phases, as the peers run them: every row into materialized objects (fetch), every
+    /// attribute of every object read (use), the objects dropped (release), all on the context's queue; returns a
+    /// checksum.
+    public static func fetchUseRelease(_ context: ManagedObjectContext, clock: PhaseClock) throws -> Int64 {
+        try context.performAndWait {
+            var request = FetchRequest<ManagedObject>(entityName: "Row")
+            request.returnsObjectsAsFaults = false
+            let keys = keys
+            var held: [ManagedObject]? = try context.fetch(request)
+            clock.lap(.fetch)
+            var sum: Int64 = 0
+            for row in held! { for key in keys { sum &+= row[key] } }
+            clock.lap(.use)
+            PhaseClock.release(&held)
+            clock.lap(.release)
+            return sum
+        }
+    }
+
+    /// `existingObject(with:)` for each of `ids` on the context's queue, each in three phases: the object
+    /// (fetch), its ten attributes read (use), the object dropped (release); returns a checksum.
+    public static func pointLookups(_ context: ManagedObjectContext, ids: [ManagedObjectID], clock: PhaseClock) throws -> Int64 {
+        try context.performAndWait {
+            var sum: Int64 = 0
+            clock.lap(.fetch)
+            for id in ids {
+                var object: ManagedObject? = try context.existingObject(with: id)
+                clock.lap(.fetch)
+                for key in keys { sum &+= object![key] }
+                clock.lap(.use)
+                PhaseClock.release(&object)
+                clock.lap(.release)
+            }
+            return sum
+        }
+    }
 }
