@@ -11,7 +11,7 @@ public final class ContextUndoManager {
         let object: ManagedObject
         /// False before the object's insertion (or after an inserted object was deleted).
         let present: Bool
-        let values: [Slot]
+        let values: SlotRow
         let toMany: [(slot: Int, members: [ManagedObject])]
         let transientObjects: [Int: Any]
         let inserted: Bool

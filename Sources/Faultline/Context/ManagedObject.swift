@@ -27,9 +27,9 @@ open class ManagedObject: CustomStringConvertible {
     // The context's queue is the only accessor; skip dynamic exclusivity checks on the hot slots.
     @exclusivity(unchecked) var key: Int64 = 0
     @exclusivity(unchecked) var version: Int64 = 0
-    @exclusivity(unchecked) @usableFromInline final var values: [Slot] = []
+    @exclusivity(unchecked) @usableFromInline final var values = SlotRow()
     /// The values as last fetched or saved, kept apart from `values` only once they differ (see `committed`).
-    @exclusivity(unchecked) var committedCopy: [Slot] = []
+    @exclusivity(unchecked) var committedCopy = SlotRow()
     @exclusivity(unchecked) @usableFromInline final var flags: Flags = []
     @exclusivity(unchecked) var changes = ChangeMask()
     /// Transient values that have no stored form (transformable, undefined, object ID types), by slot.
@@ -68,7 +68,7 @@ open class ManagedObject: CustomStringConvertible {
 
     /// The values as last fetched or saved. A fetched object shares one array with the row cache until its
     /// first change, so most objects never pay for a second copy.
-    var committed: [Slot] {
+    var committed: SlotRow {
         get { flags.contains(.hasCommittedCopy) ? committedCopy : values }
         set {
             committedCopy = newValue

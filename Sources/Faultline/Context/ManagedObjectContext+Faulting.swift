@@ -33,11 +33,11 @@ extension ManagedObjectContext {
         if object.key > 0 { materializedCount += 1 }
         object.flags.remove(.fault)
         object.flags.insert(.inaccessible)
-        object.values = object.entity.properties.map { _ in .null }
+        object.values = SlotRow(Array(repeating: .null, count: object.entity.properties.count))
         object.valuesAreCommitted()
     }
 
-    @inline(__always) func fulfill(_ object: ManagedObject, values: [Slot], version: Int64) {
+    @inline(__always) func fulfill(_ object: ManagedObject, values: SlotRow, version: Int64) {
         if object.flags.contains(.fault) && object.key > 0 { materializedCount &+= 1 }
         object.values = values
         object.valuesAreCommitted()

@@ -215,7 +215,7 @@ extension ManagedObjectContext {
     // MARK: Reading through the parent (on the child's queue)
 
     /// The values an object would have if refreshed: its parent's (child contexts) or the store's.
-    func underlyingRow(of object: ManagedObject) -> (values: [Slot], version: Int64)? {
+    func underlyingRow(of object: ManagedObject) -> (values: SlotRow, version: Int64)? {
         guard let parent else {
             return (try? reader.readRow(entity: object.entity, key: object.key)).flatMap { $0.map { ($0.values, $0.version) } }
         }
@@ -239,7 +239,7 @@ extension ManagedObjectContext {
             if object.key > 0 { materializedCount += 1 }
             object.flags.remove(.fault)
             object.flags.insert(.inaccessible)
-            object.values = object.entity.properties.map { _ in .null }
+            object.values = SlotRow(Array(repeating: .null, count: object.entity.properties.count))
             object.valuesAreCommitted()
             return true
         }

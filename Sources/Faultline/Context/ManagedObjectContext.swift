@@ -32,7 +32,7 @@ public final class ManagedObjectContext: @unchecked Sendable {
     /// An object's `deinit` is releasing values: objects released meanwhile queue theirs here (see
     /// `objectWillDeinit`). Used on the context's queue only.
     @exclusivity(unchecked) var releasingObjects = false
-    @exclusivity(unchecked) var deferredReleases: [[Slot]] = []
+    @exclusivity(unchecked) var deferredReleases: [SlotRow] = []
     /// Registered saved objects that are not faults (inserted ones are `insertedCount`): the trace's gauge.
     @exclusivity(unchecked) var materializedCount = 0
     /// Objects known by a temporary key without being inserted here: in a child context, objects its parent
@@ -231,7 +231,7 @@ public final class ManagedObjectContext: @unchecked Sendable {
             let object = entity.managedClass.init(entity: entity, insertInto: nil)
             object.key = id.key
             object.flags = .inaccessible
-            object.values = entity.properties.map { _ in .null }
+            object.values = SlotRow(Array(repeating: .null, count: entity.properties.count))
             return object
         }
         return faultingObject(entity: entity, key: id.key)
@@ -282,7 +282,7 @@ public final class ManagedObjectContext: @unchecked Sendable {
             let stand = newFault(entity: entity, key: key)
             stand.flags.remove(.fault)
             stand.flags.insert(.inaccessible)
-            stand.values = entity.properties.map { _ in .null }
+            stand.values = SlotRow(Array(repeating: .null, count: entity.properties.count))
             stand.valuesAreCommitted()
             return stand
         }
@@ -309,7 +309,7 @@ public final class ManagedObjectContext: @unchecked Sendable {
         let key = Self.temporaryKeys.wrappingAdd(1, ordering: .relaxed).newValue
         object.managedObjectContext = self
         object.key = -key
-        object.values = object.entity.insertTemplate
+        object.values = SlotRow(object.entity.insertTemplate)
         for (slot, value) in object.entity.transientDefaults { object.transientObjects[slot] = value }
         registerInsertion(object)
         object.awakeFromInsert()

@@ -46,10 +46,13 @@ final class ObjectRegistry {
     /// here); false when it was not.
     @discardableResult
     func remove(_ object: ManagedObject, at key: ObjectKey) -> Bool {
-        guard let registered = objects[key], registered.toOpaque() == object.address else { return false }
-        objects[key] = nil
-        retained?[key] = nil
-        return true
+        var removed = false
+        objects.modifyOrRemove(key) { registered in
+            removed = registered.toOpaque() == object.address
+            return removed
+        }
+        if removed, let retained { retained[key] = nil }
+        return removed
     }
 
     /// Every registered object, held strongly by the array (iterate this rather than the pages, which an object's

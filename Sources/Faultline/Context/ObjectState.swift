@@ -9,7 +9,7 @@ struct ObjectState: @unchecked Sendable {
     let key: Int64
     let version: Int64
     /// The values, with `.object` and `.many` slots set to `.null` (see `toOne` and `toMany`).
-    var values: [Slot]
+    var values: SlotRow
     var toOne: [(slot: Int, destination: Reference)] = []
     var toMany: [(slot: Int, members: [Reference])] = []
     var transientObjects: [Int: Any]
@@ -38,7 +38,7 @@ struct ObjectState: @unchecked Sendable {
     }
 
     /// The values with references resolved to objects of `context` (faults where not registered there).
-    func values(in context: ManagedObjectContext) -> [Slot] {
+    func values(in context: ManagedObjectContext) -> SlotRow {
         var resolved = values
         for (slot, destination) in toOne {
             resolved[slot] = .object(context.faultingObject(entity: destination.entity, key: destination.key))

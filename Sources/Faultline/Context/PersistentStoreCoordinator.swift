@@ -10,7 +10,7 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
     private var store: SQLiteStore?
     /// The store connection's statement probe (nil with probes off), kept at hand for the per-fetch totals.
     private var statementProbe: ConnectionProbe?
-    @exclusivity(unchecked) private var rowCache = RowCache()
+    private let rowCache = RowCache()
     private var filterCache: [FetchFilterKey: FetchFilter] = [:]
     private var templateCache: [FetchFilterShapeKey: FetchFilterTemplate] = [:]
     private var filterCompilations = 0
@@ -117,7 +117,7 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
     /// A row handed to a context: its entity, key and version, and `snapshot`, which puts the row in the row
     /// cache (decoding it only when the cached copy is missing or stale) and returns its values, held by the
     /// caller's object from then on. A handler that already holds a current snapshot need not call it.
-    typealias RowHandler = (_ entity: EntityDescription, _ key: Int64, _ version: Int64, _ snapshot: () -> [Slot]) throws -> Void
+    typealias RowHandler = (_ entity: EntityDescription, _ key: Int64, _ version: Int64, _ snapshot: () -> SlotRow) throws -> Void
 
     /// Runs a full-row fetch of `entity` and calls `handler` per row, under the lock.
     func fetchRows(entity: EntityDescription, includesSubentities: Bool, keys: [Int64]?, filter: FetchFilter?,
@@ -133,6 +133,8 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
             // A single-entity table needs no Z_ENT lookup per row.
             let singleEntity = tablePlan.isSingleEntity ? entity.root : nil
             let singlePlan = singleEntity.map { store.plan(for: $0) }
+            // The rows' values are decoded into shared blocks (one allocation for many rows).
+            var writer = SlotRowWriter()
             for chunk in chunks {
                 let query = SelectQuery(select: tablePlan.selectSQL, conditions: conditions, bounds: bounds, keys: chunk,
                                         filter: filter, limit: limit, offset: offset)
@@ -155,7 +157,7 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
                     try plan.checkForeignKeys(statement, table: table, key: key)
                     try handler(rowEntity, key, version) {
                         rowCache.upsertAndRetain(ObjectKey(table: root, key: key), version: version, entityNumber: Int32(rowEntity.entityNumber), at: readAt) {
-                            plan.decode(statement)
+                            plan.decode(statement, into: &writer)
                         }
                     }
                 }
@@ -277,7 +279,7 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
 
     /// The snapshot of one row for fault fulfilment: from the row cache when present (no SQL) and not older than
     /// `maxAge` nanoseconds (nil: any age), else one SELECT. The caller's object holds the snapshot afterwards.
-    func snapshotForFault(entity: EntityDescription, key: Int64, retain: Bool, maxAge: UInt64? = nil) throws -> (values: [Slot], version: Int64, entity: EntityDescription)? {
+    func snapshotForFault(entity: EntityDescription, key: Int64, retain: Bool, maxAge: UInt64? = nil) throws -> (values: SlotRow, version: Int64, entity: EntityDescription)? {
         try withLock {
             let objectKey = ObjectKey(table: Int32(entity.root.entityNumber), key: key)
             if let cached = rowCache.entry(for: objectKey), let cachedEntity = entity.model.entity(number: Int(cached.entityNumber)),
@@ -298,7 +300,7 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
 
     /// Reads one row of `entity` (or a sub-entity) from SQLite, bypassing the row cache (and refreshing it); a row of
     /// another entity is refused.
-    func readRow(entity: EntityDescription, key: Int64) throws -> (values: [Slot], version: Int64, entity: EntityDescription)? {
+    func readRow(entity: EntityDescription, key: Int64) throws -> (values: SlotRow, version: Int64, entity: EntityDescription)? {
         try withLock {
             let store = try requireStore()
             store.purpose(.fault)
@@ -353,7 +355,7 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
     /// Refreshes a row's cached snapshot for an object that already holds one (called under the lock, from a
     /// fetch handler): takes the new snapshot, then drops the extra hold.
     @discardableResult
-    func refreshCachedRow(root: Int32, key: Int64, _ snapshot: () -> [Slot]) -> [Slot] {
+    func refreshCachedRow(root: Int32, key: Int64, _ snapshot: () -> SlotRow) -> SlotRow {
         let values = snapshot()
         rowCache.release(ObjectKey(table: root, key: key))
         return values
@@ -393,7 +395,7 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
     func rowCacheRemove(_ key: ObjectKey) { rowCache.remove(key) }
 
     /// A cached row, if any (under the lock).
-    func cachedRow(_ key: ObjectKey) -> (values: [Slot], version: Int64)? {
+    func cachedRow(_ key: ObjectKey) -> (values: SlotRow, version: Int64)? {
         rowCache.entry(for: key).map { ($0.values, $0.version) }
     }
 
@@ -413,8 +415,11 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
     /// Snapshots in the row cache; the caller holds the lock.
     var rowCacheCountLocked: Int { rowCache.count }
 
+    /// One object's hold on its snapshot let go (each object's release calls this: no closure, nothing retained).
     func releaseSnapshot(_ key: ObjectKey) {
-        withLock { rowCache.release(key) }
+        lock.lock()
+        rowCache.release(key)
+        lock.unlock()
     }
 
     // MARK: Writing

@@ -58,7 +58,7 @@ extension ManagedObjectContext {
                     object.values[i] = current[i]
                     object.changes.remove(i)
                 }
-                object.committed = current
+                object.committed = SlotRow(current)
                 object.version = version
             }
         }

@@ -8,6 +8,8 @@ public struct Snapshot: Sendable, CustomStringConvertible {
         self.values = values
     }
 
+    init(entity: EntityDescription, values: SlotRow) { self.init(entity: entity, values: values.array) }
+
     /// The value of the attribute `key` (nil for nil values, relationships and unknown keys).
     public subscript(key: String) -> Any? {
         guard let attribute = entity.attribute(named: key), !attribute.isTransient, attribute.index < values.count else { return nil }

@@ -2,7 +2,7 @@
 /// lock, so the (non-Sendable) objects never cross threads.
 extension ManagedObject {
     /// Makes the current values the committed ones after a write; returns them in stored form for the row cache.
-    func commitValues() -> [Slot] {
+    func commitValues() -> SlotRow {
         let stored = SaveChanges.storedForm(of: self)
         if entity.snapshotNeedsStoredForm { committed = stored } else { valuesAreCommitted() }
         return stored
@@ -19,12 +19,12 @@ struct SaveChanges {
 
     /// An object's values as a row-cache snapshot holds them: to-ones as stored keys, to-many and transient
     /// slots empty (transient attributes at their defaults). Shares the live array when nothing differs.
-    static func storedForm(of object: ManagedObject) -> [Slot] {
+    static func storedForm(of object: ManagedObject) -> SlotRow {
         storedForm(object.values, entity: object.entity)
     }
 
     /// `values` of an object of `entity` in stored form (see `storedForm(of:)`).
-    static func storedForm(_ values: [Slot], entity: EntityDescription) -> [Slot] {
+    static func storedForm(_ values: SlotRow, entity: EntityDescription) -> SlotRow {
         guard entity.snapshotNeedsStoredForm else { return values }
         var values = values
         for (i, property) in entity.properties.enumerated() where i < values.count {

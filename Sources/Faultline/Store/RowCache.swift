@@ -1,10 +1,11 @@
 /// The coordinator's cache of row snapshots, shared by its contexts.
 ///
 /// Each snapshot counts the registered objects that hold it; when the last one lets go, the snapshot is dropped.
-/// Not thread-safe by itself: the coordinator's lock guards it.
-struct RowCache {
+/// Not thread-safe by itself: the coordinator's lock guards it. A class the coordinator holds in a `let`, so that
+/// the per-object calls (a release for each object let go) reach its pages without retaining anything.
+final class RowCache {
     struct Entry {
-        var values: [Slot]
+        var values: SlotRow
         var version: Int64
         var entityNumber: Int32
         var holders: Int32
@@ -14,15 +15,15 @@ struct RowCache {
 
     private let entries = PagedMap<Entry>()
     /// Lookups answered from the cache, and lookups that had to go to SQLite.
-    var hits = 0
-    var misses = 0
+    @exclusivity(unchecked) var hits = 0
+    @exclusivity(unchecked) var misses = 0
 
     var count: Int { entries.count }
 
     @inline(__always) func entry(for key: ObjectKey) -> Entry? { entries[key] }
 
     /// Stores a row, keeping the holder count of an existing entry (plus one when `addingHolder`).
-    @inline(__always) func store(_ key: ObjectKey, values: [Slot], version: Int64, entityNumber: Int32, at time: UInt64, addingHolder: Bool = false) {
+    @inline(__always) func store(_ key: ObjectKey, values: SlotRow, version: Int64, entityNumber: Int32, at time: UInt64, addingHolder: Bool = false) {
         entries.update(key, default: { Entry(values: [], version: 0, entityNumber: entityNumber, holders: 0, storedAt: 0) }) { entry in
             entry.storedAt = time
             entry.values = values
@@ -34,7 +35,7 @@ struct RowCache {
 
     /// The snapshot for a row just read at `version`: the cached values when still current (no decoding), else
     /// `decode()`'s. The caller's object holds the snapshot afterwards (one lookup in all).
-    @inline(__always) func upsertAndRetain(_ key: ObjectKey, version: Int64, entityNumber: Int32, at time: UInt64, decode: () -> [Slot]) -> [Slot] {
+    @inline(__always) func upsertAndRetain(_ key: ObjectKey, version: Int64, entityNumber: Int32, at time: UInt64, decode: () -> SlotRow) -> SlotRow {
         entries.update(key, default: { Entry(values: [], version: -1, entityNumber: entityNumber, holders: 0, storedAt: 0) }) { entry in
             entry.storedAt = time
             // A new entry has no values yet, whatever version the row has (a damaged store's Z_OPT may be any number).

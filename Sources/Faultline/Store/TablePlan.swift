@@ -125,28 +125,33 @@ final class EntityPlan {
         filterWithoutSubentities = filter(low: entity.entityNumber, high: entity.entityNumber)
     }
 
-    /// Decodes the current row of `statement` (a `TablePlan.selectSQL` row) into slots.
-    @inline(__always) func decode(_ statement: Statement) -> [Slot] {
+    /// Decodes the current row of `statement` (a `TablePlan.selectSQL` row) into slots of a block of its own.
+    @inline(__always) func decode(_ statement: Statement) -> SlotRow {
+        var writer = SlotRowWriter(rowsPerBlock: 1)
+        return decode(statement, into: &writer)
+    }
+
+    /// Decodes the current row of `statement` into the next row of `writer`'s block (a fetch's rows share blocks).
+    @inline(__always) func decode(_ statement: Statement, into writer: inout SlotRowWriter) -> SlotRow {
         let count = template.count
-        var slots = [Slot](unsafeUninitializedCapacity: count) { buffer, initialized in
+        var slots = writer.row(width: count) { buffer in
             var next = 0
             for step in decodeSteps {
                 while next < step.slot {
-                    (buffer.baseAddress! + next).initialize(to: template[next])
+                    (buffer + next).initialize(to: template[next])
                     next += 1
                 }
                 var slot = step.isInteger ? statement.integerSlot(at: step.column) : statement.slot(at: step.column)
                 if step.entityColumn >= 0, case .integer(let key) = slot {
                     slot = .integer(ToOneReference.pack(key: key, entityNumber: statement.int64(at: step.entityColumn)))
                 }
-                (buffer.baseAddress! + next).initialize(to: slot)
+                (buffer + next).initialize(to: slot)
                 next += 1
             }
             while next < count {
-                (buffer.baseAddress! + next).initialize(to: template[next])
+                (buffer + next).initialize(to: template[next])
                 next += 1
             }
-            initialized = count
         }
         if !externalSlots.isEmpty {
             for slot in externalSlots { slots[slot] = external.read(slots[slot]) }

@@ -42,7 +42,9 @@ final class PagedMap<Value> {
 
     private var pages: [PageKey: Page] = [:]
     private var lastKey = PageKey(table: -1, page: .min)
-    private var lastPage: Page?
+    /// The page of `lastKey`, unretained: `pages` holds it, and every path that drops a page clears this first.
+    /// (Retaining it on each lookup was a retain and a release per registered or released object.)
+    private var lastPage: Unmanaged<Page>?
     /// The last page emptied, kept for the next page needed: a context whose objects come and go one at a time
     /// (fetched, used, released) would otherwise allocate and free a page for each.
     private var spare: Page?
@@ -57,8 +59,14 @@ final class PagedMap<Value> {
         (PageKey(table: key.table, page: key.key >> Self.pageShift), Int(key.key & (Int64(Self.pageSize) - 1)))
     }
 
-    @inline(__always) private func page(_ pageKey: PageKey, create: Bool) -> Page? {
-        if pageKey == lastKey, let lastPage { return lastPage }
+    /// The slots of the page for `pageKey` (created when `create`), or nil. The pointer is valid until a page is
+    /// dropped: callers use it at once.
+    @inline(__always) private func slots(_ pageKey: PageKey, create: Bool) -> UnsafeMutablePointer<Value?>? {
+        if pageKey == lastKey, let lastPage { return lastPage._withUnsafeGuaranteedRef { $0.slots } }
+        return slotsSlowPath(pageKey, create: create)
+    }
+
+    @inline(never) private func slotsSlowPath(_ pageKey: PageKey, create: Bool) -> UnsafeMutablePointer<Value?>? {
         let page: Page
         if let existing = pages[pageKey] {
             page = existing
@@ -69,27 +77,40 @@ final class PagedMap<Value> {
             pages[pageKey] = page
         }
         lastKey = pageKey
-        lastPage = page
-        return page
+        lastPage = Unmanaged.passUnretained(page)
+        return page.slots
+    }
+
+    /// Counts a value added to or removed from the page for `pageKey` (which must exist), dropping it when empty.
+    @inline(__always) private func occupy(_ pageKey: PageKey, by change: Int) {
+        let page = pageKey == lastKey && lastPage != nil ? lastPage.unsafelyUnwrapped : Unmanaged.passUnretained(pages[pageKey].unsafelyUnwrapped)
+        let occupied = page._withUnsafeGuaranteedRef { page -> Int in
+            page.occupied += change
+            return page.occupied
+        }
+        count += change
+        if occupied == 0 { drop(pageKey) }
     }
 
     /// The value for `key`, or nil; assigning nil removes it.
     subscript(key: ObjectKey) -> Value? {
         @inline(__always) get {
             let (pageKey, slot) = location(key)
-            return page(pageKey, create: false)?.slots[slot]
+            return slots(pageKey, create: false)?[slot]
         }
         set {
             let (pageKey, slot) = location(key)
             if let newValue {
-                let page = page(pageKey, create: true)!
-                if page.slots[slot] == nil { page.occupied += 1; count += 1 }
-                page.slots[slot] = newValue
-            } else if let page = page(pageKey, create: false), page.slots[slot] != nil {
-                page.slots[slot] = nil
-                page.occupied -= 1
-                count -= 1
-                if page.occupied == 0 { drop(pageKey) }
+                let slots = slots(pageKey, create: true).unsafelyUnwrapped
+                let added = slots[slot] == nil
+                slots[slot] = newValue
+                if added { occupy(pageKey, by: 1) }
+            } else if let slots = slots(pageKey, create: false), slots[slot] != nil {
+                // Moved out and released after the bookkeeping: its release may run code that uses this map.
+                let old = (slots + slot).move()
+                (slots + slot).initialize(to: nil)
+                occupy(pageKey, by: -1)
+                withExtendedLifetime(old) {}
             }
         }
     }
@@ -97,12 +118,10 @@ final class PagedMap<Value> {
     /// Runs `body` on the value for `key`, created with `makeValue` when absent: one lookup for read-modify-write.
     @inline(__always) func update<R>(_ key: ObjectKey, default makeValue: () -> Value, _ body: (inout Value) -> R) -> R {
         let (pageKey, slot) = location(key)
-        let page = page(pageKey, create: true)!
-        let pointer = page.slots + slot
+        let pointer = slots(pageKey, create: true).unsafelyUnwrapped + slot
         if pointer.pointee == nil {
             pointer.pointee = makeValue()
-            page.occupied += 1
-            count += 1
+            occupy(pageKey, by: 1)
         }
         return body(&pointer.pointee!)
     }
@@ -110,8 +129,8 @@ final class PagedMap<Value> {
     /// Updates the value for `key` in place if present; returns false when absent.
     @inline(__always) func modifyIfPresent(_ key: ObjectKey, _ body: (inout Value) -> Void) -> Bool {
         let (pageKey, slot) = location(key)
-        guard let page = page(pageKey, create: false), page.slots[slot] != nil else { return false }
-        body(&page.slots[slot]!)
+        guard let slots = slots(pageKey, create: false), slots[slot] != nil else { return false }
+        body(&slots[slot]!)
         return true
     }
 
@@ -119,12 +138,12 @@ final class PagedMap<Value> {
     /// a decrement that may remove.
     @inline(__always) func modifyOrRemove(_ key: ObjectKey, _ body: (inout Value) -> Bool) {
         let (pageKey, slot) = location(key)
-        guard let page = page(pageKey, create: false), page.slots[slot] != nil else { return }
-        if body(&page.slots[slot]!) {
-            page.slots[slot] = nil
-            page.occupied -= 1
-            count -= 1
-            if page.occupied == 0 { drop(pageKey) }
+        guard let slots = slots(pageKey, create: false), slots[slot] != nil else { return }
+        if body(&slots[slot]!) {
+            let old = (slots + slot).move()
+            (slots + slot).initialize(to: nil)
+            occupy(pageKey, by: -1)
+            withExtendedLifetime(old) {}
         }
     }
 

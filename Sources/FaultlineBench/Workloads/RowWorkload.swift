@@ -78,11 +78,11 @@ public enum RowWorkload {
         try context.performAndWait {
             var request = FetchRequest<ManagedObject>(entityName: "Row")
             request.returnsObjectsAsFaults = false
-            let keys = keys
+            let reader = EveryValue()
             var held: [ManagedObject]? = try context.fetch(request)
             clock.lap(.fetch)
             var sum: Int64 = 0
-            for row in held! { for key in keys { sum &+= row[key] } }
+            for row in held! { sum &+= reader.sum(row) }
             clock.lap(.use)
             PhaseClock.release(&held)
             clock.lap(.release)
@@ -94,17 +94,30 @@ public enum RowWorkload {
     /// (fetch), its ten attributes read (use), the object dropped (release); returns a checksum.
     public static func pointLookups(_ context: ManagedObjectContext, ids: [ManagedObjectID], clock: PhaseClock) throws -> Int64 {
         try context.performAndWait {
+            let reader = EveryValue()
             var sum: Int64 = 0
             clock.lap(.fetch)
             for id in ids {
                 var object: ManagedObject? = try context.existingObject(with: id)
                 clock.lap(.fetch)
-                for key in keys { sum &+= object![key] }
+                sum &+= reader.sum(object!)
                 clock.lap(.use)
                 PhaseClock.release(&object)
                 clock.lap(.release)
             }
             return sum
+        }
+    }
+
+    /// Reads all ten attributes of a row with the keys held one by one, as a program's typed properties hold them
+    /// (`static let`), not iterated from an array per object (whose iteration retains and releases each key around
+    /// each read: 30 ns a read where this is 8).
+    struct EveryValue {
+        let k0 = keys[0], k1 = keys[1], k2 = keys[2], k3 = keys[3], k4 = keys[4]
+        let k5 = keys[5], k6 = keys[6], k7 = keys[7], k8 = keys[8], k9 = keys[9]
+
+        @inline(__always) func sum(_ row: ManagedObject) -> Int64 {
+            row[k0] &+ row[k1] &+ row[k2] &+ row[k3] &+ row[k4] &+ row[k5] &+ row[k6] &+ row[k7] &+ row[k8] &+ row[k9]
         }
     }
 }
