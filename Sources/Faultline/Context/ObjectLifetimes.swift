@@ -20,7 +20,10 @@ extension ManagedObjectContext {
         if object.key > 0 {
             let key = object.objectKeyForCache
             if registry.remove(object, at: key) && !flags.contains(.fault) { materializedCount -= 1 }
-            if flags.contains(.holdsSnapshot) { reader.releaseSnapshot(key) }
+            if flags.contains(.holdsSnapshot) {
+                // `reader` would retain the coordinator for the call: one retain and release per object let go.
+                if let generation { generation.releaseSnapshot(key) } else { coordinator.releaseSnapshot(key) }
+            }
         }
         if flags.contains(.watched) { watchedObjects[ObjectIdentifier(object)] = nil }
         if flags.contains(.batched) { batchMembership[object.address] = nil }

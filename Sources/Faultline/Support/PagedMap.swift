@@ -25,18 +25,34 @@ final class PagedMap<Value> {
         }
     }
 
+    /// A page: `pageSize` slots of which only those marked in `bits` are initialized. A new page initializes
+    /// nothing and an emptied one destroys nothing: a query whose rows are scattered over the table makes and frees a
+    /// page for nearly every row it reads, and writing and then walking all 128 slots of each (through unspecialized
+    /// value witnesses) was most of such a query's registering and releasing.
     private final class Page {
-        let slots: UnsafeMutablePointer<Value?>
+        let slots: UnsafeMutablePointer<Value>
+        /// Which slots hold a value: bit `i % 64` of word `i / 64`.
+        var bits: (UInt64, UInt64) = (0, 0)
         var occupied = 0
 
-        init() {
-            slots = .allocate(capacity: PagedMap.pageSize)
-            slots.initialize(repeating: nil, count: PagedMap.pageSize)
-        }
+        init() { slots = .allocate(capacity: PagedMap.pageSize) }
 
         deinit {
-            slots.deinitialize(count: PagedMap.pageSize)
+            if occupied > 0 {
+                for i in 0..<PagedMap.pageSize where has(i) { (slots + i).deinitialize(count: 1) }
+            }
             slots.deallocate()
+        }
+
+        @inline(__always) func has(_ i: Int) -> Bool {
+            let bit = UInt64(1) << UInt64(i & 63)
+            return (i < 64 ? bits.0 : bits.1) & bit != 0
+        }
+
+        @inline(__always) func mark(_ i: Int, _ on: Bool) {
+            let bit = UInt64(1) << UInt64(i & 63)
+            if i < 64 { bits.0 = on ? bits.0 | bit : bits.0 & ~bit } else { bits.1 = on ? bits.1 | bit : bits.1 & ~bit }
+            occupied += on ? 1 : -1
         }
     }
 
@@ -59,14 +75,14 @@ final class PagedMap<Value> {
         (PageKey(table: key.table, page: key.key >> Self.pageShift), Int(key.key & (Int64(Self.pageSize) - 1)))
     }
 
-    /// The slots of the page for `pageKey` (created when `create`), or nil. The pointer is valid until a page is
-    /// dropped: callers use it at once.
-    @inline(__always) private func slots(_ pageKey: PageKey, create: Bool) -> UnsafeMutablePointer<Value?>? {
-        if pageKey == lastKey, let lastPage { return lastPage._withUnsafeGuaranteedRef { $0.slots } }
-        return slotsSlowPath(pageKey, create: create)
+    /// The page for `pageKey` (created when `create`), unretained, or nil. Valid until a page is dropped: callers
+    /// use it at once.
+    @inline(__always) private func page(_ pageKey: PageKey, create: Bool) -> Unmanaged<Page>? {
+        if pageKey == lastKey, let lastPage { return lastPage }
+        return pageSlowPath(pageKey, create: create)
     }
 
-    @inline(never) private func slotsSlowPath(_ pageKey: PageKey, create: Bool) -> UnsafeMutablePointer<Value?>? {
+    @inline(never) private func pageSlowPath(_ pageKey: PageKey, create: Bool) -> Unmanaged<Page>? {
         let page: Page
         if let existing = pages[pageKey] {
             page = existing
@@ -78,39 +94,44 @@ final class PagedMap<Value> {
         }
         lastKey = pageKey
         lastPage = Unmanaged.passUnretained(page)
-        return page.slots
+        return lastPage
     }
 
-    /// Counts a value added to or removed from the page for `pageKey` (which must exist), dropping it when empty.
-    @inline(__always) private func occupy(_ pageKey: PageKey, by change: Int) {
-        let page = pageKey == lastKey && lastPage != nil ? lastPage.unsafelyUnwrapped : Unmanaged.passUnretained(pages[pageKey].unsafelyUnwrapped)
-        let occupied = page._withUnsafeGuaranteedRef { page -> Int in
-            page.occupied += change
-            return page.occupied
+    /// Takes the value out of slot `slot` of `page`, dropping the page when it empties; the caller releases the
+    /// value after this returns (its release may run code that uses this map).
+    @inline(__always) private func take(_ slot: Int, of page: Unmanaged<Page>, at pageKey: PageKey) -> Value {
+        let (value, empty) = page._withUnsafeGuaranteedRef { page -> (Value, Bool) in
+            page.mark(slot, false)
+            return ((page.slots + slot).move(), page.occupied == 0)
         }
-        count += change
-        if occupied == 0 { drop(pageKey) }
+        count -= 1
+        if empty { drop(pageKey) }
+        return value
     }
 
     /// The value for `key`, or nil; assigning nil removes it.
     subscript(key: ObjectKey) -> Value? {
         @inline(__always) get {
             let (pageKey, slot) = location(key)
-            return slots(pageKey, create: false)?[slot]
+            guard let page = page(pageKey, create: false) else { return nil }
+            return page._withUnsafeGuaranteedRef { $0.has(slot) ? $0.slots[slot] : nil }
         }
         set {
             let (pageKey, slot) = location(key)
             if let newValue {
-                let slots = slots(pageKey, create: true).unsafelyUnwrapped
-                let added = slots[slot] == nil
-                slots[slot] = newValue
-                if added { occupy(pageKey, by: 1) }
-            } else if let slots = slots(pageKey, create: false), slots[slot] != nil {
-                // Moved out and released after the bookkeeping: its release may run code that uses this map.
-                let old = (slots + slot).move()
-                (slots + slot).initialize(to: nil)
-                occupy(pageKey, by: -1)
-                withExtendedLifetime(old) {}
+                let page = page(pageKey, create: true).unsafelyUnwrapped
+                let added = page._withUnsafeGuaranteedRef { page -> Bool in
+                    if page.has(slot) {
+                        page.slots[slot] = newValue
+                        return false
+                    }
+                    (page.slots + slot).initialize(to: newValue)
+                    page.mark(slot, true)
+                    return true
+                }
+                if added { count += 1 }
+            } else if let page = page(pageKey, create: false), page._withUnsafeGuaranteedRef({ $0.has(slot) }) {
+                withExtendedLifetime(take(slot, of: page, at: pageKey)) {}
             }
         }
     }
@@ -118,19 +139,21 @@ final class PagedMap<Value> {
     /// Runs `body` on the value for `key`, created with `makeValue` when absent: one lookup for read-modify-write.
     @inline(__always) func update<R>(_ key: ObjectKey, default makeValue: () -> Value, _ body: (inout Value) -> R) -> R {
         let (pageKey, slot) = location(key)
-        let pointer = slots(pageKey, create: true).unsafelyUnwrapped + slot
-        if pointer.pointee == nil {
-            pointer.pointee = makeValue()
-            occupy(pageKey, by: 1)
+        let page = page(pageKey, create: true).unsafelyUnwrapped
+        let pointer = page._withUnsafeGuaranteedRef { $0.slots + slot }
+        if !page._withUnsafeGuaranteedRef({ $0.has(slot) }) {
+            pointer.initialize(to: makeValue())
+            page._withUnsafeGuaranteedRef { $0.mark(slot, true) }
+            count += 1
         }
-        return body(&pointer.pointee!)
+        return body(&pointer.pointee)
     }
 
     /// Updates the value for `key` in place if present; returns false when absent.
     @inline(__always) func modifyIfPresent(_ key: ObjectKey, _ body: (inout Value) -> Void) -> Bool {
         let (pageKey, slot) = location(key)
-        guard let slots = slots(pageKey, create: false), slots[slot] != nil else { return false }
-        body(&slots[slot]!)
+        guard let page = page(pageKey, create: false), page._withUnsafeGuaranteedRef({ $0.has(slot) }) else { return false }
+        body(&page._withUnsafeGuaranteedRef { $0.slots + slot }.pointee)
         return true
     }
 
@@ -138,12 +161,9 @@ final class PagedMap<Value> {
     /// a decrement that may remove.
     @inline(__always) func modifyOrRemove(_ key: ObjectKey, _ body: (inout Value) -> Bool) {
         let (pageKey, slot) = location(key)
-        guard let slots = slots(pageKey, create: false), slots[slot] != nil else { return }
-        if body(&slots[slot]!) {
-            let old = (slots + slot).move()
-            (slots + slot).initialize(to: nil)
-            occupy(pageKey, by: -1)
-            withExtendedLifetime(old) {}
+        guard let page = page(pageKey, create: false), page._withUnsafeGuaranteedRef({ $0.has(slot) }) else { return }
+        if body(&page._withUnsafeGuaranteedRef { $0.slots + slot }.pointee) {
+            withExtendedLifetime(take(slot, of: page, at: pageKey)) {}
         }
     }
 
@@ -158,7 +178,7 @@ final class PagedMap<Value> {
     /// Calls `body` with every value, page by page.
     func forEach(_ body: (Value) -> Void) {
         for page in pages.values {
-            for i in 0..<Self.pageSize { if let value = page.slots[i] { body(value) } }
+            for i in 0..<Self.pageSize where page.has(i) { body(page.slots[i]) }
         }
     }
 
@@ -166,7 +186,7 @@ final class PagedMap<Value> {
     func forEachKeyed(_ body: (ObjectKey, Value) -> Void) {
         for (pageKey, page) in pages {
             for i in 0..<Self.pageSize {
-                if let value = page.slots[i] { body(ObjectKey(table: pageKey.table, key: pageKey.page << Self.pageShift | Int64(i)), value) }
+                if page.has(i) { body(ObjectKey(table: pageKey.table, key: pageKey.page << Self.pageShift | Int64(i)), page.slots[i]) }
             }
         }
     }
@@ -176,7 +196,7 @@ final class PagedMap<Value> {
         var result: [Value] = []
         result.reserveCapacity(count)
         for page in pages.values {
-            for i in 0..<Self.pageSize { if let value = page.slots[i] { result.append(value) } }
+            for i in 0..<Self.pageSize where page.has(i) { result.append(page.slots[i]) }
         }
         return result
     }
