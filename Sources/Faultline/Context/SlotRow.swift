@@ -18,14 +18,18 @@ final class SlotBlock: ManagedBuffer<Int, Slot> {
 @usableFromInline
 struct SlotRow: RandomAccessCollection, MutableCollection, ExpressibleByArrayLiteral {
     @usableFromInline var block: SlotBlock?
-    @usableFromInline var start: Int
-    @usableFromInline var count: Int
+    // 32-bit offsets keep a row at 16 bytes: an object holds two (its values and its committed copy).
+    @usableFromInline var start32: Int32
+    @usableFromInline var count32: Int32
 
     @usableFromInline init(block: SlotBlock?, start: Int, count: Int) {
         self.block = block
-        self.start = start
-        self.count = count
+        start32 = Int32(start)
+        count32 = Int32(count)
     }
+
+    @inlinable var start: Int { Int(start32) }
+    @inlinable var count: Int { Int(count32) }
 
     /// No values.
     init() { self.init(block: nil, start: 0, count: 0) }
