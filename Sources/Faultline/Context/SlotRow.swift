@@ -1,6 +1,6 @@
 /// One block of slots, shared by the rows cut from it: a fetch decodes its rows into blocks of many rows (one
-/// allocation for up to `SlotRowWriter.rowsPerBlock` rows, where an array per row was one each), and each object and
-/// row-cache snapshot of those rows holds the block. The block goes when the last row cut from it does.
+/// allocation for up to `SlotRowWriter.fetchRowsPerBlock` rows, where an array per row was one each), and each
+/// object and row-cache snapshot of those rows holds the block. The block goes when the last row cut from it does.
 @usableFromInline
 final class SlotBlock: ManagedBuffer<Int, Slot> {
     /// A block for `capacity` slots, none initialized yet.
