@@ -56,11 +56,11 @@ public enum MarkdownTable {
         return lines.joined(separator: "\n") + "\n"
     }
 
-    /// "fetch 80.1 ms · use 6.0 ms · release 50.2 ms; GRDB 70.3 · 4.1 · 0.1 ms".
+    /// "fetch 80.1 ms · use 6.0 ms · release 50.2 ms; 70.3 ms · 4.1 ms · 5.84 µs" (the engine's, then GRDB's).
     private static func phases(_ engine: VariantResult, _ grdb: VariantResult?) -> String {
         guard let phases = engine.phases else { return "" }
-        var text = phases.map { "\($0.phase.rawValue) \(BenchFormat.seconds($0.median))" }.joined(separator: " · ")
-        if let peer = grdb?.phases { text += "; " + peer.map { BenchFormat.seconds($0.median) }.joined(separator: " · ") }
+        var text = BenchFormat.phases(phases, separator: " · ")
+        if let peer = grdb?.phases { text += "; " + BenchFormat.phases(peer, named: false, separator: " · ") }
         return text
     }
 
