@@ -29,15 +29,22 @@ final class PagedMapTests: XCTestCase {
         let map = PagedMap<Int>()
         var reference: [ObjectKey: Int] = [:]
         var generator = SystemRandomNumberGenerator()
-        let keys: [Int64] = [0, 1, -1, 127, 128, -128, -129, Int64.max, Int64.min, 1 << 40] + (0..<2_000).map { _ in Int64.random(in: -5_000...50_000, using: &generator) }
+        // Keys and tables on both sides of the indexed directory's bounds (pages below 2¹⁶, tables below 1,024)
+        // and of zero, which go through the hashed directory.
+        let keys: [Int64] = [0, 1, -1, 127, 128, -128, -129, Int64.max, Int64.min, 1 << 40, (1 << 23) - 1, 1 << 23, (1 << 23) + 1]
+            + (0..<2_000).map { _ in Int64.random(in: -5_000...50_000, using: &generator) }
+        let tables: [Int32] = [0, 1, 2, 1_023, 1_024, -1, .max, .min]
         for (i, key) in keys.enumerated() {
-            let objectKey = ObjectKey(table: Int32(i % 3), key: key)
+            let objectKey = ObjectKey(table: tables[i % tables.count], key: key)
             map[objectKey] = i
             reference[objectKey] = i
         }
         XCTAssertEqual(map.count, reference.count)
         for (key, value) in reference { XCTAssertEqual(map[key], value) }
         XCTAssertNil(map[ObjectKey(table: 7, key: 1)])
+        var visited: [ObjectKey: Int] = [:]
+        map.forEachKeyed { key, value in visited[key] = value }
+        XCTAssertEqual(visited, reference)
         XCTAssertEqual(map.values.sorted(), reference.values.sorted())
         for (n, key) in reference.keys.enumerated() where n % 2 == 0 {
             map[key] = nil
@@ -56,7 +63,8 @@ final class PagedMapTests: XCTestCase {
         // One table's values go, the others stay.
         _ = map[ObjectKey(table: 1, key: 1)]  // leaves the lookup cache on table 1
         map.removeAll(table: 1)
-        reference = reference.filter { $0.key.table != 1 }
+        map.removeAll(table: .max)
+        reference = reference.filter { $0.key.table != 1 && $0.key.table != .max }
         reference[ObjectKey(table: 9, key: 5)] = 43
         XCTAssertEqual(map.count, reference.count)
         for (key, value) in reference { XCTAssertEqual(map[key], value) }

@@ -9,7 +9,16 @@ final class SlotBlock: ManagedBuffer<Int, Slot> {
     }
 
     deinit {
-        _ = withUnsafeMutablePointers { count, slots in slots.deinitialize(count: count.pointee) }
+        // Numbers and nulls need no destroying: skipping them inline, rather than calling `Slot`'s destroy for
+        // each slot, was a fifth of releasing a fetch of numeric rows.
+        withUnsafeMutablePointers { count, slots in
+            for i in 0..<count.pointee {
+                switch slots[i] {
+                case .null, .integer, .real: continue
+                default: (slots + i).deinitialize(count: 1)
+                }
+            }
+        }
     }
 }
 
@@ -70,7 +79,7 @@ struct SlotRow: RandomAccessCollection, MutableCollection, ExpressibleByArrayLit
 
     /// Copies the row into a block of its own unless it has one already (then `start` is 0).
     @usableFromInline mutating func makeUnique() {
-        if start == 0, isKnownUniquelyReferenced(&block), block.unsafelyUnwrapped.header == count { return }
+        if start == 0, isKnownUniquelyReferenced(&block), block.unsafelyUnwrapped.withUnsafeMutablePointerToHeader({ $0.pointee }) == count { return }
         self = SlotRow(Array(self))
     }
 

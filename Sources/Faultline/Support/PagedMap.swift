@@ -2,11 +2,18 @@
 ///
 /// Rows are fetched, cached and registered in primary-key order far more often than at random, so pages of
 /// consecutive keys turn the per-row hash-table insert of a dictionary (a cache miss or two on a large table) into
-/// a store into an array that is already in cache; the page directory is hashed once per page, not per row.
-/// Empty pages are freed. Reference semantics: owned by one coordinator or context, never copied.
+/// a store into an array that is already in cache. A page is found by index in its table's directory (an array of
+/// pages, one entry per 128 keys) when the table number and key are small and non-negative, as Core Data's entity
+/// numbers and primary keys are; any other key (a damaged store's negative or huge `Z_PK`) goes through a hashed
+/// directory. Empty pages are freed. Reference semantics: owned by one coordinator or context, never copied.
 final class PagedMap<Value> {
     static var pageSize: Int { 128 }
     private static var pageShift: Int64 { 7 }
+    /// Tables numbered below this have an indexed directory; others are hashed.
+    static var indexedTables: Int32 { 1_024 }
+    /// Pages below this (keys below 2²³) are indexed; a table's directory grows to its highest page, at most
+    /// 512 KB.
+    static var indexedPages: Int64 { 1 << 16 }
 
     private struct PageKey: Hashable {
         let table: Int32
@@ -25,102 +32,178 @@ final class PagedMap<Value> {
         }
     }
 
-    /// A page: `pageSize` slots of which only those marked in `bits` are initialized. A new page initializes
-    /// nothing and an emptied one destroys nothing: a query whose rows are scattered over the table makes and frees a
-    /// page for nearly every row it reads, and writing and then walking all 128 slots of each (through unspecialized
-    /// value witnesses) was most of such a query's registering and releasing.
-    private final class Page {
-        let slots: UnsafeMutablePointer<Value>
-        /// Which slots hold a value: bit `i % 64` of word `i / 64`.
+    /// Which slots of a page hold a value (bit `i % 64` of word `i / 64`), and how many.
+    private struct Occupancy {
         var bits: (UInt64, UInt64) = (0, 0)
         var occupied = 0
+    }
 
-        init() { slots = .allocate(capacity: PagedMap.pageSize) }
+    /// A page: `pageSize` slots after its header, in one allocation, of which only those marked in the header are
+    /// initialized. A new page initializes nothing and an emptied one destroys nothing: a query whose rows are
+    /// scattered over the table makes and frees a page for nearly every row it reads.
+    private final class Page: ManagedBuffer<Occupancy, Value> {
+        static func make() -> Page {
+            unsafeDowncast(Page.create(minimumCapacity: PagedMap.pageSize) { _ in Occupancy() }, to: Page.self)
+        }
 
         deinit {
-            if occupied > 0 {
-                for i in 0..<PagedMap.pageSize where has(i) { (slots + i).deinitialize(count: 1) }
+            withUnsafeMutablePointers { occupancy, slots in
+                guard occupancy.pointee.occupied > 0 else { return }
+                for i in 0..<PagedMap.pageSize where Page.has(occupancy.pointee, i) { (slots + i).deinitialize(count: 1) }
             }
-            slots.deallocate()
         }
 
-        @inline(__always) func has(_ i: Int) -> Bool {
+        // Through pointers: `ManagedBuffer.header` is a stored property, checked for exclusive access on each use.
+        @inline(__always) var slots: UnsafeMutablePointer<Value> { withUnsafeMutablePointerToElements { $0 } }
+        @inline(__always) var occupancy: UnsafeMutablePointer<Occupancy> { withUnsafeMutablePointerToHeader { $0 } }
+        @inline(__always) var occupied: Int { occupancy.pointee.occupied }
+
+        @inline(__always) static func has(_ occupancy: Occupancy, _ i: Int) -> Bool {
             let bit = UInt64(1) << UInt64(i & 63)
-            return (i < 64 ? bits.0 : bits.1) & bit != 0
+            return (i < 64 ? occupancy.bits.0 : occupancy.bits.1) & bit != 0
         }
+
+        @inline(__always) func has(_ i: Int) -> Bool { Page.has(occupancy.pointee, i) }
 
         @inline(__always) func mark(_ i: Int, _ on: Bool) {
+            let occupancy = occupancy
             let bit = UInt64(1) << UInt64(i & 63)
-            if i < 64 { bits.0 = on ? bits.0 | bit : bits.0 & ~bit } else { bits.1 = on ? bits.1 | bit : bits.1 & ~bit }
-            occupied += on ? 1 : -1
+            if i < 64 {
+                occupancy.pointee.bits.0 = on ? occupancy.pointee.bits.0 | bit : occupancy.pointee.bits.0 & ~bit
+            } else {
+                occupancy.pointee.bits.1 = on ? occupancy.pointee.bits.1 | bit : occupancy.pointee.bits.1 & ~bit
+            }
+            occupancy.pointee.occupied += on ? 1 : -1
         }
     }
 
-    private var pages: [PageKey: Page] = [:]
-    private var lastKey = PageKey(table: -1, page: .min)
-    /// The page of `lastKey`, unretained: `pages` holds it, and every path that drops a page clears this first.
-    /// (Retaining it on each lookup was a retain and a release per registered or released object.)
-    private var lastPage: Unmanaged<Page>?
+    /// One table's indexed pages: `pages[n]` holds page `n` (retained), or nil.
+    private struct Directory {
+        var pages: UnsafeMutablePointer<Unmanaged<Page>?>?
+        var capacity = 0
+    }
+
+    /// Indexed directories by table number (`tableCount` of them, grown on demand).
+    @exclusivity(unchecked) private var directories: UnsafeMutablePointer<Directory>?
+    @exclusivity(unchecked) private var tableCount = 0
+    /// Pages whose table or page number is outside the indexed range.
+    @exclusivity(unchecked) private var hashed: [PageKey: Page] = [:]
+    @exclusivity(unchecked) private var lastTable: Int32 = -1
+    @exclusivity(unchecked) private var lastPageNumber: Int64 = .min
+    /// The page of (`lastTable`, `lastPageNumber`), unretained: a directory holds it, and every path that drops a
+    /// page clears this first. (Retaining it on each lookup was a retain and a release per registered or released
+    /// object.)
+    @exclusivity(unchecked) private var lastPage: Unmanaged<Page>?
     /// The last page emptied, kept for the next page needed: a context whose objects come and go one at a time
     /// (fetched, used, released) would otherwise allocate and free a page for each.
-    private var spare: Page?
+    @exclusivity(unchecked) private var spare: Page?
     /// Number of values stored.
-    private(set) var count = 0
+    @exclusivity(unchecked) private(set) var count = 0
 
     init() {}
 
+    deinit { releaseAllPages() }
+
     var isEmpty: Bool { count == 0 }
 
-    @inline(__always) private func location(_ key: ObjectKey) -> (PageKey, Int) {
-        (PageKey(table: key.table, page: key.key >> Self.pageShift), Int(key.key & (Int64(Self.pageSize) - 1)))
+    @inline(__always) private static func isIndexed(_ table: Int32, _ page: Int64) -> Bool {
+        UInt32(bitPattern: table) < UInt32(indexedTables) && UInt64(bitPattern: page) < UInt64(indexedPages)
     }
 
-    /// The page for `pageKey` (created when `create`), unretained, or nil. Valid until a page is dropped: callers
-    /// use it at once.
-    @inline(__always) private func page(_ pageKey: PageKey, create: Bool) -> Unmanaged<Page>? {
-        if pageKey == lastKey, let lastPage { return lastPage }
-        return pageSlowPath(pageKey, create: create)
+    /// The page of `key` (created when `create`), unretained, and the key's slot in it. Valid until a page is
+    /// dropped: callers use it at once.
+    @inline(__always) private func page(_ key: ObjectKey, create: Bool) -> (Unmanaged<Page>?, Int) {
+        let number = key.key >> Self.pageShift, slot = Int(key.key & (Int64(Self.pageSize) - 1))
+        if number == lastPageNumber, key.table == lastTable, let lastPage { return (lastPage, slot) }
+        return (pageSlowPath(key.table, number, create: create), slot)
     }
 
-    @inline(never) private func pageSlowPath(_ pageKey: PageKey, create: Bool) -> Unmanaged<Page>? {
-        let page: Page
-        if let existing = pages[pageKey] {
-            page = existing
+    @inline(never) private func pageSlowPath(_ table: Int32, _ number: Int64, create: Bool) -> Unmanaged<Page>? {
+        let found: Unmanaged<Page>
+        if Self.isIndexed(table, number) {
+            let t = Int(table), n = Int(number)
+            if t < tableCount, n < directories.unsafelyUnwrapped[t].capacity, let page = directories.unsafelyUnwrapped[t].pages.unsafelyUnwrapped[n] {
+                found = page
+            } else {
+                guard create else { return nil }
+                growDirectory(table: t, page: n)
+                found = Unmanaged.passRetained(takeSpare())
+                directories.unsafelyUnwrapped[t].pages.unsafelyUnwrapped[n] = found
+            }
         } else {
-            guard create else { return nil }
-            page = spare ?? Page()
-            spare = nil
-            pages[pageKey] = page
+            let pageKey = PageKey(table: table, page: number)
+            if let existing = hashed[pageKey] {
+                found = Unmanaged.passUnretained(existing)
+            } else {
+                guard create else { return nil }
+                let page = takeSpare()
+                hashed[pageKey] = page
+                found = Unmanaged.passUnretained(page)
+            }
         }
-        lastKey = pageKey
-        lastPage = Unmanaged.passUnretained(page)
-        return lastPage
+        lastTable = table
+        lastPageNumber = number
+        lastPage = found
+        return found
+    }
+
+    private func takeSpare() -> Page {
+        if let page = spare {
+            spare = nil
+            return page
+        }
+        return Page.make()
+    }
+
+    /// Makes room in the directories for page `n` of table `t`.
+    private func growDirectory(table t: Int, page n: Int) {
+        if t >= tableCount {
+            let newCount = max(t + 1, min(tableCount * 2, Int(Self.indexedTables)))
+            let grown = UnsafeMutablePointer<Directory>.allocate(capacity: newCount)
+            if let directories {
+                grown.moveInitialize(from: directories, count: tableCount)
+                directories.deallocate()
+            }
+            (grown + tableCount).initialize(repeating: Directory(), count: newCount - tableCount)
+            directories = grown
+            tableCount = newCount
+        }
+        let directory = directories.unsafelyUnwrapped + t
+        let old = directory.pointee.capacity
+        guard n >= old else { return }
+        let capacity = min(max(n + 1, old * 2, 16), Int(Self.indexedPages))
+        let pages = UnsafeMutablePointer<Unmanaged<Page>?>.allocate(capacity: capacity)
+        if let existing = directory.pointee.pages {
+            pages.moveInitialize(from: existing, count: old)
+            existing.deallocate()
+        }
+        (pages + old).initialize(repeating: nil, count: capacity - old)
+        directory.pointee = Directory(pages: pages, capacity: capacity)
     }
 
     /// Takes the value out of slot `slot` of `page`, dropping the page when it empties; the caller releases the
     /// value after this returns (its release may run code that uses this map).
-    @inline(__always) private func take(_ slot: Int, of page: Unmanaged<Page>, at pageKey: PageKey) -> Value {
+    @inline(__always) private func take(_ slot: Int, of page: Unmanaged<Page>, table: Int32, number: Int64) -> Value {
         let (value, empty) = page._withUnsafeGuaranteedRef { page -> (Value, Bool) in
             page.mark(slot, false)
             return ((page.slots + slot).move(), page.occupied == 0)
         }
         count -= 1
-        if empty { drop(pageKey) }
+        if empty { drop(table, number) }
         return value
     }
 
     /// The value for `key`, or nil; assigning nil removes it.
     subscript(key: ObjectKey) -> Value? {
         @inline(__always) get {
-            let (pageKey, slot) = location(key)
-            guard let page = page(pageKey, create: false) else { return nil }
+            let (page, slot) = page(key, create: false)
+            guard let page else { return nil }
             return page._withUnsafeGuaranteedRef { $0.has(slot) ? $0.slots[slot] : nil }
         }
         set {
-            let (pageKey, slot) = location(key)
             if let newValue {
-                let page = page(pageKey, create: true).unsafelyUnwrapped
-                let added = page._withUnsafeGuaranteedRef { page -> Bool in
+                let (found, slot) = page(key, create: true)
+                let added = found.unsafelyUnwrapped._withUnsafeGuaranteedRef { page -> Bool in
                     if page.has(slot) {
                         page.slots[slot] = newValue
                         return false
@@ -130,16 +213,19 @@ final class PagedMap<Value> {
                     return true
                 }
                 if added { count += 1 }
-            } else if let page = page(pageKey, create: false), page._withUnsafeGuaranteedRef({ $0.has(slot) }) {
-                withExtendedLifetime(take(slot, of: page, at: pageKey)) {}
+            } else {
+                let (found, slot) = page(key, create: false)
+                if let found, found._withUnsafeGuaranteedRef({ $0.has(slot) }) {
+                    withExtendedLifetime(take(slot, of: found, table: key.table, number: key.key >> Self.pageShift)) {}
+                }
             }
         }
     }
 
     /// Runs `body` on the value for `key`, created with `makeValue` when absent: one lookup for read-modify-write.
     @inline(__always) func update<R>(_ key: ObjectKey, default makeValue: () -> Value, _ body: (inout Value) -> R) -> R {
-        let (pageKey, slot) = location(key)
-        let page = page(pageKey, create: true).unsafelyUnwrapped
+        let (found, slot) = page(key, create: true)
+        let page = found.unsafelyUnwrapped
         let pointer = page._withUnsafeGuaranteedRef { $0.slots + slot }
         if !page._withUnsafeGuaranteedRef({ $0.has(slot) }) {
             pointer.initialize(to: makeValue())
@@ -151,8 +237,8 @@ final class PagedMap<Value> {
 
     /// Updates the value for `key` in place if present; returns false when absent.
     @inline(__always) func modifyIfPresent(_ key: ObjectKey, _ body: (inout Value) -> Void) -> Bool {
-        let (pageKey, slot) = location(key)
-        guard let page = page(pageKey, create: false), page._withUnsafeGuaranteedRef({ $0.has(slot) }) else { return false }
+        let (found, slot) = page(key, create: false)
+        guard let page = found, page._withUnsafeGuaranteedRef({ $0.has(slot) }) else { return false }
         body(&page._withUnsafeGuaranteedRef { $0.slots + slot }.pointee)
         return true
     }
@@ -160,33 +246,53 @@ final class PagedMap<Value> {
     /// Runs `body` on the value for `key` if present, removing the value when `body` returns true: one lookup for
     /// a decrement that may remove.
     @inline(__always) func modifyOrRemove(_ key: ObjectKey, _ body: (inout Value) -> Bool) {
-        let (pageKey, slot) = location(key)
-        guard let page = page(pageKey, create: false), page._withUnsafeGuaranteedRef({ $0.has(slot) }) else { return }
+        let (found, slot) = page(key, create: false)
+        guard let page = found, page._withUnsafeGuaranteedRef({ $0.has(slot) }) else { return }
         if body(&page._withUnsafeGuaranteedRef { $0.slots + slot }.pointee) {
-            withExtendedLifetime(take(slot, of: page, at: pageKey)) {}
+            withExtendedLifetime(take(slot, of: page, table: key.table, number: key.key >> Self.pageShift)) {}
         }
     }
 
-    private func drop(_ pageKey: PageKey) {
-        spare = pages.removeValue(forKey: pageKey)
-        if lastKey == pageKey {
-            lastKey = PageKey(table: -1, page: .min)
+    /// Takes the emptied page out of its directory; it becomes the spare (the one it replaces is freed).
+    private func drop(_ table: Int32, _ number: Int64) {
+        if lastTable == table && lastPageNumber == number {
+            lastTable = -1
+            lastPageNumber = .min
             lastPage = nil
         }
+        if Self.isIndexed(table, number) {
+            let slot = directories.unsafelyUnwrapped[Int(table)].pages.unsafelyUnwrapped + Int(number)
+            guard let page = slot.pointee else { return }
+            slot.pointee = nil
+            spare = page.takeRetainedValue()
+        } else {
+            spare = hashed.removeValue(forKey: PageKey(table: table, page: number))
+        }
+    }
+
+    /// Calls `body` with every page, with its table and page number.
+    private func forEachPage(_ body: (Int32, Int64, Page) -> Void) {
+        for t in 0..<tableCount {
+            let directory = directories.unsafelyUnwrapped[t]
+            for n in 0..<directory.capacity {
+                if let page = directory.pages.unsafelyUnwrapped[n] { body(Int32(t), Int64(n), page.takeUnretainedValue()) }
+            }
+        }
+        for (key, page) in hashed { body(key.table, key.page, page) }
     }
 
     /// Calls `body` with every value, page by page.
     func forEach(_ body: (Value) -> Void) {
-        for page in pages.values {
+        forEachPage { _, _, page in
             for i in 0..<Self.pageSize where page.has(i) { body(page.slots[i]) }
         }
     }
 
     /// Calls `body` with every key and value, page by page.
     func forEachKeyed(_ body: (ObjectKey, Value) -> Void) {
-        for (pageKey, page) in pages {
-            for i in 0..<Self.pageSize {
-                if page.has(i) { body(ObjectKey(table: pageKey.table, key: pageKey.page << Self.pageShift | Int64(i)), page.slots[i]) }
+        forEachPage { table, number, page in
+            for i in 0..<Self.pageSize where page.has(i) {
+                body(ObjectKey(table: table, key: number << Self.pageShift | Int64(i)), page.slots[i])
             }
         }
     }
@@ -195,26 +301,59 @@ final class PagedMap<Value> {
     var values: [Value] {
         var result: [Value] = []
         result.reserveCapacity(count)
-        for page in pages.values {
-            for i in 0..<Self.pageSize where page.has(i) { result.append(page.slots[i]) }
-        }
+        forEach { result.append($0) }
         return result
     }
 
     /// Removes every value of one table.
     func removeAll(table: Int32) {
-        for (key, page) in pages where key.table == table {
-            count -= page.occupied
-            pages[key] = nil
-        }
-        lastKey = PageKey(table: -1, page: .min)
+        lastTable = -1
+        lastPageNumber = .min
         lastPage = nil
+        var removed: [Page] = []
+        if table >= 0 && Int(table) < tableCount {
+            let directory = directories.unsafelyUnwrapped[Int(table)]
+            for n in 0..<directory.capacity {
+                if let page = directory.pages.unsafelyUnwrapped[n] {
+                    directory.pages.unsafelyUnwrapped[n] = nil
+                    removed.append(page.takeRetainedValue())
+                }
+            }
+        }
+        for (key, page) in hashed where key.table == table {
+            hashed[key] = nil
+            removed.append(page)
+        }
+        for page in removed { count -= page.occupied }
+        // The pages (and their values) go here, after the map is consistent: a value's release may use the map.
+        withExtendedLifetime(removed) {}
     }
 
     func removeAll() {
-        pages.removeAll()
-        lastKey = PageKey(table: -1, page: .min)
-        lastPage = nil
+        releaseAllPages()
         count = 0
+    }
+
+    /// Empties the directories and frees every page, after the map is consistent.
+    private func releaseAllPages() {
+        lastTable = -1
+        lastPageNumber = .min
+        lastPage = nil
+        var removed: [Page] = Array(hashed.values)
+        hashed = [:]
+        if let directories {
+            for t in 0..<tableCount {
+                let directory = directories[t]
+                guard let pages = directory.pages else { continue }
+                for n in 0..<directory.capacity {
+                    if let page = pages[n] { removed.append(page.takeRetainedValue()) }
+                }
+                pages.deallocate()
+            }
+            directories.deallocate()
+        }
+        directories = nil
+        tableCount = 0
+        withExtendedLifetime(removed) {}
     }
 }
