@@ -7,9 +7,16 @@
 /// The weak side is an unretained reference cleared by the object's own `deinit`, not a Swift `weak` one: a lookup
 /// stays one load from a page, where a weak reference would go through the object's side table on every fault.
 final class ObjectRegistry {
-    private let objects = PagedMap<Unmanaged<ManagedObject>>()
+    /// The objects' map, held by this registry (released in `deinit`) and used unretained: reached through a
+    /// `let`, each per-object call retained and released it.
+    private let map = Unmanaged.passRetained(PagedMap<Unmanaged<ManagedObject>>())
+    @inline(__always) private func objects<R>(_ body: (PagedMap<Unmanaged<ManagedObject>>) -> R) -> R {
+        map._withUnsafeGuaranteedRef(body)
+    }
+
+    deinit { map.release() }
     /// The strong references of `retainsRegisteredObjects`; nil when the registry holds weakly.
-    private var retained: PagedMap<ManagedObject>?
+    @exclusivity(unchecked) private var retained: PagedMap<ManagedObject>?
 
     /// True when every registered object is also held strongly.
     var retainsObjects: Bool {
@@ -18,7 +25,7 @@ final class ObjectRegistry {
             guard newValue != retainsObjects else { return }
             if newValue {
                 let strong = PagedMap<ManagedObject>()
-                objects.forEachKeyed { key, object in strong[key] = object.takeUnretainedValue() }
+                objects { $0.forEachKeyed { key, object in strong[key] = object.takeUnretainedValue() } }
                 retained = strong
             } else {
                 // Released once detached: the objects' deinits then take them out of `objects` (not `retained`).
@@ -30,14 +37,14 @@ final class ObjectRegistry {
     }
 
     /// Number of registered objects.
-    var count: Int { objects.count }
-    var isEmpty: Bool { objects.isEmpty }
+    var count: Int { objects { $0.count } }
+    var isEmpty: Bool { objects { $0.isEmpty } }
 
     /// The object registered for `key`, or nil; assigning nil unregisters it.
     subscript(key: ObjectKey) -> ManagedObject? {
-        @inline(__always) get { objects[key]?.takeUnretainedValue() }
+        @inline(__always) get { objects { $0[key]?.takeUnretainedValue() } }
         set {
-            objects[key] = newValue.map { Unmanaged.passUnretained($0) }
+            objects { $0[key] = newValue.map { Unmanaged.passUnretained($0) } }
             if let retained { retained[key] = newValue }
         }
     }
@@ -47,9 +54,11 @@ final class ObjectRegistry {
     @discardableResult
     func remove(_ object: ManagedObject, at key: ObjectKey) -> Bool {
         var removed = false
-        objects.modifyOrRemove(key) { registered in
-            removed = registered.toOpaque() == object.address
-            return removed
+        objects { objects in
+            objects.modifyOrRemove(key) { registered in
+                removed = registered.toOpaque() == object.address
+                return removed
+            }
         }
         if removed, let retained { retained[key] = nil }
         return removed
@@ -59,14 +68,16 @@ final class ObjectRegistry {
     /// `deinit` may change).
     var values: [ManagedObject] {
         var result: [ManagedObject] = []
-        result.reserveCapacity(objects.count)
-        objects.forEach { result.append($0.takeUnretainedValue()) }
+        objects { objects in
+            result.reserveCapacity(objects.count)
+            objects.forEach { result.append($0.takeUnretainedValue()) }
+        }
         return result
     }
 
     /// Forgets every object (without releasing any: the caller clears their context first).
     func removeAll() {
-        objects.removeAll()
+        objects { $0.removeAll() }
         retained?.removeAll()
     }
 }

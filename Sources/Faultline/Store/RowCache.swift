@@ -13,59 +13,71 @@ final class RowCache {
         var storedAt: UInt64
     }
 
-    private let entries = PagedMap<Entry>()
+    /// The entries' map, held by this cache (released in `deinit`) and used unretained: reached through a `let`,
+    /// each per-row call retained and released it.
+    private let map = Unmanaged.passRetained(PagedMap<Entry>())
+    @inline(__always) private func entries<R>(_ body: (PagedMap<Entry>) -> R) -> R { map._withUnsafeGuaranteedRef(body) }
     /// Lookups answered from the cache, and lookups that had to go to SQLite.
     @exclusivity(unchecked) var hits = 0
     @exclusivity(unchecked) var misses = 0
 
-    var count: Int { entries.count }
+    var count: Int { entries { $0.count } }
 
-    @inline(__always) func entry(for key: ObjectKey) -> Entry? { entries[key] }
+    deinit { map.release() }
+
+    @inline(__always) func entry(for key: ObjectKey) -> Entry? { entries { $0[key] } }
 
     /// Stores a row, keeping the holder count of an existing entry (plus one when `addingHolder`).
     @inline(__always) func store(_ key: ObjectKey, values: SlotRow, version: Int64, entityNumber: Int32, at time: UInt64, addingHolder: Bool = false) {
-        entries.update(key, default: { Entry(values: [], version: 0, entityNumber: entityNumber, holders: 0, storedAt: 0) }) { entry in
-            entry.storedAt = time
-            entry.values = values
-            entry.version = version
-            entry.entityNumber = entityNumber
-            if addingHolder { entry.holders += 1 }
+        entries { entries in
+            entries.update(key, default: { Entry(values: [], version: 0, entityNumber: entityNumber, holders: 0, storedAt: 0) }) { entry in
+                entry.storedAt = time
+                entry.values = values
+                entry.version = version
+                entry.entityNumber = entityNumber
+                if addingHolder { entry.holders += 1 }
+            }
         }
     }
 
     /// The snapshot for a row just read at `version`: the cached values when still current (no decoding), else
     /// `decode()`'s. The caller's object holds the snapshot afterwards (one lookup in all).
     @inline(__always) func upsertAndRetain(_ key: ObjectKey, version: Int64, entityNumber: Int32, at time: UInt64, decode: () -> SlotRow) -> SlotRow {
-        entries.update(key, default: { Entry(values: [], version: -1, entityNumber: entityNumber, holders: 0, storedAt: 0) }) { entry in
-            entry.storedAt = time
-            // A new entry has no values yet, whatever version the row has (a damaged store's Z_OPT may be any number).
-            if entry.values.isEmpty || entry.version != version || entry.entityNumber != entityNumber {
-                entry.values = decode()
-                entry.version = version
-                entry.entityNumber = entityNumber
+        entries { entries in
+            entries.update(key, default: { Entry(values: [], version: -1, entityNumber: entityNumber, holders: 0, storedAt: 0) }) { entry in
+                entry.storedAt = time
+                // A new entry has no values yet, whatever version the row has (a damaged store's Z_OPT may be any
+                // number).
+                if entry.values.isEmpty || entry.version != version || entry.entityNumber != entityNumber {
+                    entry.values = decode()
+                    entry.version = version
+                    entry.entityNumber = entityNumber
+                }
+                entry.holders += 1
+                return entry.values
             }
-            entry.holders += 1
-            return entry.values
         }
     }
 
     @inline(__always) func retain(_ key: ObjectKey) -> Bool {
-        entries.modifyIfPresent(key) { $0.holders += 1 }
+        entries { $0.modifyIfPresent(key) { $0.holders += 1 } }
     }
 
     /// Lets go of one holder's hold on a snapshot, dropping it with the last (one lookup, no copy of the values).
     @inline(__always) func release(_ key: ObjectKey) {
-        entries.modifyOrRemove(key) { entry in
-            guard entry.holders > 1 else { return true }
-            entry.holders -= 1
-            return false
+        entries { entries in
+            entries.modifyOrRemove(key) { entry in
+                guard entry.holders > 1 else { return true }
+                entry.holders -= 1
+                return false
+            }
         }
     }
 
-    func remove(_ key: ObjectKey) { entries[key] = nil }
+    func remove(_ key: ObjectKey) { entries { $0[key] = nil } }
 
-    func removeEverything() { entries.removeAll() }
+    func removeEverything() { entries { $0.removeAll() } }
 
     /// Drops every entry of one table.
-    func removeAll(table: Int32) { entries.removeAll(table: table) }
+    func removeAll(table: Int32) { entries { $0.removeAll(table: table) } }
 }

@@ -7,13 +7,13 @@
 /// numbers and primary keys are; any other key (a damaged store's negative or huge `Z_PK`) goes through a hashed
 /// directory. Empty pages are freed. Reference semantics: owned by one coordinator or context, never copied.
 final class PagedMap<Value> {
-    static var pageSize: Int { 128 }
-    private static var pageShift: Int64 { 7 }
+    static var pageSize: Int { 32 }
+    private static var pageShift: Int64 { 5 }
     /// Tables numbered below this have an indexed directory; others are hashed.
     static var indexedTables: Int32 { 1_024 }
     /// Pages below this (keys below 2²³) are indexed; a table's directory grows to its highest page, at most
-    /// 512 KB.
-    static var indexedPages: Int64 { 1 << 16 }
+    /// 2 MB.
+    static var indexedPages: Int64 { 1 << 18 }
 
     private struct PageKey: Hashable {
         let table: Int32
