@@ -63,7 +63,7 @@ final class AllocationCountTests: XCTestCase {
         XCTAssertLessThanOrEqual(perObject, 1.05, "\(large - small) allocations for 1,024 more objects")
     }
 
-    func testAnInsertedObjectCostsTwoAllocationsBeyondSQLites() throws {
+    func testAnInsertedObjectCostsOneAllocationBeyondSQLites() throws {
         func insert(_ count: Int) throws -> Int {
             let store = dir.appendingPathComponent("insert-\(count).sqlite")
             let coordinator = PersistentStoreCoordinator(managedObjectModel: model, probes: .disabled)
@@ -89,8 +89,9 @@ final class AllocationCountTests: XCTestCase {
         let small = try insert(1_024), large = try insert(2_048)
         let sqlite = Double(try raw(2_048) - raw(1_024)) / 1_024
         let perObject = Double(large - small) / 1_024 - sqlite
-        // Beyond SQLite's own (about two a row: its records and pages): the object and its values, from creation
-        // through the save, which shares the values with the row cache. The target is one.
-        XCTAssertEqual(perObject, 2, accuracy: 0.1, "\(large - small) allocations for 1,024 more objects, SQLite \(sqlite) a row")
+        // Beyond SQLite's own (about two a row: its records and pages): the object. Its values are cut from the
+        // context's block of 32 rows and written in place; the save shares them with the row cache.
+        XCTAssertEqual(Int(perObject), 1, "\(large - small) allocations for 1,024 more objects, SQLite \(sqlite) a row")
+        XCTAssertLessThanOrEqual(perObject, 1.1, "\(large - small) allocations for 1,024 more objects, SQLite \(sqlite) a row")
     }
 }

@@ -107,7 +107,7 @@ public final class ContextUndoManager {
 
     private func state(of object: ManagedObject) -> ObjectState {
         let present = object.managedObjectContext === context && context != nil
-        var values = object.values
+        var values = object.sharedValues
         var toMany: [(Int, [ManagedObject])] = []
         for (i, slot) in values.enumerated() {
             if case .many(let storage) = slot {
@@ -159,7 +159,7 @@ extension ManagedObjectContext {
         }
         if object.isFault { fulfillFault(object) }
         if !object.flags.contains(.hasCommittedCopy) && !object.isInserted {
-            object.committedCopy = object.values
+            object.committedCopy = object.sharedValues
             object.flags.insert(.hasCommittedCopy)
         }
         var values = state.values

@@ -27,7 +27,10 @@ open class ManagedObject: CustomStringConvertible {
     // The context's queue is the only accessor; skip dynamic exclusivity checks on the hot slots.
     @exclusivity(unchecked) var key: Int64 = 0
     @exclusivity(unchecked) var version: Int64 = 0
-    @exclusivity(unchecked) @usableFromInline final var values = SlotRow()
+    @exclusivity(unchecked) @usableFromInline final var values = SlotRow() {
+        // Any row assigned or changed through the property is a row others may share: no more writes in place.
+        didSet { flags.remove(.ownsValueRow) }
+    }
     /// The values as last fetched or saved, kept apart from `values` only once they differ (see `committed`).
     @exclusivity(unchecked) var committedCopy = SlotRow()
     @exclusivity(unchecked) @usableFromInline final var flags: Flags = []
@@ -61,6 +64,10 @@ open class ManagedObject: CustomStringConvertible {
         static let tracked = Flags(rawValue: 512)
         /// A fault of a batched fetch result, in the context's `batchMembership`.
         static let batched = Flags(rawValue: 1024)
+        /// `values` is a row of the context's insert block that nothing else holds: changes are written in place
+        /// (see `storeSlot`). Cleared when the row is assigned, changed through `values`, or handed out
+        /// (`sharedValues`).
+        static let ownsValueRow = Flags(rawValue: 2048)
     }
 
     /// The object's address: a key for the context's tables that never retains the object (its `deinit` uses it).
@@ -69,10 +76,29 @@ open class ManagedObject: CustomStringConvertible {
     /// The values as last fetched or saved. A fetched object shares one array with the row cache until its
     /// first change, so most objects never pay for a second copy.
     var committed: SlotRow {
-        get { flags.contains(.hasCommittedCopy) ? committedCopy : values }
+        get { flags.contains(.hasCommittedCopy) ? committedCopy : sharedValues }
         set {
             committedCopy = newValue
             flags.insert(.hasCommittedCopy)
+        }
+    }
+
+    /// The values, for a holder that keeps them (a snapshot, an undo record, a parent context's state): from now on
+    /// a change copies the row first, as for any shared row.
+    final var sharedValues: SlotRow {
+        flags.remove(.ownsValueRow)
+        return values
+    }
+
+    /// Writes one slot: in place when the object owns its row in the context's insert block (an inserted object's
+    /// row shares its block with its neighbours', so copy-on-write would copy it out at the first change: an
+    /// allocation per inserted object), else copy-on-write. Objects (a to-one, a to-many's storage) are never
+    /// written into a shared block: the block would hold them, after the row is let go of, until its last row goes.
+    @inline(__always) final func storeSlot(_ value: Slot, at index: Int) {
+        if flags.contains(.ownsValueRow) && !value.holdsObject {
+            values.assignInPlace(value, at: index)
+        } else {
+            values[index] = value
         }
     }
 
@@ -89,6 +115,8 @@ open class ManagedObject: CustomStringConvertible {
     }
 
     deinit {
+        // A row of its context's insert block that only this object held: its values go now, not with the block.
+        if flags.contains(.ownsValueRow) { values.clearInPlace() }
         // The context holds unchanged objects weakly: one the program let go of leaves its registry here.
         contextReference?._withUnsafeGuaranteedRef { $0.objectWillDeinit(self) }
     }
@@ -185,7 +213,7 @@ open class ManagedObject: CustomStringConvertible {
             committedCopy = values
             flags.insert(.hasCommittedCopy)
         }
-        values[index] = value
+        storeSlot(value, at: index)
         markChanged(index)
     }
 
@@ -342,7 +370,7 @@ open class ManagedObject: CustomStringConvertible {
             committedCopy = values
             flags.insert(.hasCommittedCopy)
         }
-        values[attribute.index] = slot
+        storeSlot(slot, at: attribute.index)
     }
 
     /// Values changed since the last save, by key.

@@ -35,6 +35,8 @@ public final class ManagedObjectContext: @unchecked Sendable {
     @exclusivity(unchecked) var deferredReleases: [SlotRow] = []
     /// Registered saved objects that are not faults (inserted ones are `insertedCount`): the trace's gauge.
     @exclusivity(unchecked) var materializedCount = 0
+    /// Where inserted objects' values are cut from: blocks of rows, one allocation for many objects.
+    @exclusivity(unchecked) var insertWriter = SlotRowWriter(rowsPerBlock: SlotRowWriter.insertRowsPerBlock)
     /// Objects known by a temporary key without being inserted here: in a child context, objects its parent
     /// inserted (or it pushed to its parent); in a parent, objects that had the key before the root saved them.
     var temporaryObjects: [Int64: ManagedObject] = [:]
@@ -309,7 +311,13 @@ public final class ManagedObjectContext: @unchecked Sendable {
         let key = Self.temporaryKeys.wrappingAdd(1, ordering: .relaxed).newValue
         object.managedObjectContext = self
         object.key = -key
-        object.values = SlotRow(object.entity.insertTemplate)
+        object.values = object.entity.insertTemplate.withUnsafeBufferPointer { template in
+            insertWriter.row(width: template.count) { slots in
+                for i in 0..<template.count { (slots + i).initialize(to: template[i]) }
+            }
+        }
+        // The row is this object's alone until it is saved or handed out.
+        if !object.values.isEmpty { object.flags.insert(.ownsValueRow) }
         for (slot, value) in object.entity.transientDefaults { object.transientObjects[slot] = value }
         registerInsertion(object)
         object.awakeFromInsert()
@@ -318,7 +326,7 @@ public final class ManagedObjectContext: @unchecked Sendable {
     /// Marks `object`, which holds its key and values, as inserted in this context: in insertion order, and
     /// reported to the change tracker and the undo manager when changes are tracked.
     func registerInsertion(_ object: ManagedObject) {
-        object.flags = [.inserted, objectFlags]
+        object.flags = [.inserted, objectFlags, object.flags.intersection(.ownsValueRow)]
         insertionOrder.append(object)
         insertedCount += 1
         if objectFlags.contains(.tracked) {
@@ -388,8 +396,10 @@ public final class ManagedObjectContext: @unchecked Sendable {
         }
         for object in insertionOrder + temporaryObjects.values where object.managedObjectContext === self {
             object.managedObjectContext = nil
+            if object.flags.contains(.ownsValueRow) { object.values.clearInPlace() }
             object.values = []
         }
+        insertWriter.endBlock()
         temporaryObjects.removeAll()
         registry.removeAll()
         materializedCount = 0
@@ -425,6 +435,7 @@ public final class ManagedObjectContext: @unchecked Sendable {
         insertedCount = 0
         updatedSet.removeAll()
         deletedSet.removeAll()
+        insertWriter.endBlock()
     }
 
     /// Objects still inserted, in insertion order.

@@ -19,7 +19,7 @@ struct ObjectState: @unchecked Sendable {
         entity = object.entity
         key = object.key
         version = object.version
-        values = object.values
+        values = object.sharedValues
         transientObjects = object.transientObjects
         for relationship in object.entity.relationships where relationship.index < values.count {
             switch values[relationship.index] {

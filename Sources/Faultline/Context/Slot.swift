@@ -17,4 +17,12 @@ enum Slot: @unchecked Sendable {
     case many(ToManyStorage)
 
     var isNull: Bool { if case .null = self { return true }; return false }
+
+    /// True for a to-one's object and a to-many's storage.
+    var holdsObject: Bool {
+        switch self {
+        case .object, .many: return true
+        case .null, .integer, .real, .text, .blob: return false
+        }
+    }
 }

@@ -77,6 +77,22 @@ struct SlotRow: RandomAccessCollection, MutableCollection, ExpressibleByArrayLit
         }
     }
 
+    /// Writes slot `index` where it is, without copy-on-write: only for a row its holder knows no one else holds
+    /// (`ManagedObject.storeSlot`).
+    @inline(__always) func assignInPlace(_ value: Slot, at index: Int) {
+        precondition(index >= 0 && index < count, "slot index out of range")
+        block.unsafelyUnwrapped.withUnsafeMutablePointerToElements { $0[start &+ index] = value }
+    }
+
+    /// Sets every slot to null where it is (what the slots held is released now, not with the block): only for a
+    /// row its holder knows no one else holds.
+    func clearInPlace() {
+        guard let block else { return }
+        block.withUnsafeMutablePointerToElements { slots in
+            for i in start..<(start + count) { slots[i] = .null }
+        }
+    }
+
     /// Copies the row into a block of its own unless it has one already (then `start` is 0).
     @usableFromInline mutating func makeUnique() {
         if start == 0, isKnownUniquelyReferenced(&block), block.unsafelyUnwrapped.withUnsafeMutablePointerToHeader({ $0.pointee }) == count { return }
@@ -93,6 +109,8 @@ struct SlotRowWriter {
     /// Rows per block of a fetch: bounds what a row kept alive keeps of its neighbours (the block goes with its
     /// last row).
     static let fetchRowsPerBlock = 128
+    /// Rows per block of a context's inserted objects: the context keeps its current block, so smaller.
+    static let insertRowsPerBlock = 32
 
     private let rowsPerBlock: Int
     private var block: SlotBlock?
@@ -100,6 +118,14 @@ struct SlotRowWriter {
     private var capacity = 0
 
     init(rowsPerBlock: Int = SlotRowWriter.fetchRowsPerBlock) { self.rowsPerBlock = max(1, rowsPerBlock) }
+
+    /// Lets go of the current block: the next row starts a new one, and the block goes with the last row cut
+    /// from it.
+    mutating func endBlock() {
+        block = nil
+        used = 0
+        capacity = 0
+    }
 
     /// A row of `width` slots, initialized by `fill` (which must initialize each of the `width` slots from the
     /// pointer it is given, in order).

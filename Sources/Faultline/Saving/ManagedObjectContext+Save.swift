@@ -23,6 +23,7 @@ extension ManagedObjectContext {
         var changes = pendingChanges()
         if let parent {
             try saveChild(into: parent, changes, callSite: probesEnabled ? callSite(file, line) : nil)
+            insertWriter.endBlock()
             return
         }
         // Conflicts the merge policy resolves change the objects; the save then tries again (a few times, as
@@ -50,6 +51,8 @@ extension ManagedObjectContext {
         let announces = !saveObservers.didSave.isEmpty || !coordinator.autoMergers.isEmpty || !autoMergers.isEmpty
         let deleted = announces ? changes.deleted.map(\.objectID) : []
         let permanentKeys = didSave(changes)
+        // The saved objects' rows are shared now; their block goes with the last of them, not with the context.
+        insertWriter.endBlock()
         if generation != nil {
             // The coordinator's cache holds the inserted rows for them; a pinned context reads its generation's.
             coordinator.releaseSnapshots(changes.inserted.map(\.objectKeyForCache))

@@ -20,7 +20,7 @@ struct SaveChanges {
     /// An object's values as a row-cache snapshot holds them: to-ones as stored keys, to-many and transient
     /// slots empty (transient attributes at their defaults). Shares the live array when nothing differs.
     static func storedForm(of object: ManagedObject) -> SlotRow {
-        storedForm(object.values, entity: object.entity)
+        storedForm(object.sharedValues, entity: object.entity)
     }
 
     /// `values` of an object of `entity` in stored form (see `storedForm(of:)`).

@@ -3,17 +3,17 @@
 /// Rows are fetched, cached and registered in primary-key order far more often than at random, so pages of
 /// consecutive keys turn the per-row hash-table insert of a dictionary (a cache miss or two on a large table) into
 /// a store into an array that is already in cache. A page is found by index in its table's directory (an array of
-/// pages, one entry per 128 keys) when the table number and key are small and non-negative, as Core Data's entity
+/// pages, one entry per `pageSize` keys) when the table number and key are small and non-negative, as Core Data's entity
 /// numbers and primary keys are; any other key (a damaged store's negative or huge `Z_PK`) goes through a hashed
 /// directory. Empty pages are freed. Reference semantics: owned by one coordinator or context, never copied.
 final class PagedMap<Value> {
-    static var pageSize: Int { 32 }
-    private static var pageShift: Int64 { 5 }
+    static var pageSize: Int { 128 }
+    private static var pageShift: Int64 { 7 }
     /// Tables numbered below this have an indexed directory; others are hashed.
     static var indexedTables: Int32 { 1_024 }
     /// Pages below this (keys below 2²³) are indexed; a table's directory grows to its highest page, at most
-    /// 2 MB.
-    static var indexedPages: Int64 { 1 << 18 }
+    /// 512 KB.
+    static var indexedPages: Int64 { 1 << 16 }
 
     private struct PageKey: Hashable {
         let table: Int32
