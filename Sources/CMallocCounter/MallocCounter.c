@@ -2,12 +2,16 @@
 // defined here, in the executable, so that every call in the process (Swift's runtime, Foundation, SQLite, GRDB)
 // comes here first, then goes on to glibc's own (__libc_malloc, …). Counting is off except during a variant's
 // memory run, on its thread; off, a call costs one thread-local load. Sanitizers interpose malloc themselves: under
-// them nothing is defined here and the counts are unavailable. memalign, posix_memalign and aligned_alloc are not
-// counted (glibc does not reach them through malloc); a block of theirs freed while counting counts against the run.
+// them nothing is defined here and the counts are unavailable. The aligned allocators (memalign, posix_memalign,
+// aligned_alloc, valloc, pvalloc) are counted too: glibc does not reach them through malloc, and Swift's
+// `UnsafeMutablePointer.allocate` calls memalign, so without them such a block went uncounted while its free
+// counted against the run.
 #include "CMallocCounter.h"
 
+#include <errno.h>
 #include <malloc.h>
 #include <stdatomic.h>
+#include <stdint.h>
 
 #if defined(__has_feature)
 #  if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer) || __has_feature(memory_sanitizer)
@@ -34,6 +38,9 @@ extern void *__libc_malloc(size_t size);
 extern void *__libc_calloc(size_t count, size_t size);
 extern void *__libc_realloc(void *pointer, size_t size);
 extern void __libc_free(void *pointer);
+extern void *__libc_memalign(size_t alignment, size_t size);
+extern void *__libc_valloc(size_t size);
+extern void *__libc_pvalloc(size_t size);
 
 static inline bool on(void) { return counting; }
 
@@ -62,6 +69,40 @@ void *realloc(void *pointer, size_t size) {
     // A failed realloc keeps the old block; a realloc to 0 may free it.
     if (result || size == 0) atomic_fetch_sub_explicit(&net, (int_fast64_t)before, memory_order_relaxed);
     note(size, result);
+    return result;
+}
+
+void *memalign(size_t alignment, size_t size) {
+    void *result = __libc_memalign(alignment, size);
+    if (on()) note(size, result);
+    return result;
+}
+
+void *aligned_alloc(size_t alignment, size_t size) {
+    void *result = __libc_memalign(alignment, size);
+    if (on()) note(size, result);
+    return result;
+}
+
+// glibc's checks: a power of two that is a multiple of sizeof(void *), else EINVAL; ENOMEM when out of memory.
+int posix_memalign(void **pointer, size_t alignment, size_t size) {
+    if (alignment % sizeof(void *) != 0 || (alignment & (alignment - 1)) != 0 || alignment == 0) return EINVAL;
+    void *result = __libc_memalign(alignment, size);
+    if (!result) return ENOMEM;
+    *pointer = result;
+    if (on()) note(size, result);
+    return 0;
+}
+
+void *valloc(size_t size) {
+    void *result = __libc_valloc(size);
+    if (on()) note(size, result);
+    return result;
+}
+
+void *pvalloc(size_t size) {
+    void *result = __libc_pvalloc(size);
+    if (on()) note(size, result);
     return result;
 }
 

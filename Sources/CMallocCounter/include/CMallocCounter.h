@@ -5,8 +5,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/// Allocations (malloc, calloc, realloc) and their bytes counted while counting was on, and the usable bytes
-/// allocated minus those freed meanwhile (what was kept).
+/// Allocations (malloc, calloc, realloc and the aligned allocators) and their bytes counted while counting was on,
+/// and the usable bytes allocated minus those freed meanwhile (what was kept).
 typedef struct {
     uint64_t allocations;
     uint64_t bytes;
