@@ -131,7 +131,8 @@ extension ManagedObjectContext {
                 object.values[slot] = .many(ToManyStorage(objects: []))
             }
         }
-        for object in changes.inserted + changes.updated {
+        // Joined, not concatenated: a copy of the two arrays retained and released every object once more.
+        for object in [changes.inserted, changes.updated].joined() {
             object.flags.subtract([.inserted, .updated])
             object.version = object.pendingVersion
             object.changes.removeAll()

@@ -34,7 +34,7 @@ extension SQLiteStore {
                     for object in changes.deleted where !(try delete(object)) { conflicts.append((object, object.version)) }
                 }
                 try writeOrderKeys(positions)
-                for object in changes.inserted + changes.updated where !object.entity.joinTableOwners.isEmpty { try writeJoinRows(of: object) }
+                for object in [changes.inserted, changes.updated].joined() where !object.entity.joinTableOwners.isEmpty { try writeJoinRows(of: object) }
                 if tracksHistory && conflicts.isEmpty { try writeHistory(changes) }
                 if !conflicts.isEmpty {
                     throw SaveError.conflicts(try conflicts.map { object, expected in

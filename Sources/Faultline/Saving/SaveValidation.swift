@@ -5,8 +5,7 @@ extension ManagedObjectContext {
     func validateForSave() throws {
         var failures: [ValidationFailure] = []
         let updated = updatedSet.values.sorted { $0.key < $1.key }
-        let objects = pendingInsertions + updated
-        for object in objects where !object.entity.validatedSlots.isEmpty {
+        for object in [pendingInsertions, updated].joined() where !object.entity.validatedSlots.isEmpty {
             failures += validate(object)
         }
         if model.hasCustomClasses {
