@@ -24,6 +24,24 @@ final class InsertedValuesTests: XCTestCase {
         }
     }
 
+    func testARelationshipIsNeverWrittenIntoASharedBlock() throws {
+        let dir = TemporaryDirectory()
+        let (_, context) = try makeStack(try makeTestModel(), in: dir)
+        try context.performAndWait {
+            let dog = try context.insertNewObject(forEntityName: "Dog")
+            let walk = try context.insertNewObject(forEntityName: "Walk")
+            let shared = try XCTUnwrap(walk.values.block)
+            let start = walk.values.start, width = walk.values.count
+            try walk.setValue(dog, forKey: "dog")
+            XCTAssertFalse(walk.flags.contains(.ownsValueRow), "copied out of the shared block")
+            XCTAssertFalse(walk.values.block === shared)
+            shared.withUnsafeMutablePointerToElements { slots in
+                for i in start..<(start + width) where slots[i].holdsObject { XCTFail("slot \(i - start) holds an object") }
+            }
+            XCTAssertTrue(walk.value(forKey: "dog") as? ManagedObject === dog)
+        }
+    }
+
     func testAnObjectLetGoOfClearsOnlyItsOwnRow() throws {
         let dir = TemporaryDirectory()
         let (coordinator, _) = try makeStack(try makeTestModel(), in: dir)

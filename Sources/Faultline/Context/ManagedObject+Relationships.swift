@@ -15,7 +15,7 @@ extension ManagedObject {
             let (key, entityNumber) = ToOneReference.unpack(packed, relationship: relationship)
             let model = entity.model!
             let destination = context.faultingObject(entity: entityNumber.flatMap { model.entity(number: $0) } ?? relationship.destination!, key: key)
-            storeSlot(.object(destination), at: relationship.index)
+            values[relationship.index] = .object(destination)
             return destination
         default: return nil
         }
@@ -56,7 +56,7 @@ extension ManagedObject {
         if case .many(let storage) = slot(at: relationship.index) { return storage }
         guard let context = managedObjectContext, relationship.index < values.count else { return nil }
         let storage = ToManyStorage(objects: context.fireRelationshipFault(relationship, of: self, countOnly: countOnly))
-        storeSlot(.many(storage), at: relationship.index)
+        values[relationship.index] = .many(storage)
         return storage
     }
 
