@@ -376,7 +376,7 @@ final class PeerAgreementTests: XCTestCase {
 
         // Range queries on an indexed population: the same rows through all three.
         let cities = try data.cities(1_000, indexedPopulation: true, residents: false)
-        let sql = "SELECT ZNAME, ZPOPULATION FROM ZCITY WHERE ZPOPULATION BETWEEN ? AND ?"
+        let sql = "SELECT \(CityWorkload.rowColumns) FROM ZCITY WHERE ZPOPULATION BETWEEN ? AND ?"
         let ranges: [(Int64, Int64)] = [(10_000, 12_000), (50_000, 60_000), (150_000, 153_000), (0, Int64.max)]
         let rawCount = try RawSQLite.rangeQueries(RawSQLite.Connection(path: cities.path), sql: sql, ranges: ranges)
         XCTAssertEqual(try GRDBPeer.rangeQueries(try GRDBPeer.open(cities.path), sql: sql, ranges: ranges), rawCount)

@@ -38,14 +38,25 @@ public enum GRDBPeer {
         }
     }
 
-    /// A name and an integer (cities' name and population).
-    struct NamedValue: FetchableRecord {
+    /// A city, every column of its row (`CityWorkload.rowColumns`), as a GRDB user's `City` record holds it: the
+    /// same values a fetched object holds.
+    struct City: FetchableRecord {
+        var pk: Int64
+        var version: Int64
+        var isCapital: Bool
+        var population: Int64
+        var mayor: Int64?
         var name: String
-        var value: Int64
+        var normalizedName: String
 
         init(row: GRDB.Row) throws {
-            name = row[0]
-            value = row[1]
+            pk = row[0]
+            version = row[1]
+            isCapital = row[2]
+            population = row[3]
+            mayor = row[4]
+            name = row[5]
+            normalizedName = row[6]
         }
     }
 
@@ -126,9 +137,9 @@ public enum GRDBPeer {
             var count = 0
             clock.lap(.fetch)
             for (low, high) in ranges {
-                var held: [NamedValue]? = try NamedValue.fetchAll(statement, arguments: [low, high])
+                var held: [City]? = try City.fetchAll(statement, arguments: [low, high])
                 clock.lap(.fetch)
-                for record in held! { count += record.name.utf8.count > 0 && record.value >= 0 ? 1 : 0 }
+                for city in held! { count += city.name.utf8.count > 0 && city.population >= 0 ? 1 : 0 }
                 clock.lap(.use)
                 PhaseClock.release(&held)
                 clock.lap(.release)
@@ -154,7 +165,7 @@ public enum GRDBPeer {
         try queue.read { db in
             let statement = try db.cachedStatement(sql: sql)
             var count = 0
-            for (low, high) in ranges { count += try NamedValue.fetchAll(statement, arguments: [low, high]).count }
+            for (low, high) in ranges { count += try City.fetchAll(statement, arguments: [low, high]).count }
             return count
         }
     }

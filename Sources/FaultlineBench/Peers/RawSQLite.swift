@@ -92,6 +92,24 @@ public enum RawSQLite {
         var values: (Int64, Int64, Int64, Int64, Int64, Int64, Int64, Int64, Int64, Int64)
     }
 
+    /// Every column of one `ZCITY` row (`CityWorkload.rowColumns`), as a program reading rows into structs holds it.
+    struct CityRecord {
+        var key: Int64, version: Int64, isCapital: Bool, population: Int64, mayor: Int64?
+        var name: String, normalizedName: String
+
+        /// The current row of `stmt`, whose columns are `CityWorkload.rowColumns`.
+        init(_ stmt: OpaquePointer) {
+            func text(_ i: Int32) -> String { sqlite3_column_text(stmt, i).map { String(cString: $0) } ?? "" }
+            key = sqlite3_column_int64(stmt, 0)
+            version = sqlite3_column_int64(stmt, 1)
+            isCapital = sqlite3_column_int64(stmt, 2) != 0
+            population = sqlite3_column_int64(stmt, 3)
+            mayor = sqlite3_column_type(stmt, 4) == SQLITE_NULL ? nil : sqlite3_column_int64(stmt, 4)
+            name = text(5)
+            normalizedName = text(6)
+        }
+    }
+
     /// The fetch's three phases, as the engine and GRDB run them: every `ZROW` row into an array of structs
     /// (fetch), every value read (use), the array dropped (release); returns a checksum.
     public static func fetchUseRelease(_ connection: Connection, clock: PhaseClock) throws -> Int64 {
@@ -150,14 +168,11 @@ public enum RawSQLite {
         for (low, high) in ranges {
             sqlite3_bind_int64(stmt, 1, low)
             sqlite3_bind_int64(stmt, 2, high)
-            var held: [(String, Int64)]? = []
-            while sqlite3_step(stmt) == SQLITE_ROW {
-                let name = sqlite3_column_text(stmt, 0).map { String(cString: $0) } ?? ""
-                held!.append((name, sqlite3_column_int64(stmt, 1)))
-            }
+            var held: [CityRecord]? = []
+            while sqlite3_step(stmt) == SQLITE_ROW { held!.append(CityRecord(stmt)) }
             sqlite3_reset(stmt)
             clock.lap(.fetch)
-            for (name, population) in held! { count += name.utf8.count > 0 && population >= 0 ? 1 : 0 }
+            for city in held! { count += city.name.utf8.count > 0 && city.population >= 0 ? 1 : 0 }
             clock.lap(.use)
             PhaseClock.release(&held)
             clock.lap(.release)
@@ -183,19 +198,16 @@ public enum RawSQLite {
         return sum
     }
 
-    /// Runs `sql` (two integer parameters, rows of text and integer) once per range, reading each row into a
-    /// struct; returns the rows read.
+    /// Runs `sql` (two integer parameters, rows of `CityWorkload.rowColumns`) once per range, reading each row into
+    /// a struct; returns the rows read.
     public static func rangeQueries(_ connection: Connection, sql: String, ranges: [(Int64, Int64)]) throws -> Int {
         let stmt = try connection.prepare(sql)
         defer { sqlite3_finalize(stmt) }
-        var rows: [(String, Int64)] = []
+        var rows: [CityRecord] = []
         for (low, high) in ranges {
             sqlite3_bind_int64(stmt, 1, low)
             sqlite3_bind_int64(stmt, 2, high)
-            while sqlite3_step(stmt) == SQLITE_ROW {
-                let name = sqlite3_column_text(stmt, 0).map { String(cString: $0) } ?? ""
-                rows.append((name, sqlite3_column_int64(stmt, 1)))
-            }
+            while sqlite3_step(stmt) == SQLITE_ROW { rows.append(CityRecord(stmt)) }
             sqlite3_reset(stmt)
         }
         return rows.count

@@ -183,7 +183,7 @@ extension ScenarioCatalogue {
                     let low = Int64.random(in: 10_000...200_000, using: &random)
                     return (low, low + low / 50)
                 }
-                let sql = "SELECT ZNAME, ZPOPULATION FROM ZCITY WHERE ZPOPULATION BETWEEN ? AND ?"
+                let sql = "SELECT \(CityWorkload.rowColumns) FROM ZCITY WHERE ZPOPULATION BETWEEN ? AND ?"
                 let path = store.path
                 return [
                     .phased { clock in

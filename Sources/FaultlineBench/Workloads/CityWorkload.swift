@@ -15,6 +15,9 @@ public enum CityWorkload {
     public static let homeTown = ToOne<ManagedObject>("homeTown")
     public static let personName = Attribute<String>("name")
 
+    /// Every column of a `ZCITY` row but `Z_ENT`, as the peers' records read it (the values a fetched city holds).
+    public static let rowColumns = "Z_PK, Z_OPT, ZISCAPITAL, ZPOPULATION, ZMAYOR, ZNAME, ZNAME_NORMALIZED"
+
     /// The model; `indexedPopulation` adds an index on `population`.
     public static func model(indexedPopulation: Bool = true) throws -> ManagedObjectModel {
         try ManagedObjectModel(entities: [
