@@ -75,7 +75,7 @@ final class ExternalBinaryStorageTests: XCTestCase {
     /// A column naming a file that is missing, or bytes without a marker, read as stored rather than failing.
     func testMissingFilesAndUnmarkedBytesAreKept() throws {
         let external = ExternalBinaryStorage(storePath: "/nonexistent/App.sqlite")
-        XCTAssertEqual(external.folder.path, "/nonexistent/.App_SUPPORT/_EXTERNAL_DATA")
+        XCTAssertEqual(external.folder?.path, "/nonexistent/.App_SUPPORT/_EXTERNAL_DATA")
         let reference = Data([0x02]) + Data(UUID().uuidString.utf8) + Data([0])
         XCTAssertTrue(ManagedObjectContext.sameStoredValue(external.read(.blob(reference)), .blob(reference)))
         XCTAssertTrue(ManagedObjectContext.sameStoredValue(external.read(.blob(Data([9, 9]))), .blob(Data([9, 9]))))

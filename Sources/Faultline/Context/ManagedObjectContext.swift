@@ -191,6 +191,11 @@ public final class ManagedObjectContext: @unchecked Sendable {
         }
     }
 
+    /// Queues `work` on the context's queue, after what is queued already.
+    func enqueue(_ work: @escaping @Sendable () -> Void) {
+        queue.async(execute: work)
+    }
+
     /// Runs `body` on the context's queue and waits for it (runs it in place when already on the queue).
     public func performAndWait<T>(_ body: () throws -> T) rethrows -> T {
         if isOnQueue { return try body() }

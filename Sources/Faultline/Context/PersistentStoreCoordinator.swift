@@ -31,20 +31,40 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
     /// Opens the SQLite store at `url`, creating it when absent (unless `options` has `.readOnly`). Fails with a
     /// `StoreError` when the file is not a store, is damaged, or was made for another model.
     public func addPersistentStore(at url: URL, options: PersistentStoreOptions = []) throws {
+        try addPersistentStore(type: .sqlite, at: url, options: options)
+    }
+
+    /// Opens a store of `type`: an SQLite file at `url` (created when absent unless `options` has `.readOnly`), or
+    /// an in-memory store (`url` is not used). `pragmas`
+    /// run after Faultline's own (WAL, `synchronous=NORMAL`), so that they win. The coordinator holds one store:
+    /// adding one when it has one is an error.
+    public func addPersistentStore(type: PersistentStoreType, at url: URL?, options: PersistentStoreOptions = [],
+                                   pragmas: [StorePragma] = []) throws {
+        guard type == .sqlite || type == .inMemory else {
+            throw StoreError.invalidConfiguration("the store type '\(type)' is not one Faultline opens (SQLite, InMemory)")
+        }
+        if withLock({ store != nil }) {
+            throw StoreError.invalidConfiguration("the coordinator already has a store (\(storePath ?? SQLiteStore.inMemoryPath)); Faultline's coordinator holds one")
+        }
+        let inMemory = type == .inMemory
+        guard inMemory || url != nil else { throw StoreError.invalidConfiguration("an SQLite store needs a URL") }
+        let path = inMemory ? SQLiteStore.inMemoryPath : url.map(\.path) ?? ""
         let opened: SQLiteStore
         do {
-            opened = try SQLiteStore(path: url.path, model: managedObjectModel, readOnly: options.contains(.readOnly), probes: probes)
+            opened = try SQLiteStore(path: path, model: managedObjectModel, readOnly: options.contains(.readOnly), inMemory: inMemory,
+                                     pragmas: pragmas, probes: probes)
         } catch StoreError.modelMismatch(let path, let differences)
                     where options.contains(.migratesAutomatically) && options.contains(.infersMappingAutomatically) && !options.contains(.readOnly) {
             // Core Data's lightweight migration on open: the model's bundle holds the store's version.
             guard let bundle = managedObjectModel.bundle, let version = managedObjectModel.versionName else {
                 throw StoreError.modelMismatch(path: path, differences: differences + ["(no migration: the model was not loaded from a model bundle, which would hold the store's version)"])
             }
-            try Self.migrateStore(at: url, toVersionOf: bundle, version: version, probes: probes)
-            opened = try SQLiteStore(path: url.path, model: managedObjectModel, readOnly: false, probes: probes)
+            try Self.migrateStore(at: URL(fileURLWithPath: path), toVersionOf: bundle, version: version, probes: probes)
+            opened = try SQLiteStore(path: path, model: managedObjectModel, readOnly: false, pragmas: pragmas, probes: probes)
         }
         if options.contains(.persistentHistoryTracking) && !options.contains(.readOnly) { try opened.startHistoryTracking() }
-        withLock {
+        try withLock {
+            guard store == nil else { throw StoreError.invalidConfiguration("the coordinator already has a store; Faultline's coordinator holds one") }
             store = opened
             statementProbe = opened.connection.probe
         }
@@ -73,8 +93,11 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
     /// The store's UUID, or nil before a store is added.
     public var storeIdentifier: String? { withLock { store?.identifier } }
 
-    /// The store file's path, or nil before a store is added.
-    public var storePath: String? { withLock { store?.path } }
+    /// The store file's path, or nil before a store is added and for an in-memory store.
+    public var storePath: String? { withLock { store?.filePath } }
+
+    /// The type of the store, or nil before a store is added.
+    public var storeType: PersistentStoreType? { withLock { store.map { $0.isInMemory ? .inMemory : .sqlite } } }
 
     /// Counters since the coordinator was created: exact, for tests and reports.
     public var statistics: Statistics {

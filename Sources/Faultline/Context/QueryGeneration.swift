@@ -11,6 +11,9 @@ extension PersistentStoreCoordinator {
     /// A reader of its own on the same file whose connection holds a read transaction open: with WAL, its reads see
     /// the store as it was when the transaction began. It has its own row cache and never writes.
     func makeGenerationReader() throws -> PersistentStoreCoordinator {
+        if storeType == .inMemory {
+            throw StoreError.invalidConfiguration("query generations need a store file in WAL mode (a reader of its own on the file); an in-memory store has none")
+        }
         guard let path = storePath else { throw StoreError.noStore }
         let reader = PersistentStoreCoordinator(managedObjectModel: managedObjectModel, probes: probes)
         try reader.addPersistentStore(at: URL(fileURLWithPath: path))

@@ -116,7 +116,7 @@ extension ManagedObjectContext {
         switch kind {
         case .attribute(let attribute):
             var slot = slot
-            if attribute.storesExternally, let path = coordinator.storePath { slot = ExternalBinaryStorage(storePath: path).read(slot) }
+            if attribute.storesExternally { slot = ExternalBinaryStorage(storePath: coordinator.storePath).read(slot) }
             return ValueCoding.value(of: slot, type: attribute.type, transformer: attribute.valueTransformerName)
         case .object(let entity):
             guard case .integer(let packed) = slot else { return nil }

@@ -152,9 +152,9 @@ extension PersistentStoreCoordinator {
             for suffix in ["", "-wal"] where FileManager.default.fileExists(atPath: store.path + suffix) {
                 try FileManager.default.copyItem(atPath: store.path + suffix, toPath: copy.path + suffix)
             }
-            let support = ExternalBinaryStorage(storePath: store.path).folder.deletingLastPathComponent()
+            let support = ExternalBinaryStorage.folder(ofStoreAt: store.path).deletingLastPathComponent()
             if FileManager.default.fileExists(atPath: support.path) {
-                try FileManager.default.copyItem(at: support, to: ExternalBinaryStorage(storePath: copy.path).folder.deletingLastPathComponent())
+                try FileManager.default.copyItem(at: support, to: ExternalBinaryStorage.folder(ofStoreAt: copy.path).deletingLastPathComponent())
             }
             var performed = try migrateStore(at: copy, toVersionOf: bundle, version: version, from: sourceName, allowLoss: true,
                                              mappings: mappings, policies: policies, debug: debug, probes: .disabled)

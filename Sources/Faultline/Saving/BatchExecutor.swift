@@ -114,7 +114,7 @@ extension PersistentStoreCoordinator {
             defer { store.purpose(.other) }
             let keys = try store.allocatePrimaryKeys(root: entity.root, count: rows.count)
             store.purpose(.batch)
-            let external = ExternalBinaryStorage(storePath: store.path)
+            let external = ExternalBinaryStorage(storePath: store.filePath)
             let externalColumns = Set(entity.attributes.filter(\.storesExternally).compactMap { $0.columnName.flatMap(columns.firstIndex(of:)) })
             var written: [URL] = []
             do {

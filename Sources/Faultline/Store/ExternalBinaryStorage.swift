@@ -9,13 +9,19 @@ struct ExternalBinaryStorage {
     static let inlineMarker: UInt8 = 0x01
     static let fileMarker: UInt8 = 0x02
 
-    /// `_EXTERNAL_DATA` of the store at `storePath`.
-    let folder: URL
+    /// `_EXTERNAL_DATA` of the store, or nil for an in-memory store, which keeps every value inline.
+    let folder: URL?
 
-    init(storePath: String) {
+    /// The storage of the store at `storePath`; nil for an in-memory store.
+    init(storePath: String?) {
+        folder = storePath.map(Self.folder(ofStoreAt:))
+    }
+
+    /// `.<StoreName>_SUPPORT/_EXTERNAL_DATA` beside the store at `storePath`.
+    static func folder(ofStoreAt storePath: String) -> URL {
         let store = URL(fileURLWithPath: storePath)
         let name = store.deletingPathExtension().lastPathComponent
-        folder = store.deletingLastPathComponent().appendingPathComponent(".\(name)_SUPPORT/_EXTERNAL_DATA")
+        return store.deletingLastPathComponent().appendingPathComponent(".\(name)_SUPPORT/_EXTERNAL_DATA")
     }
 
     /// The value a stored column holds: the inline bytes, or the file's. A column without a marker (written by
@@ -30,7 +36,7 @@ struct ExternalBinaryStorage {
         case Self.inlineMarker:
             return .blob(Data(stored.dropFirst()))
         case Self.fileMarker:
-            guard let file = Self.fileName(stored) else { return slot }
+            guard let folder, let file = Self.fileName(stored) else { return slot }
             let path = folder.appendingPathComponent(file).path
             guard (try? InputFile.checkReadable(path)) != nil,
                   let bytes = try? Data(contentsOf: URL(fileURLWithPath: path), options: .alwaysMapped) else { return slot }
@@ -44,7 +50,7 @@ struct ExternalBinaryStorage {
     /// Returns the file written, if any, so that a failed save can remove it.
     func write(_ slot: Slot) throws -> (stored: Slot, file: URL?) {
         guard case .blob(let bytes) = slot else { return (slot, nil) }
-        guard bytes.count > Self.threshold else { return (.blob(Data([Self.inlineMarker]) + bytes), nil) }
+        guard bytes.count > Self.threshold, let folder else { return (.blob(Data([Self.inlineMarker]) + bytes), nil) }
         let name = UUID().uuidString
         let file = folder.appendingPathComponent(name)
         do {
@@ -58,7 +64,7 @@ struct ExternalBinaryStorage {
 
     /// The file a stored column names, if it names one.
     func file(of stored: Slot) -> URL? {
-        guard case .blob(let data) = stored, data.first == Self.fileMarker, let name = Self.fileName(data) else { return nil }
+        guard let folder, case .blob(let data) = stored, data.first == Self.fileMarker, let name = Self.fileName(data) else { return nil }
         return folder.appendingPathComponent(name)
     }
 

@@ -19,11 +19,27 @@ final class SQLiteStore {
     var tracksHistory = false
     var externalFilesReleased: [URL] = []
 
-    /// Opens the store at `path`, creating it (schema and metadata) when the file is absent or empty.
-    init(path: String, model: ManagedObjectModel, readOnly: Bool = false, probes: Probes = .disabled) throws {
+    /// The store is an SQLite database in memory (`PersistentStoreType.inMemory`): no file, gone with the store.
+    let isInMemory: Bool
+
+    /// The store's file, or nil for an in-memory store.
+    var filePath: String? { isInMemory ? nil : path }
+
+    /// The path SQLite opens for an in-memory store, and the one its errors name.
+    static let inMemoryPath = ":memory:"
+
+    /// Opens the store at `path`, creating it (schema and metadata) when the file is absent or empty; with
+    /// `inMemory`, creates it in memory (`path` is then `inMemoryPath`). `pragmas` are run after Faultline's own
+    /// (`journal_mode`, `synchronous`), so that they win.
+    init(path: String, model: ManagedObjectModel, readOnly: Bool = false, inMemory: Bool = false, pragmas: [StorePragma] = [],
+         probes: Probes = .disabled) throws {
         self.model = model
-        self.path = path
-        let attributes = try? FileManager.default.attributesOfItem(atPath: path)
+        self.path = inMemory ? Self.inMemoryPath : path
+        self.isInMemory = inMemory
+        if inMemory && readOnly {
+            throw StoreError.invalidConfiguration("an in-memory store starts empty, so it cannot be opened read only")
+        }
+        let attributes = inMemory ? nil : try? FileManager.default.attributesOfItem(atPath: path)
         let isNew = attributes == nil || (attributes?[.size] as? NSNumber)?.intValue == 0
         if let type = attributes?[.type] as? FileAttributeType, type != .typeRegular {
             throw StoreError.notAStore(path: path, detail: type == .typeDirectory ? "it is a folder" : "it is not a regular file")
@@ -49,6 +65,7 @@ final class SQLiteStore {
             // A new store gets Core Data's incremental auto-vacuum (`_NSAutoVacuumLevel` 2) before anything is written.
             if isNew { try connection.execute("PRAGMA auto_vacuum = 2") }
             try connection.execute(readOnly ? "SELECT count(*) FROM sqlite_master" : "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;")
+            for pragma in pragmas { try connection.execute(pragma.sql) }
         } catch let error as SQLiteError where error.primaryCode == SQLITE_NOTADB || error.primaryCode == SQLITE_CORRUPT {
             throw StoreError.notADatabase(path: path, detail: error.message)
         } catch let error as SQLiteError {
@@ -63,7 +80,7 @@ final class SQLiteStore {
         }
         do {
             tablePlans = model.tables.map(TablePlan.init)
-            plans = model.entities.map { EntityPlan(entity: $0, storePath: path) }
+            plans = model.entities.map { EntityPlan(entity: $0, storePath: inMemory ? nil : path) }
             if isNew {
                 try createSchema()
             } else {

@@ -21,6 +21,8 @@ public enum StoreError: Error, CustomStringConvertible, Sendable {
     /// A key column holds what Core Data never writes (see `StoredKeyRule`): the table, column and row, the value
     /// and what was expected.
     case invalidStoredValue(table: String, column: String, row: String, value: String, expected: String)
+    /// A store description, option or pragma that cannot be used as given: what and why.
+    case invalidConfiguration(String)
 
     public var description: String {
         switch self {
@@ -44,6 +46,8 @@ public enum StoreError: Error, CustomStringConvertible, Sendable {
             return "no version of '\(bundle)' fits the store '\(path)': " + mismatches.joined(separator: " | ")
         case .invalidStoredValue(let table, let column, let row, let value, let expected):
             return "the store is damaged: table \(table), column \(column), \(row): \(value) — \(expected)"
+        case .invalidConfiguration(let detail):
+            return "the store cannot be added: \(detail)"
         }
     }
 }

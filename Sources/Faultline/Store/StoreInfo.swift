@@ -166,7 +166,7 @@ public struct StoreInfo: Sendable {
         history = try Self.historyTables.filter(tables.contains).map { table in
             (table, Int(try Self.strings(connection, "SELECT count(*) FROM \(table)").first.flatMap { Int($0) } ?? 0))
         }
-        let folder = ExternalBinaryStorage(storePath: store.path).folder
+        let folder = ExternalBinaryStorage.folder(ofStoreAt: store.path)
         if let files = try? FileManager.default.contentsOfDirectory(atPath: folder.path) {
             externalStorage = (folder.path, files.count)
         } else {

@@ -68,7 +68,8 @@ final class EntityPlan {
     let externalSlots: [Int]
     let external: ExternalBinaryStorage
 
-    init(entity: EntityDescription, storePath: String) {
+    /// `storePath` is nil for an in-memory store.
+    init(entity: EntityDescription, storePath: String?) {
         self.entity = entity
         external = ExternalBinaryStorage(storePath: storePath)
         externalSlots = entity.attributes.filter { $0.storesExternally }.map(\.index)

@@ -1,0 +1,110 @@
+import Foundation
+import Synchronization
+
+/// A Core Data stack in one object (Core Data's `NSPersistentContainer`): the model, a coordinator, its store's
+/// description, a main-queue `viewContext`, and background contexts on demand.
+///
+/// ```swift
+/// let container = PersistentContainer(name: "Company", managedObjectModel: model)
+/// container.persistentStoreDescriptions[0].type = .inMemory
+/// try container.loadPersistentStores()
+/// let count = try await container.performBackgroundTask { context in
+///     try context.count(for: FetchRequest<ManagedObject>(entityName: "Department"))
+/// }
+/// ```
+///
+/// Thread-safe: share it between tasks; each context it makes is an isolation domain of its own.
+public final class PersistentContainer: Sendable {
+    /// The container's name: the default store's file name (`<name>.sqlite`).
+    public let name: String
+    /// The model of every store and context.
+    public let managedObjectModel: ManagedObjectModel
+    /// The coordinator the contexts share.
+    public let persistentStoreCoordinator: PersistentStoreCoordinator
+    /// The main-queue context, for user interface work (on a server, use background contexts).
+    public let viewContext: ManagedObjectContext
+    private let descriptions: Mutex<[PersistentStoreDescription]>
+
+    /// A container for `model`, with one description: an SQLite store named `<name>.sqlite` in
+    /// `defaultDirectoryURL()`. Change the descriptions, then call `loadPersistentStores()`.
+    public init(name: String, managedObjectModel: ManagedObjectModel, probes: Probes = .shared) {
+        self.name = name
+        self.managedObjectModel = managedObjectModel
+        persistentStoreCoordinator = PersistentStoreCoordinator(managedObjectModel: managedObjectModel, probes: probes)
+        viewContext = ManagedObjectContext(.mainQueue, coordinator: persistentStoreCoordinator)
+        viewContext.name = "viewContext"
+        descriptions = Mutex([PersistentStoreDescription(url: Self.defaultDirectoryURL().appendingPathComponent("\(name).sqlite"))])
+    }
+
+    /// Where default stores go: `FAULTLINE_STORE_DIRECTORY` when set, else the user's application support folder
+    /// (`~/.local/share` on Linux, as Foundation gives it), as Core Data's `defaultDirectoryURL()`.
+    public static func defaultDirectoryURL() -> URL {
+        if let folder = ProcessInfo.processInfo.environment["FAULTLINE_STORE_DIRECTORY"], !folder.isEmpty {
+            return URL(fileURLWithPath: folder, isDirectory: true)
+        }
+        return FileManager.default.urls(for: .applicationSupportDirectory, in: .userDomainMask).first
+            ?? FileManager.default.temporaryDirectory
+    }
+
+    /// The stores to open (Core Data's `persistentStoreDescriptions`); set them before `loadPersistentStores()`.
+    /// Faultline's coordinator holds one store, so a second description fails to load.
+    public var persistentStoreDescriptions: [PersistentStoreDescription] {
+        get { descriptions.withLock { $0 } }
+        set { descriptions.withLock { $0 = newValue } }
+    }
+
+    /// Adds the described stores to the coordinator, in order; throws the first failure (a `StoreError` naming
+    /// the store and why). An SQLite store's folder is created when absent.
+    public func loadPersistentStores() throws {
+        for description in persistentStoreDescriptions { try load(description) }
+    }
+
+    /// Core Data's `loadPersistentStores(completionHandler:)`: adds each described store and calls `handler`
+    /// with it and its error, or nil (synchronously, on the caller's thread).
+    public func loadPersistentStores(completionHandler handler: (PersistentStoreDescription, Error?) -> Void) {
+        for description in persistentStoreDescriptions {
+            do {
+                try load(description)
+                handler(description, nil)
+            } catch {
+                handler(description, error)
+            }
+        }
+    }
+
+    private func load(_ description: PersistentStoreDescription) throws {
+        let pragmas = try description.checkedPragmas()
+        var url = description.url
+        if description.type == .sqlite, let file = url, file.path != "/dev/null", !description.isReadOnly {
+            let folder = file.deletingLastPathComponent()
+            do {
+                try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            } catch {
+                throw StoreError.invalidConfiguration("the store's folder '\(folder.path)' cannot be created: \(error.localizedDescription)")
+            }
+        }
+        // Core Data's habit for a store in memory: an SQLite store at /dev/null.
+        let type = description.type == .sqlite && url?.path == "/dev/null" ? .inMemory : description.type
+        if type == .inMemory { url = nil }
+        try persistentStoreCoordinator.addPersistentStore(type: type, at: url, options: description.options, pragmas: pragmas)
+    }
+
+    /// A new private-queue context on the coordinator (Core Data's `newBackgroundContext()`).
+    public func newBackgroundContext() -> ManagedObjectContext {
+        ManagedObjectContext(.privateQueue, coordinator: persistentStoreCoordinator)
+    }
+
+    /// Runs `block` on a new background context's queue (Core Data's `performBackgroundTask(_:)`).
+    public func performBackgroundTask(_ block: @escaping @Sendable (ManagedObjectContext) -> Void) {
+        let context = newBackgroundContext()
+        context.perform { block(context) }
+    }
+
+    /// Runs `block` on a new background context's queue and returns its value to the awaiting task.
+    public func performBackgroundTask<T: Sendable, Failure: Error>(
+        _ block: @escaping @Sendable (ManagedObjectContext) throws(Failure) -> T
+    ) async throws(Failure) -> T {
+        let context = newBackgroundContext()
+        return try await context.perform(schedule: .enqueued) { () throws(Failure) -> T in try block(context) }
+    }
+}
