@@ -12,6 +12,10 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        // The Swift Server Work Group's API packages, for the probes (the engine depends on no backend).
+        .package(url: "https://github.com/apple/swift-log", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.4.0"),
+        .package(url: "https://github.com/apple/swift-distributed-tracing", from: "1.1.0"),
         // The Swift peer the benchmark runner measures the engine against (benchmark code only).
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.0.0"),
     ],
@@ -40,7 +44,12 @@ let package = Package(
         .target(name: "CMallocCounter"),
         .target(
             name: "Faultline",
-            dependencies: ["CSQLite", "CZlib", "CProcessor"]
+            dependencies: [
+                "CSQLite", "CZlib", "CProcessor",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
+            ]
         ),
         .target(
             name: "FaultlineData",
@@ -75,7 +84,11 @@ let package = Package(
         .executableTarget(name: "fuzz-compiled-model", dependencies: ["Faultline", "FuzzSupport"], path: "Fuzz/CompiledModelFuzzer"),
         .executableTarget(name: "fuzz-trace", dependencies: ["Faultline", "FaultlineReport", "FuzzSupport"], path: "Fuzz/TraceFuzzer"),
         .executableTarget(name: "fuzz-store", dependencies: ["Faultline", "FaultlineData", "FaultlineReport", "FuzzSupport", "CSQLite", "CZlib"], path: "Fuzz/StoreFuzzer"),
-        .testTarget(name: "FaultlineTests", dependencies: ["Faultline", "CSQLite"]),
+        .testTarget(name: "FaultlineTests", dependencies: [
+            "Faultline", "CSQLite",
+            .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
+            .product(name: "MetricsTestKit", package: "swift-metrics"),
+        ]),
         .testTarget(name: "FaultlineDataTests", dependencies: ["Faultline", "FaultlineData"]),
         .testTarget(name: "FaultlineReportTests", dependencies: ["Faultline", "FaultlineReport"]),
         .testTarget(name: "FaultlineBenchTests", dependencies: ["Faultline", "FaultlineBench", "FaultlineReport", "CMallocCounter"]),

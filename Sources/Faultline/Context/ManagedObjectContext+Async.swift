@@ -1,3 +1,5 @@
+import Instrumentation
+
 extension ManagedObjectContext {
     /// When `perform(schedule:_:)` runs its body (Core Data's `NSManagedObjectContext.ScheduledTaskType`).
     public enum ScheduledTaskType: Sendable {
@@ -25,9 +27,11 @@ extension ManagedObjectContext {
             defer { processPendingChanges() }
             return try body()
         }
+        let service = tracedServiceContext
         let result: Result<T, Failure> = await withCheckedContinuation { continuation in
             enqueue {
-                let result = Result(catching: body)
+                // The caller's service context, so that spans started on the queue join the caller's trace.
+                let result = service.map { service in ServiceContext.withValue(service) { Result(catching: body) } } ?? Result(catching: body)
                 self.processPendingChanges()
                 continuation.resume(returning: result)
             }

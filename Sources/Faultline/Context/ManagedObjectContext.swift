@@ -1,4 +1,5 @@
 import Foundation
+import Instrumentation
 import Synchronization
 
 /// A scratch pad of managed objects: an isolation domain with its own queue.
@@ -185,10 +186,25 @@ public final class ManagedObjectContext: @unchecked Sendable {
     /// Runs `block` asynchronously on the context's queue.
     /// Pending changes are processed (objects-did-change sent) when the block returns.
     public func perform(_ block: @escaping @Sendable () -> Void) {
+        if let service = tracedServiceContext {
+            queue.async {
+                ServiceContext.withValue(service) {
+                    block()
+                    self.processPendingChanges()
+                }
+            }
+            return
+        }
         queue.async {
             block()
             self.processPendingChanges()
         }
+    }
+
+    /// The caller's service context, to carry to the context's queue, when a tracing recorder listens (nil
+    /// otherwise: one branch).
+    @inline(__always) var tracedServiceContext: ServiceContext? {
+        coordinator.probes.tracesOperations ? ServiceContext.current : nil
     }
 
     /// Queues `work` on the context's queue, after what is queued already.
@@ -199,6 +215,11 @@ public final class ManagedObjectContext: @unchecked Sendable {
     /// Runs `body` on the context's queue and waits for it (runs it in place when already on the queue).
     public func performAndWait<T>(_ body: () throws -> T) rethrows -> T {
         if isOnQueue { return try body() }
+        if let service = tracedServiceContext {
+            return try withoutActuallyEscaping(body) { escapable in
+                try queue.sync { try ServiceContext.withValue(service) { try escapable() } }
+            }
+        }
         return try withoutActuallyEscaping(body) { escapable in
             try queue.sync { try escapable() }
         }

@@ -60,6 +60,8 @@ extension PersistentStoreCoordinator {
         func note(_ text: String) {
             if debug { FileHandle.standardError.write(Data("Faultline: annotation: migration: \(text)\n".utf8)) }
         }
+        probes.beginOperation(.migration)
+        defer { probes.endOperation() }
         let versions = try ManagedObjectModel.versions(ofBundle: bundle)
         let ordered = versions.sorted { $0.name.compare($1.name, options: [.numeric]) == .orderedAscending }
         let target = version ?? versions[0].name

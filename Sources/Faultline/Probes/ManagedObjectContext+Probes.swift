@@ -29,6 +29,8 @@ extension ManagedObjectContext {
         let enclosing = outerCallSite
         outerCallSite = callSite
         defer { outerCallSite = enclosing }
+        coordinator.probes.beginOperation(.fetch)
+        defer { coordinator.probes.endOperation() }
         return try probeSection {
             let before = probeTotalsInSection()
             let registeredBefore = registry.count
@@ -53,7 +55,7 @@ extension ManagedObjectContext {
                 batchSize: request.fetchBatchSize, prefetch: request.relationshipKeyPathsForPrefetching, resultType: resultType,
                 statements: after.statements - before.statements, rows: after.rows - before.rows, results: count, registered: registered,
                 sqlTime: after.sqlTime - before.sqlTime, totalTime: ProbeClock.seconds(start, end), callSite: callSite,
-                values: level >= 3 ? uris(result) : nil, context: serialNumber, gauges: gaugesInSection,
+                values: level >= 3 ? uris(result) : nil, context: serialNumber, contextName: name, gauges: gaugesInSection,
                 predicateText: PredicateTextReference(shape: text))),
                 at: end, predicateConstants: predicateShape.recordedConstants) }
             return result
@@ -93,6 +95,8 @@ extension ManagedObjectContext {
     }
 
     func tracedSave(_ changes: SaveChanges, callSite: CallSite, _ body: () throws -> Void) throws {
+        coordinator.probes.beginOperation(.save)
+        defer { coordinator.probes.endOperation() }
         try probeSection {
             let before = coordinator.probeTotals().statements
             let start = ProbeClock.now()
@@ -104,6 +108,7 @@ extension ManagedObjectContext {
                 statements: coordinator.probeTotals().statements - before, duration: ProbeClock.seconds(start, ProbeClock.now()),
                 conflicts: conflicts, error: failure.map { "\($0)" }, callSite: callSite, context: serialNumber)
             event.gauges = gaugesInSection
+            event.contextName = name
             coordinator.probes.record(.save(event))
             if let failure { throw failure }
         }
@@ -119,13 +124,19 @@ extension ManagedObjectContext {
 
     /// Records a save refused before writing (Deny rules, validation).
     func recordRefusedSave(_ changes: SaveChanges, error: Error, callSite: CallSite) {
-        coordinator.probes.record(.save(changes.event(statements: 0, duration: 0, error: "\(error)", callSite: callSite, context: serialNumber)))
+        coordinator.probes.beginOperation(.save)
+        defer { coordinator.probes.endOperation() }
+        var event = changes.event(statements: 0, duration: 0, error: "\(error)", callSite: callSite, context: serialNumber)
+        event.contextName = name
+        coordinator.probes.record(.save(event))
     }
 
     /// Runs a batch request's body, recording a `batch` event when probes are on.
     func tracedBatch(_ kind: String, entity: EntityDescription, callSite: CallSite, rowCount: (() -> Int)? = nil,
                      _ body: () throws -> [(EntityDescription, Int64)]) throws -> [(EntityDescription, Int64)] {
         guard probesEnabled else { return try body() }
+        coordinator.probes.beginOperation(.batch)
+        defer { coordinator.probes.endOperation() }
         return try coordinator.withLock {
             let before = coordinator.probeTotals().statements
             let start = ProbeClock.now()

@@ -78,6 +78,14 @@ public struct StatementEvent: Sendable, Codable, Equatable {
     public var vmSteps: Int
 }
 
+extension StatementEvent {
+    /// What SQLite's counters say of the run's plan: `full scan` (rows stepped through a table scan), `automatic
+    /// index` (SQLite built a temporary index), `sort` (a temporary B-tree for ORDER BY or DISTINCT), or `no scan`.
+    public var planVerdict: String {
+        fullScanSteps > 0 ? "full scan" : autoIndexes > 0 ? "automatic index" : sorts > 0 ? "sort" : "no scan"
+    }
+}
+
 /// EXPLAIN QUERY PLAN of one distinct SQL text (captured once).
 public struct QueryPlanEvent: Sendable, Codable, Equatable {
     public struct Node: Sendable, Codable, Equatable {
@@ -133,6 +141,8 @@ public struct FetchEvent: Sendable, Equatable {
     public var values: [String]?
     /// The context's `serialNumber`.
     public var context: Int
+    /// The context's `name`, if the program gave it one (metrics' `context` dimension).
+    public var contextName: String? = nil
     /// The context's object counts and the row cache's size when the fetch ended.
     public var gauges: ContextGauges? = nil
     /// The predicate's shape text, when the fetch was compiled through a template: the trace then records the
@@ -187,6 +197,8 @@ public struct SaveEvent: Sendable, Equatable {
     public var callSite: CallSite?
     /// The context's `serialNumber`.
     public var context: Int
+    /// The context's `name`, if the program gave it one (metrics' `context` dimension).
+    public var contextName: String? = nil
     /// For a child context's save (which writes nothing: its changes go into its parent), the parent's
     /// `serialNumber`.
     public var parent: Int? = nil

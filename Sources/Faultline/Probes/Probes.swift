@@ -31,6 +31,11 @@ public final class Probes: @unchecked Sendable {
     /// The trace writer when it is the only recorder (the usual traced run): called directly, not through the
     /// array and the protocol, and not retained for every event (`recorders` holds it).
     private let soleTraceWriter: Unmanaged<TraceWriter>?
+    /// The tracing recorder, which is told when operations begin and end (their spans' extent).
+    private let tracingRecorder: TracingProbeRecorder?
+    /// True when a tracing recorder listens: operations mark their beginning and end, and contexts carry the
+    /// caller's `ServiceContext` to their queues.
+    public let tracesOperations: Bool
 
     /// Probes from a configuration, plus `recorders` (an in-memory recorder in tests, the benchmark runner's).
     public init(configuration: ProbeConfiguration = ProbeConfiguration(), recorders extra: [ProbeRecorder] = []) {
@@ -47,6 +52,8 @@ public final class Probes: @unchecked Sendable {
         self.recorders = recorders
         soleTraceWriter = recorders.count == 1 ? (recorders[0] as? TraceWriter).map(Unmanaged.passUnretained) : nil
         isEnabled = !recorders.isEmpty
+        tracingRecorder = recorders.lazy.compactMap { $0 as? TracingProbeRecorder }.first
+        tracesOperations = tracingRecorder != nil
         sqlDebugLevel = recorders.compactMap { ($0 as? SQLDebugLogger)?.level }.max() ?? 0
         wantsBindValues = configuration.sqlDebugLevel >= 2 || configuration.traceBindValues || !extra.isEmpty
         wantsQueryPlans = configuration.sqlDebugLevel >= 4 || configuration.tracePath != nil || !extra.isEmpty
@@ -96,6 +103,17 @@ public final class Probes: @unchecked Sendable {
     /// Hands `event`, which ended now, to every recorder.
     func record(_ event: consuming ProbeEvent) {
         record(event, at: ProbeClock.now())
+    }
+
+    /// An operation (fetch, save, batch request, migration) begins on this thread; `endOperation()` must follow on
+    /// the same thread. Free unless a tracing recorder listens.
+    @inline(__always) func beginOperation(_ operation: ProbeOperation) {
+        if let tracingRecorder { tracingRecorder.begin(operation) }
+    }
+
+    /// The innermost operation begun on this thread ends.
+    @inline(__always) func endOperation() {
+        if let tracingRecorder { tracingRecorder.end() }
     }
 
     /// Marks a point in the run (a `signpost` event in the trace; nothing in SQL debug output): the events that

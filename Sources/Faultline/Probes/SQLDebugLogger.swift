@@ -12,9 +12,13 @@ public final class SQLDebugLogger: ProbeRecorder, @unchecked Sendable {
         self.write = write ?? { line in FileHandle.standardError.write(Data((line + "\n").utf8)) }
     }
 
-    private func line(_ category: String, _ text: String) { write("Faultline: \(category): \(text)") }
-
     public func record(_ event: consuming ProbeEvent, at time: UInt64) {
+        Self.lines(of: event, level: level) { category, text in write("Faultline: \(category): \(text)") }
+    }
+
+    /// Calls `line` with each line of Core Data's SQL debug output for `event` at `level` (its category —
+    /// `sql`, `details`, `annotation` — and its text), in order.
+    static func lines(of event: borrowing ProbeEvent, level: Int, _ line: (String, String) -> Void) {
         switch event {
         case .connect(let e):
             line("annotation", "Connecting to sqlite database file at \"\(e.path)\"")

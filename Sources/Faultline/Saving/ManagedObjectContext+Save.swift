@@ -98,6 +98,8 @@ extension ManagedObjectContext {
 
     /// A child's save: validated here, then pushed into the parent as the parent's own unsaved changes.
     private func saveChild(into parent: ManagedObjectContext, _ changes: SaveChanges, callSite: CallSite?) throws {
+        if probesEnabled { coordinator.probes.beginOperation(.save) }
+        defer { if probesEnabled { coordinator.probes.endOperation() } }
         let start = ProbeClock.now()
         let pushed = saveIntoParent(parent, changes)
         callDidSaveHooks(changes)
@@ -105,6 +107,7 @@ extension ManagedObjectContext {
             var event = changes.event(statements: 0, duration: ProbeClock.seconds(start, ProbeClock.now()),
                                       callSite: callSite, context: serialNumber, parent: parent.serialNumber)
             event.gauges = coordinator.withLock { gaugesLocked }
+            event.contextName = name
             coordinator.probes.record(.save(event))
         }
         notifyDidSave(SaveNotification(context: serialNumber, inserted: pushed.inserted, updated: pushed.updated,

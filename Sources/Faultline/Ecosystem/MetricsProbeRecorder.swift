@@ -1,0 +1,89 @@
+import CoreMetrics
+import Synchronization
+
+/// Counts the probes' events with swift-metrics (the factory bootstrapped in `MetricsSystem`, or one given):
+///
+/// | metric | type | dimensions |
+/// |---|---|---|
+/// | `faultline_statements` | counter | `purpose` (`fetch`, `fault`, `save`…), `plan` (`StatementEvent.planVerdict`) |
+/// | `faultline_statement_duration` | timer | `purpose` |
+/// | `faultline_fetches` | counter | `entity`, `result` (`objects`, `faults`, `ids`, `count`, `dictionary`), `context` |
+/// | `faultline_fetch_duration` | timer | `entity`, `context` |
+/// | `faultline_fetched_rows` | counter | `entity` |
+/// | `faultline_saves` | counter | `outcome` (`saved`, `failed`), `context` |
+/// | `faultline_save_duration` | timer | `context` |
+/// | `faultline_faults` | counter | `entity`, `kind` (`object`, `relationship`), `source` (`rowCache`, `database`) |
+/// | `faultline_row_cache_hits`, `faultline_row_cache_misses` | counter | `entity` (object faults, by where they were fulfilled) |
+/// | `faultline_conflicts` | counter | `context` (optimistic-locking and uniqueness conflicts a save met) |
+/// | `faultline_batch_requests` | counter | `kind`, `entity` |
+///
+/// `context` is the name the program gave the context (`ManagedObjectContext.name`), or `unnamed`: a metric's
+/// dimensions must stay few. Metric handles are made once per label and dimensions.
+public final class MetricsProbeRecorder: ProbeRecorder, @unchecked Sendable {
+    private let factory: (any MetricsFactory)?
+    private struct Key: Hashable {
+        let label: String
+        let dimensions: [String]
+    }
+    private let counters = Mutex<[Key: CoreMetrics.Counter]>([:])
+    private let timers = Mutex<[Key: CoreMetrics.Timer]>([:])
+
+    /// A recorder using `factory` (default: `MetricsSystem.factory`).
+    public init(factory: (any MetricsFactory)? = nil) {
+        self.factory = factory
+    }
+
+    private func count(_ label: String, _ dimensions: [(String, String)], by amount: Int = 1) {
+        let key = Key(label: label, dimensions: dimensions.flatMap { [$0.0, $0.1] })
+        let counter = counters.withLock { cache in
+            if let existing = cache[key] { return existing }
+            let made = factory.map { CoreMetrics.Counter(label: label, dimensions: dimensions, factory: $0) }
+                ?? CoreMetrics.Counter(label: label, dimensions: dimensions)
+            cache[key] = made
+            return made
+        }
+        counter.increment(by: amount)
+    }
+
+    private func time(_ label: String, _ dimensions: [(String, String)], seconds: Double) {
+        let key = Key(label: label, dimensions: dimensions.flatMap { [$0.0, $0.1] })
+        let timer = timers.withLock { cache in
+            if let existing = cache[key] { return existing }
+            let made = factory.map { CoreMetrics.Timer(label: label, dimensions: dimensions, factory: $0) }
+                ?? CoreMetrics.Timer(label: label, dimensions: dimensions)
+            cache[key] = made
+            return made
+        }
+        timer.recordNanoseconds(seconds.isFinite && seconds > 0 ? Int64(min(seconds, 1e6) * 1e9) : 0)
+    }
+
+    private static func context(_ name: String?) -> String { name.flatMap { $0.isEmpty ? nil : $0 } ?? "unnamed" }
+
+    public func record(_ event: consuming ProbeEvent, at time: UInt64) {
+        switch event {
+        case .statement(let e):
+            count("faultline_statements", [("purpose", e.purpose.rawValue), ("plan", e.planVerdict)])
+            self.time("faultline_statement_duration", [("purpose", e.purpose.rawValue)], seconds: e.duration)
+        case .fetch(let e):
+            let context = Self.context(e.contextName)
+            count("faultline_fetches", [("entity", e.entity), ("result", e.resultType.rawValue), ("context", context)])
+            self.time("faultline_fetch_duration", [("entity", e.entity), ("context", context)], seconds: e.totalTime)
+            if e.rows > 0 { count("faultline_fetched_rows", [("entity", e.entity)], by: e.rows) }
+        case .save(let e):
+            let context = Self.context(e.contextName)
+            count("faultline_saves", [("outcome", e.error == nil ? "saved" : "failed"), ("context", context)])
+            self.time("faultline_save_duration", [("context", context)], seconds: e.duration)
+            if e.conflicts > 0 { count("faultline_conflicts", [("context", context)], by: e.conflicts) }
+        case .fault(let e):
+            let entity = e.objectID.entity.name
+            count("faultline_faults", [("entity", entity), ("kind", e.kind.rawValue), ("source", e.source.rawValue)])
+            if e.kind == .object {
+                count(e.source == .rowCache ? "faultline_row_cache_hits" : "faultline_row_cache_misses", [("entity", entity)])
+            }
+        case .batch(let e):
+            count("faultline_batch_requests", [("kind", e.kind), ("entity", e.entity)])
+        default:
+            break
+        }
+    }
+}
