@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// Connects contexts to a store: serializes access to SQLite and keeps the row cache the contexts share.
 ///
@@ -11,6 +12,22 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
     /// The store connection's statement probe (nil with probes off), kept at hand for the per-fetch totals.
     private var statementProbe: ConnectionProbe?
     private let rowCache = RowCache()
+    /// The store once added (a coordinator holds one, and keeps it): read without the lock by what only needs its
+    /// identity — its identifier, path and type.
+    private let addedStore = AtomicLazyReference<SQLiteStore>()
+    /// Guards the compiled-filter caches and their counters, apart from the lock on the store: a fetch compiles or
+    /// finds its SQL without waiting for a save.
+    private let cacheLock = NSLock()
+    /// Reader connections for fetches that find the coordinator busy (a WAL store file only); set once, with the
+    /// store.
+    private let readers = AtomicLazyReference<ReaderPool>()
+    /// The reader pool, if the store has one (tests).
+    var readerPool: ReaderPool? { readers.load() }
+    /// The most reader connections a coordinator opens, whatever it is asked for.
+    public static let maximumReaderConnections = 64
+    /// Reader connections a coordinator opens beside its store's own, at most (Core Data's connection pool): a WAL
+    /// store file only; 0 makes every read wait its turn on the store's connection.
+    public static let defaultReaderConnections = 4
     private var filterCache: [FetchFilterKey: FetchFilter] = [:]
     private var templateCache: [FetchFilterShapeKey: FetchFilterTemplate] = [:]
     private var filterCompilations = 0
@@ -39,7 +56,7 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
     /// run after Faultline's own (WAL, `synchronous=NORMAL`), so that they win. The coordinator holds one store:
     /// adding one when it has one is an error.
     public func addPersistentStore(type: PersistentStoreType, at url: URL?, options: PersistentStoreOptions = [],
-                                   pragmas: [StorePragma] = []) throws {
+                                   pragmas: [StorePragma] = [], readerConnections: Int = defaultReaderConnections) throws {
         guard type == .sqlite || type == .inMemory else {
             throw StoreError.invalidConfiguration("the store type '\(type)' is not one Faultline opens (SQLite, InMemory)")
         }
@@ -68,6 +85,10 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
             store = opened
             statementProbe = opened.connection.probe
         }
+        _ = addedStore.storeIfNil(opened)
+        if readerConnections > 0, !opened.isInMemory, !options.contains(.readOnly), opened.isWriteAheadLogged {
+            _ = readers.storeIfNil(ReaderPool(store: opened, maximum: min(readerConnections, Self.maximumReaderConnections)))
+        }
     }
 
     /// Core Data's `NSPersistentHistoryChangeRequest.deleteHistory(before:)`: removes the transactions recorded
@@ -91,20 +112,22 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
     public static var sqliteVersion: String { SQLiteConnection.libraryVersion }
 
     /// The store's UUID, or nil before a store is added.
-    public var storeIdentifier: String? { withLock { store?.identifier } }
+    public var storeIdentifier: String? { addedStore.load()?.identifier }
 
     /// The store file's path, or nil before a store is added and for an in-memory store.
-    public var storePath: String? { withLock { store?.filePath } }
+    public var storePath: String? { addedStore.load()?.filePath }
 
     /// The type of the store, or nil before a store is added.
-    public var storeType: PersistentStoreType? { withLock { store.map { $0.isInMemory ? .inMemory : .sqlite } } }
+    public var storeType: PersistentStoreType? { addedStore.load().map { $0.isInMemory ? .inMemory : .sqlite } }
 
     /// Counters since the coordinator was created: exact, for tests and reports.
     public var statistics: Statistics {
-        withLock {
+        let (sorts, compilations) = withCacheLock { (inMemorySorts, filterCompilations) }
+        return withLock {
             Statistics(statementsExecuted: store?.connection.statementCount ?? 0,
                        rowCacheHits: rowCache.hits, rowCacheMisses: rowCache.misses, rowCacheCount: rowCache.count,
-                       inMemorySorts: inMemorySorts, predicateCompilations: filterCompilations)
+                       inMemorySorts: sorts, predicateCompilations: compilations,
+                       pooledReads: readers.load()?.reads.load(ordering: .relaxed) ?? 0)
         }
     }
 
@@ -122,6 +145,14 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
         public var inMemorySorts: Int
         /// Predicates and orders compiled to SQL (repeated fetches of one request compile once).
         public var predicateCompilations: Int
+        /// Fetches that read on a pooled reader connection because the coordinator was busy (`ReaderPool`).
+        public var pooledReads: Int = 0
+    }
+
+    @inline(__always) private func withCacheLock<T>(_ body: () throws -> T) rethrows -> T {
+        cacheLock.lock()
+        defer { cacheLock.unlock() }
+        return try body()
     }
 
     @inline(__always) func withLock<T>(_ body: () throws -> T) rethrows -> T {
@@ -142,10 +173,31 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
     /// caller's object from then on. A handler that already holds a current snapshot need not call it.
     typealias RowHandler = (_ entity: EntityDescription, _ key: Int64, _ version: Int64, _ snapshot: () -> SlotRow) throws -> Void
 
-    /// Runs a full-row fetch of `entity` and calls `handler` per row, under the lock.
+    /// Takes the lock, unless it is busy and a pooled reader connection is free: then returns that connection,
+    /// and the caller reads on it without the lock. Without a pool, always takes the lock.
+    @inline(__always) private func lockOrCheckOutReader() -> (ReaderPool, SQLiteConnection)? {
+        guard let pool = readers.load() else {
+            lock.lock()
+            return nil
+        }
+        if lock.try() { return nil }
+        if let connection = pool.checkout() { return (pool, connection) }
+        lock.lock()
+        return nil
+    }
+
+    /// Runs a full-row fetch of `entity` and calls `handler` per row, under the lock. When another thread holds
+    /// the lock and a pooled reader is free, the rows are read and decoded on the reader meanwhile, and handed over
+    /// under the lock once it is free.
     func fetchRows(entity: EntityDescription, includesSubentities: Bool, keys: [Int64]?, filter: FetchFilter?,
                    limit: Int, offset: Int, handler: RowHandler) throws {
-        try withLock {
+        if let (pool, connection) = lockOrCheckOutReader() {
+            defer { pool.checkin(connection) }
+            return try fetchRows(on: connection, of: pool, entity: entity, includesSubentities: includesSubentities, keys: keys,
+                                 filter: filter, limit: limit, offset: offset, handler: handler)
+        }
+        defer { lock.unlock() }
+        do {
             let store = try requireStore()
             store.purpose(.fetch)
             let tablePlan = store.tablePlan(for: entity)
@@ -183,6 +235,48 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
                             plan.decode(statement, into: &writer)
                         }
                     }
+                }
+            }
+        }
+    }
+
+    /// `fetchRows` on a pooled reader: every row read and decoded without the lock, then handed over under it. A
+    /// row the cache holds in a newer version (a save committed meanwhile) keeps the cache's values.
+    private func fetchRows(on connection: SQLiteConnection, of pool: ReaderPool, entity: EntityDescription, includesSubentities: Bool,
+                           keys: [Int64]?, filter: FetchFilter?, limit: Int, offset: Int, handler: RowHandler) throws {
+        pool.reads.add(1, ordering: .relaxed)
+        pool.readWillBegin?()
+        let store = pool.store
+        let tablePlan = store.tablePlan(for: entity)
+        let (conditions, bounds) = entityConditions(store.plan(for: entity), includesSubentities: includesSubentities)
+        let chunks: [[Int64]?] = keys.map { KeyList.chunks($0).map(Array.init) } ?? [nil]
+        let root = Int32(entity.root.entityNumber)
+        let readAt = ProbeClock.now()
+        let singleEntity = tablePlan.isSingleEntity ? entity.root : nil
+        let table = tablePlan.table.name
+        var rows: [(entity: EntityDescription, key: Int64, version: Int64, values: SlotRow)] = []
+        var writer = SlotRowWriter()
+        for chunk in chunks {
+            let query = SelectQuery(select: tablePlan.selectSQL, conditions: conditions, bounds: bounds, keys: chunk,
+                                    filter: filter, limit: limit, offset: offset)
+            let statement = try store.wrap { try connection.cachedStatement(query.sql) }
+            defer { statement.reset() }
+            query.bind(statement)
+            while try store.wrap({ try statement.step() }) {
+                let key = try statement.storedKey(at: TablePlan.keyColumn, table: table, column: "Z_PK", row: StoredKeyRule.row(statement.int64(at: TablePlan.keyColumn)))
+                let rowEntity = try singleEntity
+                    ?? statement.storedEntity(at: TablePlan.entityColumn, of: entity.root, table: table, column: "Z_ENT", row: StoredKeyRule.row(key))
+                let plan = store.plan(for: rowEntity)
+                let version = try statement.storedVersion(at: TablePlan.versionColumn, table: table, row: StoredKeyRule.row(key))
+                try plan.checkForeignKeys(statement, table: table, key: key)
+                rows.append((rowEntity, key, version, plan.decode(statement, into: &writer)))
+            }
+        }
+        try withLock {
+            for row in rows {
+                try handler(row.entity, row.key, row.version) {
+                    rowCache.upsertAndRetainUnlessNewer(ObjectKey(table: root, key: row.key), version: row.version,
+                                                        entityNumber: Int32(row.entity.entityNumber), at: readAt) { row.values }
                 }
             }
         }
@@ -229,22 +323,31 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
         }
     }
 
-    /// The number of rows of `entity` that `filter` selects; reads no row.
+    /// The number of rows of `entity` that `filter` selects; reads no row. On a pooled reader, without the lock,
+    /// when the coordinator is busy.
     func countRows(entity: EntityDescription, includesSubentities: Bool, filter: FetchFilter?) throws -> Int {
-        try withLock {
-            let store = try requireStore()
-            store.purpose(.fetch)
+        func count(_ store: SQLiteStore, _ prepare: (String) throws -> Statement) throws -> Int {
             let (conditions, bounds) = entityConditions(store.plan(for: entity), includesSubentities: includesSubentities)
             var unordered = filter
             unordered?.orderBy = []
             let query = SelectQuery(select: "SELECT COUNT(*) FROM \(entity.table.name) t0", conditions: conditions, bounds: bounds,
                                     keys: nil, filter: unordered, limit: 0, offset: 0)
-            let statement = try store.statement(query.sql)
+            let statement = try prepare(query.sql)
             defer { statement.reset() }
             query.bind(statement)
-            _ = try statement.step()
+            _ = try store.wrap { try statement.step() }
             return Int(statement.int64(at: 0))
         }
+        if let (pool, connection) = lockOrCheckOutReader() {
+            defer { pool.checkin(connection) }
+            pool.reads.add(1, ordering: .relaxed)
+            pool.readWillBegin?()
+            return try count(pool.store) { sql in try pool.store.wrap { try connection.cachedStatement(sql) } }
+        }
+        defer { lock.unlock() }
+        let store = try requireStore()
+        store.purpose(.fetch)
+        return try count(store) { try store.statement($0) }
     }
 
     /// The entity restriction of a fetch: (conditions, their bound entity numbers).
@@ -262,7 +365,7 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
             return try fetchFilter(for: entity, predicate: predicate, sortDescriptors: sortDescriptors)
         }
         let key = shape.key
-        if let template = withLock({ templateCache[key] }) {
+        if let template = withCacheLock({ templateCache[key] }) {
             shape.text = template.text.map(Unmanaged.passUnretained)
             return try template.filter(constants: shape.constants)
         }
@@ -271,7 +374,7 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
         let template = FetchFilterTemplate(filter, parameters: parameters, constants: shape.constants,
                                            textOf: probes.recordsFetchesByShape ? predicate : nil)
         shape.text = template?.text.map(Unmanaged.passUnretained)
-        withLock {
+        withCacheLock {
             filterCompilations += 1
             if let template {
                 if templateCache.count >= 256 { templateCache.removeAll(keepingCapacity: true) }
@@ -285,9 +388,9 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
     /// keeps the last 256).
     func fetchFilter(for entity: EntityDescription, predicate: ObjectPredicate?, sortDescriptors: [FetchSortDescriptor]) throws -> FetchFilter {
         let key = FetchFilterKey(entity: entity.entityNumber, predicate: predicate, sortDescriptors: sortDescriptors)
-        if let cached = withLock({ filterCache[key] }) { return cached }
+        if let cached = withCacheLock({ filterCache[key] }) { return cached }
         let filter = try FetchFilter.compile(predicate: predicate, sortDescriptors: sortDescriptors, entity: entity, storeIdentifier: storeIdentifier)
-        withLock {
+        withCacheLock {
             filterCompilations += 1
             if filterCache.count >= 256 { filterCache.removeAll(keepingCapacity: true) }
             filterCache[key] = filter
@@ -297,7 +400,7 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
 
     /// Counts a sort done in memory (localized comparison), for statistics.
     func noteInMemorySort() {
-        withLock { inMemorySorts += 1 }
+        withCacheLock { inMemorySorts += 1 }
     }
 
     /// The snapshot of one row for fault fulfilment: from the row cache when present (no SQL) and not older than

@@ -59,6 +59,23 @@ final class RowCache {
         }
     }
 
+    /// `upsertAndRetain` for a row read without the lock (`ReaderPool`): a snapshot of a newer version, stored by a
+    /// save that committed after the read, stays.
+    func upsertAndRetainUnlessNewer(_ key: ObjectKey, version: Int64, entityNumber: Int32, at time: UInt64, values: () -> SlotRow) -> SlotRow {
+        entries { entries in
+            entries.update(key, default: { Entry(values: [], version: -1, entityNumber: entityNumber, holders: 0, storedAt: 0) }) { entry in
+                if entry.values.isEmpty || entry.version < version || (entry.version == version && entry.entityNumber != entityNumber) {
+                    entry.values = values()
+                    entry.version = version
+                    entry.entityNumber = entityNumber
+                    entry.storedAt = time
+                }
+                entry.holders += 1
+                return entry.values
+            }
+        }
+    }
+
     @inline(__always) func retain(_ key: ObjectKey) -> Bool {
         entries { $0.modifyIfPresent(key) { $0.holders += 1 } }
     }

@@ -90,8 +90,16 @@ final class SQLiteStore {
             model.releaseLayout(restoring: previous)
             throw error
         }
+        if !readOnly && !inMemory {
+            let mode = try wrap { try connection.prepare("PRAGMA journal_mode") }
+            isWriteAheadLogged = try wrap { try mode.step() } && mode.text(at: 0).lowercased() == "wal"
+        }
         connection.probe?.purpose = .other
     }
+
+    /// The store file is in WAL mode (Faultline's default; a `journal_mode` pragma may change it): readers on
+    /// other connections never wait for its writer.
+    private(set) var isWriteAheadLogged = false
 
     /// Labels the statements that follow (for probes; free when they are off).
     @inline(__always) func purpose(_ purpose: StatementPurpose) {
