@@ -90,7 +90,10 @@ let package = Package(
             .product(name: "MetricsTestKit", package: "swift-metrics"),
         ]),
         .testTarget(name: "FaultlineDataTests", dependencies: ["Faultline", "FaultlineData"]),
-        .testTarget(name: "FaultlineReportTests", dependencies: ["Faultline", "FaultlineReport"]),
+        .testTarget(name: "FaultlineReportTests", dependencies: [
+            "Faultline", "FaultlineReport",
+            .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
+        ]),
         .testTarget(name: "FaultlineBenchTests", dependencies: ["Faultline", "FaultlineBench", "FaultlineReport", "CMallocCounter"]),
         .testTarget(name: "faultlineTests", dependencies: ["faultline", "CSQLite"]),
     ],

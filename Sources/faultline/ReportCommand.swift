@@ -18,8 +18,11 @@ struct ReportCommand: ParsableCommand {
         --store, each statement of a log is planned on a scratch copy of the store.
         """)
 
-    @Argument(help: "Trace files (FAULTLINE_TRACE=… or faultline bench's trace.jsonl) or Core Data SQL debug logs.")
+    @Argument(help: "Trace files (FAULTLINE_TRACE=… or faultline bench's trace.jsonl), OTLP JSON a collector's file exporter wrote, or Core Data SQL debug logs; with --fleet also folders and quoted glob patterns.")
     var traces: [String]
+
+    @Flag(help: "Analyse every file as one fleet: one finding per problem across processes and hosts, with the processes that showed it. A folder or a glob pattern among the files implies it. A file that cannot be read is named and the others are still reported (exit status 1).")
+    var fleet = false
 
     @Option(name: [.short, .long], help: "The HTML file to write (default report.html; with --json, none unless given).")
     var output: String?
@@ -126,6 +129,13 @@ struct ReportCommand: ParsableCommand {
                 }
             }
             let analyzers = Analyzers(thresholds: thresholds, allowedCallSites: allowed)
+            if fleet || traces.contains(where: { argument in
+                var isFolder: ObjCBool = false
+                return (FileManager.default.fileExists(atPath: argument, isDirectory: &isFolder) && isFolder.boolValue)
+                    || (!FileManager.default.fileExists(atPath: argument) && argument.contains(where: { "*?[".contains($0) }))
+            }) {
+                return try runFleet(analyzers: analyzers, allowedFingerprints: allowedFingerprints, output: output)
+            }
             // With a store: its model names a log's tables, its data plans a log's statements and proves indexes.
             let prover = try store.map { store in
                 try IndexProver(coordinator: openStore(store, model: model, readOnly: true), store: URL(fileURLWithPath: store))
@@ -194,5 +204,43 @@ struct ReportCommand: ParsableCommand {
             if let output { print("wrote \(output)" + (chrome.map { " and \($0)" } ?? "")) }
             if !gated.isEmpty { throw ExitCode(1) }
         }
+    }
+
+    /// `--fleet`: every file into one analysis; unreadable files named on standard error (exit status 1), the rest
+    /// reported.
+    private func runFleet(analyzers: Analyzers, allowedFingerprints: Set<String>, output: String?) throws {
+        guard chrome == nil, store == nil else { throw ValidationError("--fleet reports no Chrome trace and proves no index: drop --chrome and --store") }
+        let files = try FleetAnalysis.files(traces)
+        var fleet = FleetAnalysis(analyzers: analyzers)
+        for path in files { fleet.add(path: path) }
+        for (path, error) in fleet.unreadable {
+            let message = error.hasPrefix(path) ? error : "\(path): \(error)"
+            FileHandle.standardError.write(Data("faultline report: \(message)\n".utf8))
+        }
+        guard !fleet.files.isEmpty else { throw ReportError("no file could be read (\(fleet.unreadable.count) tried)") }
+        var input = fleet.input
+        if !allowedFingerprints.isEmpty {
+            input.findings.removeAll { $0.sql.map { allowedFingerprints.contains(StatementFingerprint.of($0)) } ?? false }
+        }
+        if let output { try OutputFile.write(Data(ReportPage(inputs: [input], history: nil).html.utf8), to: output) }
+        let failing = try failingKinds()
+        let gated = input.findings.filter { failing.contains($0.kind) }
+        if json {
+            print(String(decoding: try FindingsJSON.data([(input.path, input.info.source, input.findings)]), as: UTF8.self))
+        } else {
+            print("\(input.path) (\(fleet.unreadable.count) not read): \(input.summary.events) events, \(input.summary.statementCount) statements, \(input.findings.count) findings")
+            for finding in input.findings.prefix(20) {
+                let shown = FleetAnalysis.processes(of: finding)
+                let place = finding.callSite.map { " at \($0)" } ?? ""
+                print("  \(finding.kind.rawValue) (\(shown.count) of \(fleet.processes.count) processes\(place)): \(finding.evidence)\n    processes: \(shown.prefix(5).joined(separator: ", "))\(shown.count > 5 ? ", …" : "")\n    fix: \(finding.fix)")
+            }
+            if input.findings.count > 20 { print("  … \(input.findings.count - 20) more in the report") }
+            for warning in input.info.warnings where !warning.contains(": not read: ") { print("  warning: \(warning)") }
+            if let output { print("wrote \(output)") }
+        }
+        if !gated.isEmpty {
+            FileHandle.standardError.write(Data("faultline report: \(gated.count) finding\(gated.count == 1 ? "" : "s") of the kinds --fail-on names\n".utf8))
+        }
+        if !gated.isEmpty || !fleet.unreadable.isEmpty { throw ExitCode(1) }
     }
 }

@@ -389,6 +389,42 @@ final class CLITests: CLITestCase {
         XCTAssertFalse(FileManager.default.fileExists(atPath: dir.appendingPathComponent("bad.html").path))
     }
 
+    /// `report` on a folder (or a glob) of traces from several processes: one finding per problem across them, with
+    /// the processes that showed it; a malformed file is named with its line and field, the others still reported.
+    func testReportOnAFleetAggregatesAcrossProcessesAndNamesABadFile() throws {
+        let bench = try run(["bench", "--scale", "10000", "--repetitions", "1", "--out", "run", "prefetch-mayors"])
+        XCTAssertEqual(bench.status, 0, bench.stderr)
+        let trace = try String(contentsOf: dir.appendingPathComponent("run/trace.jsonl"), encoding: .utf8)
+        let lines = trace.split(separator: "\n", omittingEmptySubsequences: false)
+        // The same run as seen from a second process on another host: its header says so.
+        let header = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(lines[0].utf8)) as? [String: Any])
+        var other = header
+        other["pid"] = 999_999
+        other["host"] = "host-b"
+        let otherHeader = String(decoding: try JSONSerialization.data(withJSONObject: other, options: [.sortedKeys]), as: UTF8.self)
+        try FileManager.default.createDirectory(at: dir.appendingPathComponent("fleet"), withIntermediateDirectories: true)
+        _ = try write("fleet/a.jsonl", trace)
+        _ = try write("fleet/b.jsonl", ([otherHeader] + lines.dropFirst().map(String.init)).joined(separator: "\n"))
+        _ = try write("fleet/c.jsonl", String(lines[0]) + "\n" + #"{"type":"fetch","t":1,"entity":"City","totalTime":"slow"}"# + "\n")
+        let json = try run(["report", "fleet", "--json"])
+        XCTAssertEqual(json.status, 1, "a file was not read: \(json.stderr)")
+        XCTAssertTrue(json.stderr.contains("c.jsonl:2:") && json.stderr.contains("totalTime"), json.stderr)
+        let findings = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [[String: Any]], json.stdout)
+        let nPlusOne = findings.filter { ($0["id"] as? String) == "n-plus-one" }
+        XCTAssertEqual(nPlusOne.count, 1, "one finding across the fleet: \(nPlusOne)")
+        XCTAssertEqual((nPlusOne.first?["segments"] as? [String])?.count, 2, "shown by both processes: \(nPlusOne)")
+        XCTAssertTrue((nPlusOne.first?["segments"] as? [String])?.contains { $0.hasSuffix("@host-b/999999") } == true, "\(nPlusOne)")
+        // A quoted glob pattern is a fleet too; the two good files alone give no error.
+        let text = try run(["report", "fleet/[ab].jsonl", "-o", "fleet.html"])
+        XCTAssertEqual(text.status, 0, text.stderr)
+        XCTAssertTrue(text.stdout.contains("fleet of 2 files, 2 processes"), text.stdout)
+        XCTAssertTrue(text.stdout.contains("N+1 faults (2 of 2 processes"), text.stdout)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: dir.appendingPathComponent("fleet.html").path))
+        let none = try run(["report", "fleet/*.nothing"])
+        XCTAssertEqual(none.status, 1)
+        XCTAssertTrue(none.stderr.contains("no file matches 'fleet/*.nothing'"), none.stderr)
+    }
+
     func testDiagramWritesSVGAndPNGAndNamesBadArguments() throws {
         let bundle = try dogWalkBundle()
         let svg = try run(["diagram", bundle, "-o", "dogs.svg"])

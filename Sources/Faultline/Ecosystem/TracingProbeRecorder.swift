@@ -98,6 +98,9 @@ public final class TracingProbeRecorder: ProbeRecorder, @unchecked Sendable {
             span.attributes["faultline.rows"] = e.rows
             span.attributes["faultline.purpose"] = e.purpose.rawValue
             span.attributes["faultline.plan"] = e.planVerdict
+            span.attributes["faultline.full_scan_steps"] = e.fullScanSteps
+            span.attributes["faultline.sorts"] = e.sorts
+            span.attributes["faultline.vm_steps"] = e.vmSteps
             span.end(at: Self.instant(time, minus: 0))
         case .fetch(let e):
             guard let frame else { return }
@@ -110,6 +113,11 @@ public final class TracingProbeRecorder: ProbeRecorder, @unchecked Sendable {
             a["faultline.rows"] = e.rows
             a["faultline.results"] = e.results
             a["faultline.statements"] = e.statements
+            a["faultline.registered"] = e.registered
+            a["faultline.sql_time"] = e.sqlTime
+            if e.batchSize > 0 { a["faultline.batch_size"] = e.batchSize }
+            if !e.prefetch.isEmpty { a["faultline.prefetch"] = e.prefetch }
+            if !e.sort.isEmpty { a["faultline.sort"] = e.sort.map { "\($0.keyPath) \($0.ascending ? "ascending" : "descending")" } }
             a["faultline.faults"] = frame.faults
             a["faultline.context"] = e.context
             if let site = e.callSite {
@@ -126,6 +134,9 @@ public final class TracingProbeRecorder: ProbeRecorder, @unchecked Sendable {
             a["faultline.deleted"] = e.deleted.values.reduce(0, +)
             a["faultline.statements"] = e.statements
             a["faultline.conflicts"] = e.conflicts
+            for (key, counts) in [("inserted", e.inserted), ("updated", e.updated), ("deleted", e.deleted)] where !counts.isEmpty {
+                a["faultline.\(key)_entities"] = counts.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
+            }
             a["faultline.context"] = e.context
             if let site = e.callSite {
                 a["code.filepath"] = site.file.description
@@ -159,9 +170,17 @@ public final class TracingProbeRecorder: ProbeRecorder, @unchecked Sendable {
             let name = e.relationship.map { "fault \(entity).\($0)" } ?? "fault \(entity)"
             var attributes: SpanAttributes = [:]
             attributes["faultline.object"] = e.object
+            attributes["faultline.kind"] = e.kind.rawValue
             attributes["faultline.source"] = e.source.rawValue
+            attributes["faultline.context"] = e.context
             if let relationship = e.relationship { attributes["faultline.relationship"] = relationship }
             if let count = e.count { attributes["faultline.count"] = count }
+            if let batch = e.batch { attributes["faultline.batch"] = batch }
+            if e.countOnly { attributes["faultline.count_only"] = true }
+            if let site = e.stack?.callSite, let colon = site.lastIndex(of: ":"), let line = Int(site[site.index(after: colon)...]) {
+                attributes["code.filepath"] = String(site[..<colon])
+                attributes["code.lineno"] = line
+            }
             if let frame {
                 frame.faults += 1
                 frame.span.addEvent(SpanEvent(name: name, at: Self.instant(time, minus: 0), attributes: attributes))

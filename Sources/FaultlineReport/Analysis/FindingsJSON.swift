@@ -61,7 +61,7 @@ public enum FindingsJSON {
         for report in reports {
             for finding in report.findings {
                 var object: [String: Any] = [
-                    "file": report.path, "source": report.source == .coreDataLog ? "coredata-log" : "faultline-trace",
+                    "file": report.path, "source": report.source == .coreDataLog ? "coredata-log" : report.source == .otlp ? "otlp-json" : "faultline-trace",
                     "kind": finding.kind.rawValue, "id": finding.kind.slug, "severity": finding.severity, "count": finding.count,
                     "time": finding.cost, "sharedTime": finding.sharedCost, "lines": finding.lines, "evidence": finding.evidence, "fix": finding.fix,
                 ]

@@ -19,6 +19,8 @@ public struct TraceFile: Sendable {
         case faultlineTrace = "Faultline trace"
         /// Core Data's `-com.apple.CoreData.SQLDebug` output (docs/coredata-log.md).
         case coreDataLog = "Core Data SQL debug log"
+        /// Spans of `TracingProbeRecorder` as an OpenTelemetry collector's file exporter writes them (OTLP JSON).
+        case otlp = "OpenTelemetry spans (OTLP JSON)"
     }
 
     /// What reading a Core Data log made of its lines.
@@ -100,6 +102,8 @@ public struct TraceFile: Sendable {
         var events = 0
         /// A line that was not JSON: an error unless it turns out to be the last (a trace cut short by a crash).
         var broken: Int?
+        /// The file is an OTLP JSON export (its first line says so), not a Faultline trace.
+        var otlp: OTLPSpans?
 
         init(path: String) { self.path = path }
 
@@ -132,6 +136,11 @@ public struct TraceFile: Sendable {
                 try last.withUnsafeBytes { try line($0, body) }
             }
             if let broken { warnings.append("line \(broken): not JSON (a trace cut short?); ignored") }
+            if let otlp {
+                if otlp.spans > 0 && otlp.skipped == otlp.spans { warnings.append("no Faultline spans among its \(otlp.spans) spans") }
+                return Info(header: ["format": "otlp-json", "processes": otlp.processes.joined(separator: ", ")], warnings: warnings,
+                            source: .otlp, logStatistics: nil)
+            }
             if lineNumber == 0 || header.isEmpty { throw ReportError("\(path): empty — not a Faultline trace") }
             return Info(header: header, warnings: warnings, source: .faultlineTrace, logStatistics: nil)
         }
@@ -149,6 +158,14 @@ public struct TraceFile: Sendable {
                 // Only the last line may be broken (a crash mid-write); anything else is not a trace.
                 if events > 0 { broken = lineNumber; return }
                 throw ReportError("\(path):\(lineNumber): not a JSON object — is this a Faultline trace (docs/trace-format.md)?")
+            }
+            if lineNumber == 1 && OTLPSpans.isExport(pairs) { otlp = OTLPSpans(path: path) }
+            if otlp != nil {
+                try otlp!.read(pairs, line: lineNumber) { event in
+                    events += 1
+                    try body(event)
+                }
+                return
             }
             let fields = Fields(pairs: pairs, path: path, line: lineNumber)
             let type = fields.string("type") ?? ""
