@@ -218,18 +218,7 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
                 query.bind(statement)
                 let table = tablePlan.table.name
                 while try statement.step() {
-                    let key = try statement.storedKey(at: TablePlan.keyColumn, table: table, column: "Z_PK", row: StoredKeyRule.row(statement.int64(at: TablePlan.keyColumn)))
-                    let rowEntity: EntityDescription
-                    let plan: EntityPlan
-                    if let singleEntity, let singlePlan {
-                        rowEntity = singleEntity
-                        plan = singlePlan
-                    } else {
-                        rowEntity = try statement.storedEntity(at: TablePlan.entityColumn, of: entity.root, table: table, column: "Z_ENT", row: StoredKeyRule.row(key))
-                        plan = store.plan(for: rowEntity)
-                    }
-                    let version = try statement.storedVersion(at: TablePlan.versionColumn, table: table, row: StoredKeyRule.row(key))
-                    try plan.checkForeignKeys(statement, table: table, key: key)
+                    let (rowEntity, plan, key, version) = try storedRow(statement, of: entity, in: store, table: table, single: singleEntity, singlePlan)
                     try handler(rowEntity, key, version) {
                         rowCache.upsertAndRetain(ObjectKey(table: root, key: key), version: version, entityNumber: Int32(rowEntity.entityNumber), at: readAt) {
                             plan.decode(statement, into: &writer)
@@ -238,6 +227,26 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
                 }
             }
         }
+    }
+
+    /// The current row of a full-row SELECT of `entity`'s table: its entity (`single`'s for a single-entity table,
+    /// else its `Z_ENT`'s) and plan, its key and version, each checked against Core Data's rules (`StoredKeyRule`).
+    @inline(__always) private func storedRow(_ statement: Statement, of entity: EntityDescription, in store: SQLiteStore, table: String,
+                                             single: EntityDescription?, _ singlePlan: EntityPlan?) throws
+        -> (entity: EntityDescription, plan: EntityPlan, key: Int64, version: Int64) {
+        let key = try statement.storedKey(at: TablePlan.keyColumn, table: table, column: "Z_PK", row: StoredKeyRule.row(statement.int64(at: TablePlan.keyColumn)))
+        let rowEntity: EntityDescription
+        let plan: EntityPlan
+        if let single, let singlePlan {
+            rowEntity = single
+            plan = singlePlan
+        } else {
+            rowEntity = try statement.storedEntity(at: TablePlan.entityColumn, of: entity.root, table: table, column: "Z_ENT", row: StoredKeyRule.row(key))
+            plan = store.plan(for: rowEntity)
+        }
+        let version = try statement.storedVersion(at: TablePlan.versionColumn, table: table, row: StoredKeyRule.row(key))
+        try plan.checkForeignKeys(statement, table: table, key: key)
+        return (rowEntity, plan, key, version)
     }
 
     /// `fetchRows` on a pooled reader: every row read and decoded without the lock, then handed over under it. A
@@ -253,6 +262,7 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
         let root = Int32(entity.root.entityNumber)
         let readAt = ProbeClock.now()
         let singleEntity = tablePlan.isSingleEntity ? entity.root : nil
+        let singlePlan = singleEntity.map { store.plan(for: $0) }
         let table = tablePlan.table.name
         var rows: [(entity: EntityDescription, key: Int64, version: Int64, values: SlotRow)] = []
         var writer = SlotRowWriter()
@@ -263,12 +273,7 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
             defer { statement.reset() }
             query.bind(statement)
             while try store.wrap({ try statement.step() }) {
-                let key = try statement.storedKey(at: TablePlan.keyColumn, table: table, column: "Z_PK", row: StoredKeyRule.row(statement.int64(at: TablePlan.keyColumn)))
-                let rowEntity = try singleEntity
-                    ?? statement.storedEntity(at: TablePlan.entityColumn, of: entity.root, table: table, column: "Z_ENT", row: StoredKeyRule.row(key))
-                let plan = store.plan(for: rowEntity)
-                let version = try statement.storedVersion(at: TablePlan.versionColumn, table: table, row: StoredKeyRule.row(key))
-                try plan.checkForeignKeys(statement, table: table, key: key)
+                let (rowEntity, plan, key, version) = try storedRow(statement, of: entity, in: store, table: table, single: singleEntity, singlePlan)
                 rows.append((rowEntity, key, version, plan.decode(statement, into: &writer)))
             }
         }

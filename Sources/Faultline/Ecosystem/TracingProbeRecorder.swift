@@ -120,10 +120,7 @@ public final class TracingProbeRecorder: ProbeRecorder, @unchecked Sendable {
             if !e.sort.isEmpty { a["faultline.sort"] = e.sort.map { "\($0.keyPath) \($0.ascending ? "ascending" : "descending")" } }
             a["faultline.faults"] = frame.faults
             a["faultline.context"] = e.context
-            if let site = e.callSite {
-                a["code.filepath"] = site.file.description
-                a["code.lineno"] = Int(site.line)
-            }
+            Self.set(e.callSite, in: &a)
             frame.span.attributes = a
         case .save(let e):
             guard let frame else { return }
@@ -138,10 +135,7 @@ public final class TracingProbeRecorder: ProbeRecorder, @unchecked Sendable {
                 a["faultline.\(key)_entities"] = counts.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
             }
             a["faultline.context"] = e.context
-            if let site = e.callSite {
-                a["code.filepath"] = site.file.description
-                a["code.lineno"] = Int(site.line)
-            }
+            Self.set(e.callSite, in: &a)
             frame.span.attributes = a
             if let error = e.error { frame.span.setStatus(SpanStatus(code: .error, message: error)) }
         case .batch(let e):
@@ -192,6 +186,13 @@ public final class TracingProbeRecorder: ProbeRecorder, @unchecked Sendable {
         default:
             break
         }
+    }
+
+    /// `code.filepath` and `code.lineno` (OpenTelemetry's names) of the caller's code.
+    private static func set(_ site: CallSite?, in attributes: inout SpanAttributes) {
+        guard let site else { return }
+        attributes["code.filepath"] = site.file.description
+        attributes["code.lineno"] = Int(site.line)
     }
 
     /// The wall-clock instant `seconds` before the probe clock's `time`.

@@ -54,4 +54,6 @@ guard counts == Array(repeating: 3, count: 8), names.sorted() == ["Research", "S
     exit(1)
 }
 print("8 tasks counted \(counts[0]) departments each; fetched \(names.sorted().joined(separator: ", "))")
-print("trace \(request.traceID): \(request.operationName) → \(fetch.operationName) (\(fetch.attributes["faultline.rows"].map { "\($0)" } ?? "?") rows) → \(select.operationName)")
+let rows: String
+if case .int64(let n)? = fetch.attributes["faultline.rows"]?.toSpanAttribute() { rows = "\(n)" } else { rows = "?" }
+print("trace \(request.traceID): \(request.operationName) → \(fetch.operationName) (\(rows) rows) → \(select.operationName)")
