@@ -196,11 +196,24 @@ final class RecordedLog: @unchecked Sendable {
         let message: String
         let metadata: [String: String]
     }
-    private let stored = Mutex<[Entry]>([])
+    private let lock = NSLock()
+    private var stored: [Entry] = []
 
-    var entries: [Entry] { stored.withLock { $0 } }
-    func clear() { stored.withLock { $0.removeAll() } }
-    func append(_ entry: Entry) { stored.withLock { $0.append(entry) } }
+    var entries: [Entry] {
+        lock.lock()
+        defer { lock.unlock() }
+        return stored
+    }
+    func clear() {
+        lock.lock()
+        stored.removeAll()
+        lock.unlock()
+    }
+    func append(_ entry: Entry) {
+        lock.lock()
+        stored.append(entry)
+        lock.unlock()
+    }
 
     func handler() -> some LogHandler { Handler(log: self) }
 

@@ -1,5 +1,5 @@
 import CoreMetrics
-import Synchronization
+import Foundation
 
 /// Counts the probes' events with swift-metrics (the factory bootstrapped in `MetricsSystem`, or one given):
 ///
@@ -25,8 +25,10 @@ public final class MetricsProbeRecorder: ProbeRecorder, @unchecked Sendable {
         let label: String
         let dimensions: [String]
     }
-    private let counters = Mutex<[Key: CoreMetrics.Counter]>([:])
-    private let timers = Mutex<[Key: CoreMetrics.Timer]>([:])
+    /// Guards the handle caches (an `NSLock`: ThreadSanitizer sees it, where it does not see a `Mutex`'s futex).
+    private let lock = NSLock()
+    private var counters: [Key: CoreMetrics.Counter] = [:]
+    private var timers: [Key: CoreMetrics.Timer] = [:]
 
     /// A recorder using `factory` (default: `MetricsSystem.factory`).
     public init(factory: (any MetricsFactory)? = nil) {
@@ -35,25 +37,27 @@ public final class MetricsProbeRecorder: ProbeRecorder, @unchecked Sendable {
 
     private func count(_ label: String, _ dimensions: [(String, String)], by amount: Int = 1) {
         let key = Key(label: label, dimensions: dimensions.flatMap { [$0.0, $0.1] })
-        let counter = counters.withLock { cache in
-            if let existing = cache[key] { return existing }
+        lock.lock()
+        let counter = counters[key] ?? {
             let made = factory.map { CoreMetrics.Counter(label: label, dimensions: dimensions, factory: $0) }
                 ?? CoreMetrics.Counter(label: label, dimensions: dimensions)
-            cache[key] = made
+            counters[key] = made
             return made
-        }
+        }()
+        lock.unlock()
         counter.increment(by: amount)
     }
 
     private func time(_ label: String, _ dimensions: [(String, String)], seconds: Double) {
         let key = Key(label: label, dimensions: dimensions.flatMap { [$0.0, $0.1] })
-        let timer = timers.withLock { cache in
-            if let existing = cache[key] { return existing }
+        lock.lock()
+        let timer = timers[key] ?? {
             let made = factory.map { CoreMetrics.Timer(label: label, dimensions: dimensions, factory: $0) }
                 ?? CoreMetrics.Timer(label: label, dimensions: dimensions)
-            cache[key] = made
+            timers[key] = made
             return made
-        }
+        }()
+        lock.unlock()
         timer.recordNanoseconds(seconds.isFinite && seconds > 0 ? Int64(min(seconds, 1e6) * 1e9) : 0)
     }
 
