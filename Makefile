@@ -5,7 +5,7 @@ SWIFT ?= swift
 SUDO := $(shell [ "$$(id -u)" = "0" ] || echo sudo)
 APT_PACKAGES := libsqlite3-dev libgraphviz-dev zlib1g-dev pkg-config
 
-.PHONY: deps build release test test-counts test-asan test-tsan test-browser fuzz bench readme-tables baseline example clean
+.PHONY: deps build release test test-counts test-asan test-tsan test-browser fuzz bench readme-tables baseline example docs clean
 
 deps:
 	@if ! command -v pkg-config >/dev/null 2>&1 || ! pkg-config --exists sqlite3 libgvc zlib; then \
@@ -71,6 +71,13 @@ readme-tables: release
 baseline: release
 	$$($(SWIFT) build -c release --show-bin-path)/faultline bench --scale small --out Reports/baseline-run
 	mkdir -p Reports/baseline && cp Reports/baseline-run/results.json Reports/baseline/results.json
+
+# The Faultline module's DocC archive (Sources/Faultline/Faultline.docc and the doc comments), in .build/docs;
+# `make test` type-checks the catalog's code samples (DocumentationSampleTests).
+docs: deps
+	rm -rf .build/docs && mkdir -p .build/docs
+	$(SWIFT) package --allow-writing-to-directory .build/docs generate-documentation --target Faultline \
+		--output-path .build/docs/Faultline.doccarchive --warnings-as-errors
 
 # A program written as a Core Data user on a server writes it, built against this package as a dependency
 # (Examples/ServerQuickstart): a container with an in-memory store, eight tasks awaiting `perform`, a fetch inside a

@@ -16,6 +16,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-metrics", from: "2.4.0"),
         .package(url: "https://github.com/apple/swift-distributed-tracing", from: "1.1.0"),
+        // The DocC catalog's build (`make docs`): a command plugin, run only when asked for.
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.4.0"),
         // The Swift peer the benchmark runner measures the engine against (benchmark code only).
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.0.0"),
     ],

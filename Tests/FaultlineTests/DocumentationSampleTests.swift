@@ -1,0 +1,73 @@
+import Foundation
+import XCTest
+
+/// The code samples of the DocC catalog (`Sources/Faultline/Faultline.docc`) type-check against the Faultline module
+/// this build made: a sample that no longer compiles fails here, not in a reader's editor.
+final class DocumentationSampleTests: XCTestCase {
+    private var root: URL {
+        var url = URL(fileURLWithPath: #filePath)
+        for _ in 0..<3 { url.deleteLastPathComponent() }
+        return url
+    }
+
+    /// The folder of the build's Swift modules (beside the test bundle), if this build has one.
+    private var modules: URL? {
+        var url = URL(fileURLWithPath: CommandLine.arguments.first { $0.hasSuffix(".xctest") } ?? CommandLine.arguments[0]).resolvingSymlinksInPath()
+        for _ in 0..<4 {
+            url.deleteLastPathComponent()
+            let candidate = url.appendingPathComponent("Modules")
+            if FileManager.default.fileExists(atPath: candidate.appendingPathComponent("Faultline.swiftmodule").path) { return candidate }
+        }
+        return nil
+    }
+
+    /// Every ```swift block of every article, with its file and line.
+    private func samples() throws -> [(file: String, line: Int, code: String)] {
+        let catalog = root.appendingPathComponent("Sources/Faultline/Faultline.docc")
+        var found: [(String, Int, String)] = []
+        for name in try FileManager.default.contentsOfDirectory(atPath: catalog.path).sorted() where name.hasSuffix(".md") {
+            let lines = try String(contentsOf: catalog.appendingPathComponent(name), encoding: .utf8).components(separatedBy: "\n")
+            var start: Int?
+            var block: [String] = []
+            for (i, line) in lines.enumerated() {
+                let trimmed = line.trimmingCharacters(in: .whitespaces)
+                if start == nil, trimmed == "```swift" {
+                    start = i + 1
+                    block = []
+                } else if let first = start, trimmed == "```" {
+                    found.append((name, first, block.joined(separator: "\n")))
+                    start = nil
+                } else if start != nil {
+                    block.append(line)
+                }
+            }
+        }
+        return found
+    }
+
+    func testEveryCodeSampleInTheCatalogTypeChecks() throws {
+        let samples = try samples()
+        XCTAssertGreaterThanOrEqual(samples.count, 5, "the catalog's articles have their samples")
+        guard let modules else { throw XCTSkip("no Modules folder beside the test bundle (\(CommandLine.arguments[0])): nothing to type-check against") }
+        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("faultline-doc-samples-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        for (file, line, code) in samples {
+            let source = scratch.appendingPathComponent("main.swift")
+            try Data(code.utf8).write(to: source)
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+            process.arguments = ["swiftc", "-typecheck", "-swift-version", "6", "-I", modules.path,
+                                 "-I", root.appendingPathComponent("Sources/CSQLite").path,
+                                 "-I", root.appendingPathComponent("Sources/CZlib").path,
+                                 "-I", root.appendingPathComponent("Sources/CProcessor").path, source.path]
+            let output = Pipe()
+            process.standardOutput = output
+            process.standardError = output
+            try process.run()
+            let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            process.waitUntilExit()
+            XCTAssertEqual(process.terminationStatus, 0, "\(file):\(line): the sample does not compile:\n\(text)")
+        }
+    }
+}
