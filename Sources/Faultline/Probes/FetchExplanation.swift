@@ -16,8 +16,11 @@ public struct FetchExplanation: Sendable {
 
     /// An index that improves the plan.
     public struct IndexSuggestion: Sendable {
+        /// The table to index.
         public let table: String
+        /// The index's columns, in order.
         public let columns: [String]
+        /// Why it helps (the scan or sort it removes).
         public let reason: String
         /// `CREATE INDEX …` to add it.
         public let sql: String
@@ -27,9 +30,11 @@ public struct FetchExplanation: Sendable {
         public let measurement: StatementMeasurement?
     }
 
+    /// The SELECT the request runs.
     public let sql: String
     /// Bound values, as SQL literals.
     public let bindings: [String]
+    /// Its query plan.
     public let plan: QueryPlan
     /// Rows in the fetched table, when the plan scans, walks an entity or sorts.
     public let tableRows: Int?
@@ -37,6 +42,7 @@ public struct FetchExplanation: Sendable {
     public let measurement: StatementMeasurement?
     /// The judgement in a sentence: why the plan is fine, or what it costs.
     public let verdict: String
+    /// Indexes that would improve the plan, each proven on the scratch copy.
     public let suggestions: [IndexSuggestion]
 }
 

@@ -38,20 +38,25 @@ public enum ProbeEvent: Sendable {
 
 /// One entity's objects copied by a migration step (docs/migration.md).
 public struct MigrationEvent: Sendable, Equatable {
-    /// The step's place in the migration (1, 2, …) and its versions.
+    /// The step's place in the migration (1, 2, …).
     public var step: Int
+    /// The model version the step migrates from.
     public var from: String
+    /// The model version the step migrates to.
     public var to: String
-    /// The destination entity and the rows it got.
+    /// The destination entity.
     public var entity: String
+    /// Rows the destination entity got.
     public var rows: Int
     /// Statements the entity's copy ran (its SELECT and one INSERT per row).
     public var statements: Int
+    /// Seconds the entity's copy took.
     public var duration: Double
 }
 
 /// A store file opened (logged before anything is read from it).
 public struct ConnectEvent: Sendable, Codable, Equatable {
+    /// The store file's path.
     public var path: String
 }
 
@@ -62,19 +67,25 @@ public enum StatementPurpose: String, Sendable, Codable {
 
 /// One SQL statement run to completion.
 public struct StatementEvent: Sendable, Codable, Equatable {
+    /// The statement's SQL text, with `?` for its bound values.
     public var sql: String
     /// Bound values as literals (`18`, `"Maui"`, `nil`, `<0102>`) when wanted; empty otherwise.
     public var bindings: [String]
     /// How many values were bound.
     public var parameters: Int
+    /// Why the statement ran.
     public var purpose: StatementPurpose
     /// Seconds, on the monotonic clock.
     public var duration: Double
+    /// Rows the statement returned (or changed).
     public var rows: Int
     /// `sqlite3_stmt_status` counters for this run: full-scan steps, sorts, automatic indexes, VM steps.
     public var fullScanSteps: Int
+    /// Temporary B-tree sorts (`SQLITE_STMTSTATUS_SORT`).
     public var sorts: Int
+    /// Rows inserted into automatic indexes (`SQLITE_STMTSTATUS_AUTOINDEX`).
     public var autoIndexes: Int
+    /// Virtual-machine steps (`SQLITE_STMTSTATUS_VM_STEP`): the statement's work.
     public var vmSteps: Int
 }
 
@@ -88,24 +99,36 @@ extension StatementEvent {
 
 /// EXPLAIN QUERY PLAN of one distinct SQL text (captured once).
 public struct QueryPlanEvent: Sendable, Codable, Equatable {
+    /// One row of `EXPLAIN QUERY PLAN`.
     public struct Node: Sendable, Codable, Equatable {
+        /// The node's id.
         public var id: Int
+        /// Its parent's id (0 at the top).
         public var parent: Int
+        /// SQLite's text for the step (`SEARCH t0 USING INDEX …`, `SCAN t0`).
         public var detail: String
     }
+    /// The statement's SQL text.
     public var sql: String
+    /// The plan's nodes, in SQLite's order.
     public var nodes: [Node]
 }
 
 /// A fetch request executed by a context.
 public struct FetchEvent: Sendable, Equatable {
+    /// The fetched entity's name.
     public var entity: String
     /// The predicate (formatted when the event is written: `predicate?.predicateFormat`).
     public var predicate: ObjectPredicate?
+    /// The request's sort descriptors.
     public var sort: [FetchSortDescriptor]
+    /// `fetchLimit` (0: none).
     public var limit: Int
+    /// `fetchOffset`.
     public var offset: Int
+    /// `fetchBatchSize` (0: none).
     public var batchSize: Int
+    /// `relationshipKeyPathsForPrefetching`.
     public var prefetch: [String]
     /// What the fetch returned.
     public enum ResultType: String, Sendable {
@@ -122,7 +145,9 @@ public struct FetchEvent: Sendable, Equatable {
             }
         }
     }
+    /// What the fetch returned.
     public var resultType: ResultType
+    /// Statements the fetch ran.
     public var statements: Int
     /// Rows SQLite returned.
     public var rows: Int
@@ -159,8 +184,11 @@ struct PredicateTextReference: Sendable, Equatable {
 
 /// A fault fired.
 public struct FaultEvent: Sendable, Equatable {
+    /// An object fault (its attributes) or a relationship fault (its members).
     public enum Kind: String, Sendable, Codable { case object, relationship }
+    /// Where the fault was fulfilled from: the row cache (no SQL) or the store (a SELECT: a cache miss).
     public enum Source: String, Sendable, Codable { case rowCache, database }
+    /// An object or a relationship fault.
     public var kind: Kind
     /// The object whose fault fired (for relationship faults, the object that holds the relationship).
     public var objectID: ManagedObjectID
@@ -168,9 +196,11 @@ public struct FaultEvent: Sendable, Equatable {
     public var object: String { objectID.uriString }
     /// For relationship faults: the relationship's name.
     public var relationship: String?
+    /// Where the fault was fulfilled from.
     public var source: Source
     /// For relationship faults: how many objects it held.
     public var count: Int?
+    /// Seconds the fault took.
     public var duration: Double
     /// The row's values (SQLDebug level 3 only).
     public var values: String?
@@ -186,14 +216,21 @@ public struct FaultEvent: Sendable, Equatable {
 
 /// A context saved.
 public struct SaveEvent: Sendable, Equatable {
+    /// Inserted objects by entity name.
     public var inserted: [String: Int]
+    /// Updated objects by entity name.
     public var updated: [String: Int]
+    /// Deleted objects by entity name.
     public var deleted: [String: Int]
+    /// Statements the save ran (0 for a child context's save).
     public var statements: Int
+    /// Seconds the save took.
     public var duration: Double
+    /// Conflicts the save met (optimistic locking, uniqueness constraints).
     public var conflicts: Int
     /// The error, when the save failed.
     public var error: String?
+    /// The caller's `#fileID` and `#line`.
     public var callSite: CallSite?
     /// The context's `serialNumber`.
     public var context: Int
@@ -210,35 +247,48 @@ public struct SaveEvent: Sendable, Equatable {
 public struct BatchEvent: Sendable, Equatable {
     /// `update`, `delete` or `insert`.
     public var kind: String
+    /// The entity the request changed.
     public var entity: String
     /// Rows changed (cascaded deletes included).
     public var rows: Int
+    /// Statements the request ran.
     public var statements: Int
+    /// Seconds the request took.
     public var duration: Double
     /// The error, when the request failed (nothing was written).
     public var error: String?
+    /// The caller's `#fileID` and `#line`.
     public var callSite: CallSite?
+    /// The context's `serialNumber`.
     public var context: Int
 }
 
 /// Remote changes (a batch request's IDs, another writer's save) merged into a context.
 public struct MergeEvent: Sendable, Equatable {
+    /// Objects inserted by the remote changes.
     public var inserted: Int
+    /// Objects updated by the remote changes.
     public var updated: Int
+    /// Objects deleted by the remote changes.
     public var deleted: Int
     /// Registered objects refreshed or reset because of the merge.
     public var refreshed: Int
+    /// Seconds the merge took.
     public var duration: Double
+    /// The context's `serialNumber`.
     public var context: Int
 }
 
 /// Objects refreshed by the program (`refresh(_:mergeChanges:)`, `refreshAllObjects()`); refreshes a merge makes
 /// are counted in its `merge` event.
 public struct RefreshEvent: Sendable, Equatable {
+    /// Objects refreshed.
     public var objects: Int
     /// True: stored values with unsaved changes on top; false: back to faults.
     public var mergeChanges: Bool
+    /// Seconds the refresh took.
     public var duration: Double
+    /// The context's `serialNumber`.
     public var context: Int
 }
 
@@ -261,14 +311,18 @@ public struct PrefetchUseEvent: Sendable, Equatable {
 /// A named point in a run, set by the program (`Probes.signpost(_:)`): what a benchmark runner or a test marks so
 /// that a report can group the events that follow, as Instruments' points of interest.
 public struct SignpostEvent: Sendable, Equatable {
+    /// The signpost's name (`SCENARIO/VARIANT` in `faultline bench` traces).
     public var name: String
 
+    /// A signpost named `name`.
     public init(name: String) { self.name = name }
 }
 
 /// Where in the caller's code an event started.
 public struct CallSite: Sendable, Equatable, CustomStringConvertible {
+    /// The caller's `#fileID` (`Module/File.swift`).
     public let file: StaticString
+    /// The caller's line.
     public let line: UInt
 
     public static func == (lhs: CallSite, rhs: CallSite) -> Bool {

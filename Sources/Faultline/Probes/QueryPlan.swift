@@ -4,10 +4,16 @@
 public struct QueryPlan: Sendable, Equatable, CustomStringConvertible {
     /// One step.
     public struct Step: Sendable, Equatable {
+        /// What a step does: searches an index, scans a table whole, sorts in a temporary B-tree, runs a
+        /// subquery, or something else.
         public enum Kind: String, Sendable { case search, scan, tempBTree, subquery, other }
+        /// The node's id in EXPLAIN QUERY PLAN.
         public let id: Int
+        /// Its parent's id (0 at the top).
         public let parent: Int
+        /// SQLite's text for the step.
         public let detail: String
+        /// What the step does.
         public let kind: Kind
         /// The table or alias the step reads (`t0`), if any.
         public let table: String?
@@ -17,8 +23,10 @@ public struct QueryPlan: Sendable, Equatable, CustomStringConvertible {
         public let constraint: String?
     }
 
+    /// The steps, in SQLite's order.
     public let steps: [Step]
 
+    /// The plan of EXPLAIN QUERY PLAN's rows.
     public init(nodes: [QueryPlanEvent.Node]) {
         steps = nodes.map(QueryPlan.parse)
     }
