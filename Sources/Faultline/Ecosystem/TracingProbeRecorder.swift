@@ -92,6 +92,8 @@ public final class TracingProbeRecorder: ProbeRecorder, @unchecked Sendable {
         let frame = stack.frames.last
         switch event {
         case .statement(let e):
+            // A store's schema statements when it opens belong to no operation: not a span of their own each.
+            if frame == nil && e.purpose == .schema { return }
             let span = startSpan(Self.keyword(e.sql), context: parentContext(stack), kind: .client, at: Self.instant(time, minus: e.duration))
             span.attributes["db.system.name"] = "sqlite"
             span.attributes["db.query.text"] = e.sql
