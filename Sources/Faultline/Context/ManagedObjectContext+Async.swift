@@ -18,7 +18,7 @@ extension ManagedObjectContext {
     ///
     /// ```swift
     /// let names = try await context.perform {
-    ///     try context.fetch(FetchRequest<ManagedObject>(entityName: "Department")).map { $0[name] }
+    ///     try context.fetch(FetchRequest<ManagedObject>(entityName: "Department")).map { $0.value(forKey: "name") as? String }
     /// }
     /// ```
     public func perform<T: Sendable, Failure: Error>(schedule: ScheduledTaskType = .immediate,
