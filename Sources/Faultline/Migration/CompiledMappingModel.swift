@@ -25,7 +25,7 @@ extension MappingModel {
             throw CoreDataFormatError("the archive's root is not an NSMappingModel")
         }
         var mappings: [EntityMapping] = []
-        for reference in try archive.field("NSEntityMappings", of: root).map { try archive.elements(of: $0) } ?? [] {
+        for reference in try archive.field("NSEntityMappings", of: root).map({ try archive.elements(of: $0) }) ?? [] {
             let name = try archive.string(reference["NSMappingName"]) ?? "?"
             guard let destination = try archive.string(reference["NSDestinationEntityName"]) else {
                 continue // a mapping that removes its source entity
@@ -43,12 +43,12 @@ extension MappingModel {
                                      problem: "mapping \(name) computes it with an expression Faultline does not evaluate ($source.<property> and the destinationInstances… functions are); move it into a policy")
             }
             var attributes: [AttributeMapping] = []
-            for mapping in try archive.field("NSAttributeMappings", of: reference).map { try archive.elements(of: $0) } ?? [] {
+            for mapping in try archive.field("NSAttributeMappings", of: reference).map({ try archive.elements(of: $0) }) ?? [] {
                 let (property, from) = try sourceProperty(mapping)
                 attributes.append(AttributeMapping(destination: property, source: from, conversion: .none))
             }
             var relationships: [RelationshipMapping] = []
-            for mapping in try archive.field("NSRelationshipMappings", of: reference).map { try archive.elements(of: $0) } ?? [] {
+            for mapping in try archive.field("NSRelationshipMappings", of: reference).map({ try archive.elements(of: $0) }) ?? [] {
                 let (property, from) = try sourceProperty(mapping)
                 relationships.append(RelationshipMapping(destination: property, source: from))
             }
