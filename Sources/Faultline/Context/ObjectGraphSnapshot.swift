@@ -3,14 +3,18 @@ import Foundation
 /// A picture of a context's object graph as it is in memory: each registered object with its state, and the
 /// relationships it holds — without firing a fault. For diagrams (`faultline diagram --store`) and debugging.
 public struct ObjectGraphSnapshot: Sendable {
+    /// An object's state in its context.
     public enum State: String, Sendable, CaseIterable {
         case fault, materialized, inserted, updated, deleted
     }
 
+    /// One registered object.
     public struct Node: Sendable, Equatable {
         /// The object's URI (`x-coredata://…/Entity/p12`).
         public var id: String
+        /// The object's entity.
         public var entity: String
+        /// Its state.
         public var state: State
         /// A name-like attribute's value (`name`, `title`, … or a short string that is not an identifier), when the
         /// object is not a fault: a human handle for the diagram.
@@ -18,6 +22,7 @@ public struct ObjectGraphSnapshot: Sendable {
         /// The relationships this object holds whose destinations are not drawn: one entry per relationship.
         public var elsewhere: [Summary] = []
 
+        /// A node of the picture.
         public init(id: String, entity: String, state: State, title: String?, elsewhere: [Summary] = []) {
             (self.id, self.entity, self.state, self.title, self.elsewhere) = (id, entity, state, title, elsewhere)
         }
@@ -25,6 +30,7 @@ public struct ObjectGraphSnapshot: Sendable {
 
     /// A relationship's destinations left out of the picture, counted ("+37 Page"), or a to-many not loaded.
     public struct Summary: Sendable, Equatable {
+        /// The relationship's name.
         public var relationship: String
         /// The relationship's destination entity.
         public var entity: String
@@ -32,31 +38,39 @@ public struct ObjectGraphSnapshot: Sendable {
         /// firing it).
         public var count: Int?
 
+        /// A summary of a relationship's destinations left out.
         public init(relationship: String, entity: String, count: Int?) {
             (self.relationship, self.entity, self.count) = (relationship, entity, count)
         }
     }
 
+    /// A relationship an object holds to another object of the picture.
     public struct Edge: Sendable, Equatable {
+        /// The source's URI.
         public var from: String
         /// The destination's URI: always a node of the picture.
         public var to: String
+        /// The relationship's name.
         public var relationship: String
         /// The entity that declares the relationship (the source's entity or one of its parents).
         public var entity: String
         /// True when the destination is a fault.
         public var isFault: Bool
 
+        /// An edge of the picture.
         public init(from: String, to: String, relationship: String, entity: String, isFault: Bool) {
             (self.from, self.to, self.relationship, self.entity, self.isFault) = (from, to, relationship, entity, isFault)
         }
     }
 
+    /// The objects drawn.
     public var nodes: [Node]
+    /// The relationships between them.
     public var edges: [Edge]
     /// Registered objects left out to stay within the limit.
     public var omitted: Int
 
+    /// A picture of these nodes and edges.
     public init(nodes: [Node], edges: [Edge], omitted: Int) {
         (self.nodes, self.edges, self.omitted) = (nodes, edges, omitted)
     }

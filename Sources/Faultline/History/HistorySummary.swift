@@ -3,31 +3,49 @@ import Foundation
 /// What a store's persistent history adds up to: transactions and changes by author, context and entity, the
 /// largest transactions, the busiest second (`faultline history`, the report's history section).
 public struct HistorySummary: Sendable {
+    /// Transactions and changes of one author or context.
     public struct Group: Sendable {
+        /// The author's or context's name.
         public var name: String
+        /// Transactions it made.
         public var transactions = 0
+        /// Changes those transactions recorded.
         public var changes = 0
     }
+    /// Changes to one entity's objects.
     public struct EntityChanges: Sendable {
+        /// The entity's name.
         public var name: String
+        /// Its changes, of every kind.
         public var changes = 0
+        /// Its changes by kind.
         public var inserts = 0, updates = 0, deletes = 0
+        /// "3 inserts, 2 updates, 0 deletes".
         public var kinds: String { ["\(inserts) inserts", "\(updates) updates", "\(deletes) deletes"].joined(separator: ", ") }
     }
 
+    /// Transactions in the history.
     public var transactions: Int
+    /// Changes in them.
     public var changes: Int
+    /// Changes by kind (`inserts`, `updates`, `deletes`).
     public var kinds: [String: Int]
+    /// When the first transaction was recorded.
     public var first: Date?
+    /// When the last one was.
     public var last: Date?
     /// Most transactions that began within one second.
     public var peakPerSecond: Int
+    /// By transaction author, most transactions first.
     public var byAuthor: [Group]
+    /// By context name, most transactions first.
     public var byContext: [Group]
+    /// By entity, most changes first.
     public var byEntity: [EntityChanges]
     /// The five transactions with the most changes.
     public var largest: [PersistentHistory.Transaction]
 
+    /// The summary of a store's history.
     public init(_ history: PersistentHistory) {
         let all = history.transactions
         transactions = all.count

@@ -7,13 +7,17 @@ public struct MappingModel: Sendable {
     public struct EntityMapping: Sendable {
         /// The source entity, nil for an entity the new version adds (it starts empty).
         public let source: String?
+        /// The destination entity.
         public let destination: String
+        /// Where each destination attribute's value comes from.
         public var attributes: [AttributeMapping]
+        /// Where each destination relationship's links come from.
         public var relationships: [RelationshipMapping]
         /// The source entity's own stored properties the new version drops.
         public var removed: [String] = []
-        /// The mapping's name in a mapping model (`CarToCar`), and the policy class it names, without its module.
+        /// The mapping's name in a mapping model (`CarToCar`).
         public var name: String?
+        /// The policy class it names, without its module.
         public var policyClassName: String?
 
         /// An entity mapping written in Swift (as Xcode's mapping model editor would write one): the objects of
@@ -31,12 +35,14 @@ public struct MappingModel: Sendable {
 
     /// Where a destination attribute's value comes from.
     public struct AttributeMapping: Sendable {
+        /// The destination attribute.
         public let destination: String
         /// The source attribute (`$source.<name>`), nil for an attribute the new version adds (its default, else nil).
         public let source: String?
         /// How the value changes type on the way, if it does.
         public let conversion: Conversion
 
+        /// A mapping of `destination` from `source`, converted as `conversion` says.
         public init(destination: String, source: String?, conversion: Conversion = .none) {
             self.destination = destination
             self.source = source
@@ -58,12 +64,14 @@ public struct MappingModel: Sendable {
 
     /// Where a destination relationship's links come from.
     public struct RelationshipMapping: Sendable {
+        /// The destination relationship.
         public let destination: String
         /// The source relationship, nil for a relationship the new version adds (it starts empty, unless its
         /// inverse was there), or `MappingModel.sourceObject`: the object another entity mapping made of this same
         /// source object (`FUNCTION($manager, "destinationInstancesForEntityMappingNamed:sourceInstances:", "PostToColor", $source)`).
         public let source: String?
 
+        /// A mapping of `destination` from `source`.
         public init(destination: String, source: String?) {
             self.destination = destination
             self.source = source
@@ -73,6 +81,7 @@ public struct MappingModel: Sendable {
     /// A relationship mapping's source meaning the source object itself (`$source`).
     public static let sourceObject = "$source"
 
+    /// One mapping per destination entity.
     public var entityMappings: [EntityMapping]
     /// Source entities whose objects the new version drops.
     public var removedEntities: [String]
@@ -121,10 +130,14 @@ public struct MappingModel: Sendable {
 /// A migration that cannot be done: the entity, the property and why, or the objects whose data the new version
 /// does not allow. Nothing has been written when it is thrown.
 public struct MigrationError: Error, CustomStringConvertible, Sendable {
+    /// The entity the problem is about, if one.
     public let entity: String?
+    /// The property, if one.
     public let property: String?
+    /// What is wrong.
     public let problem: String
 
+    /// An error about `problem`, naming the entity and property when given.
     public init(entity: String? = nil, property: String? = nil, problem: String) {
         self.entity = entity
         self.property = property

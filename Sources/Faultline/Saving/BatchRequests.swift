@@ -23,13 +23,18 @@ public struct BatchResult: Sendable {
 /// values until the returned IDs are merged (`mergeChanges(fromRemoteSave:into:)`). Rows get a new `Z_OPT`, so a
 /// context saving a stale copy gets a conflict instead of overwriting the batch's values.
 public struct BatchUpdateRequest: Sendable {
+    /// The entity whose rows the request changes.
     public var entityName: String
+    /// The rows it changes (nil: every row of the entity).
     public var predicate: ObjectPredicate?
+    /// Whether rows of sub-entities are changed too.
     public var includesSubentities = true
     /// Attribute name → new value (converted as `setValue(_:forKey:)` would; nil sets NULL).
     public var propertiesToUpdate: [String: any Sendable] = [:]
+    /// What the result holds.
     public var resultType: BatchResultType = .statusOnly
 
+    /// A request on `entityName`'s rows that `predicate` selects.
     public init(entityName: String, predicate: ObjectPredicate? = nil, propertiesToUpdate: [String: any Sendable] = [:]) {
         self.entityName = entityName
         self.predicate = predicate
@@ -43,11 +48,16 @@ public struct BatchUpdateRequest: Sendable {
 /// result), Nullify clears the foreign keys pointing at deleted rows, join-table rows go; No Action leaves
 /// destinations pointing at nothing, as it does in a save.
 public struct BatchDeleteRequest: Sendable {
+    /// The entity whose rows the request changes.
     public var entityName: String
+    /// The rows it changes (nil: every row of the entity).
     public var predicate: ObjectPredicate?
+    /// Whether rows of sub-entities are changed too.
     public var includesSubentities = true
+    /// What the result holds.
     public var resultType: BatchResultType = .statusOnly
 
+    /// A request on `entityName`'s rows that `predicate` selects.
     public init(entityName: String, predicate: ObjectPredicate? = nil) {
         self.entityName = entityName
         self.predicate = predicate
@@ -58,11 +68,14 @@ public struct BatchDeleteRequest: Sendable {
 /// are converted and checked as a save checks them (type, optionality, defaults) and uniqueness constraints hold;
 /// relationships cannot be set. All or nothing.
 public struct BatchInsertRequest: Sendable {
+    /// The entity the rows are inserted into.
     public var entityName: String
     /// One dictionary of attribute name → value per row.
     public var objects: [[String: any Sendable]]
+    /// What the result holds.
     public var resultType: BatchResultType = .statusOnly
 
+    /// A request inserting `objects` as rows of `entityName`.
     public init(entityName: String, objects: [[String: any Sendable]]) {
         self.entityName = entityName
         self.objects = objects
