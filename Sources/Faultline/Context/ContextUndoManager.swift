@@ -32,16 +32,21 @@ public final class ContextUndoManager {
     private var open: [ObjectState]?
     private var captured: Set<ObjectIdentifier> = []
 
+    /// An undo manager with nothing to undo; give it to a context's `undoManager`.
     public init() {}
 
+    /// True when there is a group to undo (an open one counts).
     public var canUndo: Bool { !undoStack.isEmpty || !(open?.isEmpty ?? true) }
+    /// True when an undone group can be redone.
     public var canRedo: Bool { !redoStack.isEmpty }
 
+    /// Opens a group: the changes until the matching `endUndoGrouping()` undo together.
     public func beginUndoGrouping() {
         if groupingLevel == 0 { closeGroup() }
         groupingLevel += 1
     }
 
+    /// Closes the group `beginUndoGrouping()` opened.
     public func endUndoGrouping() {
         guard groupingLevel > 0 else { return }
         groupingLevel -= 1
@@ -62,6 +67,7 @@ public final class ContextUndoManager {
         undoStack.append(apply(group))
     }
 
+    /// Forgets every undo and redo group.
     public func removeAllActions() {
         undoStack.removeAll()
         redoStack.removeAll()

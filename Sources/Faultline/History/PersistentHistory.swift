@@ -3,22 +3,33 @@ import Foundation
 /// Core Data's persistent history as a store holds it (`ATRANSACTION`, `ACHANGE`, `ATRANSACTIONSTRING`:
 /// docs/store-format.md, "Persistent history"): which context and author changed what, and when. Read-only.
 public struct PersistentHistory: Sendable {
+    /// One transaction: a save that recorded history.
     public struct Transaction: Sendable {
         /// The transaction's `Z_PK` (Core Data's token for it).
         public var number: Int64
+        /// When it was recorded.
         public var timestamp: Date
+        /// The context's `transactionAuthor`, if it set one.
         public var author: String?
+        /// The saving context's `name`, if it had one.
         public var contextName: String?
+        /// The saving app's bundle identifier (`ZBUNDLEID`, Core Data's `bundleID`).
         public var bundleID: String?
+        /// The saving process's ID as Core Data records it (`ZPROCESSID`, Core Data's `processID`).
         public var process: String?
+        /// Its changes, in the store's order.
         public var changes: [Change] = []
     }
 
+    /// One object inserted, updated or deleted by a transaction.
     public struct Change: Sendable {
+        /// What happened to the object.
         public enum Kind: String, Sendable { case insert, update, delete }
+        /// What happened.
         public var kind: Kind
         /// The entity's name (from `Z_PRIMARYKEY`), or its number when the store does not name it.
         public var entity: String
+        /// The object's `Z_PK`.
         public var key: Int64
         /// The object's URI.
         public var object: String

@@ -14,19 +14,27 @@ public enum VersionIdentification: String, Sendable {
 /// What a store holds, read without writing: its entities and their rows, the model version and how it was found,
 /// metadata, journal mode, persistent history and external binary storage (`faultline info`).
 public struct StoreInfo: Sendable {
+    /// One entity of the store's model, with its rows.
     public struct Entity: Sendable {
+        /// The entity's name.
         public let name: String
         /// `Z_ENT`.
         public let number: Int
+        /// Its parent entity, if any.
         public let parent: String?
+        /// Its sub-entities.
         public let subentities: [String]
+        /// Whether it is abstract (no rows of its own).
         public let isAbstract: Bool
-        /// Rows of exactly this entity, and with its sub-entities'.
+        /// Rows of exactly this entity.
         public let rows: Int
+        /// Rows of this entity and its sub-entities.
         public let rowsWithSubentities: Int
     }
 
+    /// The store file's path.
     public let path: String
+    /// The store file's size in bytes.
     public let fileBytes: Int64
     /// `wal` or `rollback` (the file header's read version).
     public let journalMode: String
@@ -48,6 +56,7 @@ public struct StoreInfo: Sendable {
     /// Of those entities, the properties hashed by a rule not verified on a real store, with why
     /// (`EntityDescription.coreDataHashCaveats`): the likely cause of the difference.
     public let hashCaveats: [String]
+    /// The model's entities with their rows (the store's own entity numbers).
     public let entities: [Entity]
     /// Rows whose `Z_ENT` names no entity of the model: (table, entity number, rows).
     public let unknownRows: [(table: String, number: Int64, rows: Int)]
