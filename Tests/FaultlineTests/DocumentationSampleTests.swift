@@ -45,6 +45,35 @@ final class DocumentationSampleTests: XCTestCase {
         return found
     }
 
+    /// Every public declaration of the module has a doc comment (`///`), but a protocol's requirements implemented
+    /// (`description`, `==`, `hash(into:)`, `rawValue`, `Codable`'s, a recorder's `record`…), which DocC documents
+    /// from the protocol. Enum cases are not declared `public` one by one and are not checked here.
+    func testEveryPublicDeclarationIsDocumented() throws {
+        let witnesses = try NSRegularExpression(pattern: #"public (var description|var debugDescription|static func ==|static func <|func hash\(into|init\(rawValue|let rawValue|var rawValue|func encode\(to|init\(from decoder|func makeIterator|var errorDescription|func flush\(\)|func record\(_ event|static func decode\(|func encode\(\) ->)"#)
+        let declaration = try NSRegularExpression(pattern: #"^(@\w+(\(.*?\))? )*(public|open) (?!=)"#)
+        let sources = root.appendingPathComponent("Sources/Faultline")
+        var undocumented: [String] = []
+        var checked = 0
+        let files = FileManager.default.enumerator(atPath: sources.path)?.compactMap { $0 as? String }.filter { $0.hasSuffix(".swift") } ?? []
+        for file in files.sorted() {
+            let lines = try String(contentsOf: sources.appendingPathComponent(file), encoding: .utf8).components(separatedBy: "\n")
+            for (i, line) in lines.enumerated() {
+                let text = line.trimmingCharacters(in: .whitespaces)
+                let range = NSRange(text.startIndex..., in: text)
+                guard declaration.firstMatch(in: text, range: range) != nil, witnesses.firstMatch(in: text, range: range) == nil,
+                      !text.hasPrefix("public extension") else { continue }
+                checked += 1
+                var above = i - 1
+                while above >= 0 && lines[above].trimmingCharacters(in: .whitespaces).hasPrefix("@") { above -= 1 }
+                if above < 0 || !lines[above].trimmingCharacters(in: .whitespaces).hasPrefix("///") {
+                    undocumented.append("Sources/Faultline/\(file):\(i + 1): \(text.prefix(100))")
+                }
+            }
+        }
+        XCTAssertGreaterThan(checked, 900, "the scan finds the module's public declarations")
+        XCTAssertEqual(undocumented, [], "public declarations without a doc comment")
+    }
+
     func testEveryCodeSampleInTheCatalogTypeChecks() throws {
         let samples = try samples()
         XCTAssertGreaterThanOrEqual(samples.count, 5, "the catalog's articles have their samples")

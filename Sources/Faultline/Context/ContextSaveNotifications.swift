@@ -5,8 +5,11 @@ import Foundation
 public struct SaveNotification: Sendable {
     /// The saving context's `serialNumber`.
     public let context: Int
+    /// Objects the save inserted.
     public let inserted: [ManagedObjectID]
+    /// Objects it updated.
     public let updated: [ManagedObjectID]
+    /// Objects it deleted.
     public let deleted: [ManagedObjectID]
     /// The coordinator the save went through (a context on another coordinator must also drop its cached rows).
     let coordinator: ObjectIdentifier

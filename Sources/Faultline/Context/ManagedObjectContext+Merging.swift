@@ -3,10 +3,14 @@ import Foundation
 /// Object IDs another writer changed (a batch request's result, another process's save): what
 /// `mergeChanges(fromRemoteSave:into:)` brings into live contexts.
 public struct RemoteChanges: Sendable {
+    /// Objects another writer inserted.
     public var inserted: [ManagedObjectID]
+    /// Objects it updated.
     public var updated: [ManagedObjectID]
+    /// Objects it deleted.
     public var deleted: [ManagedObjectID]
 
+    /// Changes to merge.
     public init(inserted: [ManagedObjectID] = [], updated: [ManagedObjectID] = [], deleted: [ManagedObjectID] = []) {
         self.inserted = inserted
         self.updated = updated

@@ -17,14 +17,19 @@ public indirect enum PropertyListValue: Sendable, Equatable {
     /// The `null` object (binary plists may hold it; keyed archives use the string "$null" instead).
     case null
 
+    /// A dictionary's value for `key`; nil for a missing key or a value that is not a dictionary.
     public subscript(key: String) -> PropertyListValue? {
         if case .dictionary(let entries) = self { return entries[key] }
         return nil
     }
 
+    /// The string, if this is one.
     public var string: String? { if case .string(let s) = self { return s }; return nil }
+    /// The integer, if this is one.
     public var integer: Int64? { if case .integer(let n) = self { return n }; return nil }
+    /// The UID (a keyed archive's object reference), if this is one.
     public var uid: Int? { if case .uid(let n) = self { return n }; return nil }
+    /// The Boolean, if this is one (an integer reads as true when it is not 0).
     public var boolean: Bool? {
         switch self {
         case .boolean(let b): return b

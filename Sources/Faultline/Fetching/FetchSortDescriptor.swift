@@ -12,10 +12,14 @@ public struct FetchSortDescriptor: Hashable, Sendable, CustomStringConvertible {
         case localized
     }
 
+    /// The key path sorted on (`name`, `department.name`).
     public var keyPath: String
+    /// True: smallest first.
     public var ascending: Bool
+    /// How values compare.
     public var comparison: Comparison
 
+    /// A sort on `keyPath`.
     public init(keyPath: String, ascending: Bool = true, comparison: Comparison = .binary) {
         self.keyPath = keyPath
         self.ascending = ascending

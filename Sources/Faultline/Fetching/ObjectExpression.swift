@@ -35,11 +35,17 @@ public indirect enum ObjectExpression: Hashable, Sendable, CustomStringConvertib
 
     // MARK: Building predicates in code
 
+    /// `lhs == rhs`: the comparison predicate (equal to).
     public static func == (lhs: ObjectExpression, rhs: ObjectExpression) -> ObjectPredicate { .comparison(Comparison(lhs, .equal, rhs)) }
+    /// `lhs != rhs`: the comparison predicate (not equal to).
     public static func != (lhs: ObjectExpression, rhs: ObjectExpression) -> ObjectPredicate { .comparison(Comparison(lhs, .notEqual, rhs)) }
+    /// `lhs < rhs`: the comparison predicate (less than).
     public static func < (lhs: ObjectExpression, rhs: ObjectExpression) -> ObjectPredicate { .comparison(Comparison(lhs, .lessThan, rhs)) }
+    /// `lhs <= rhs`: the comparison predicate (at most).
     public static func <= (lhs: ObjectExpression, rhs: ObjectExpression) -> ObjectPredicate { .comparison(Comparison(lhs, .lessThanOrEqual, rhs)) }
+    /// `lhs > rhs`: the comparison predicate (greater than).
     public static func > (lhs: ObjectExpression, rhs: ObjectExpression) -> ObjectPredicate { .comparison(Comparison(lhs, .greaterThan, rhs)) }
+    /// `lhs >= rhs`: the comparison predicate (at least).
     public static func >= (lhs: ObjectExpression, rhs: ObjectExpression) -> ObjectPredicate { .comparison(Comparison(lhs, .greaterThanOrEqual, rhs)) }
 
     /// `self BEGINSWITH[options] prefix`.
@@ -67,8 +73,12 @@ extension ObjectExpression: ExpressibleByStringLiteral, ExpressibleByIntegerLite
     ExpressibleByBooleanLiteral, ExpressibleByNilLiteral {
     /// A string literal is a constant string; use `.key("name")` for key paths.
     public init(stringLiteral value: String) { self = .constant(.string(value)) }
+    /// An integer literal is a constant integer.
     public init(integerLiteral value: Int64) { self = .constant(.integer(value)) }
+    /// A floating-point literal is a constant double.
     public init(floatLiteral value: Double) { self = .constant(.double(value)) }
+    /// A Boolean literal is a constant Boolean.
     public init(booleanLiteral value: Bool) { self = .constant(.bool(value)) }
+    /// `nil` is the constant NULL.
     public init(nilLiteral: ()) { self = .constant(.null) }
 }

@@ -36,12 +36,18 @@ public indirect enum ObjectPredicate: Hashable, Sendable, CustomStringConvertibl
 
 /// One comparison: `left operator[options] right`, optionally quantified over a to-many left side.
 public struct Comparison: Hashable, Sendable {
+    /// The left side (usually a key path).
     public var left: ObjectExpression
+    /// The operator.
     public var op: ComparisonOperator
+    /// The right side (usually a constant).
     public var right: ObjectExpression
+    /// `ANY`, `ALL`, `NONE` over a to-many left side, or none.
     public var quantifier: Quantifier
+    /// `[c]`, `[d]`, `[n]`.
     public var options: StringOptions
 
+    /// `left op[options] right`, quantified by `quantifier`.
     public init(_ left: ObjectExpression, _ op: ComparisonOperator, _ right: ObjectExpression,
                 quantifier: Quantifier = .direct, options: StringOptions = []) {
         self.left = left
@@ -74,8 +80,11 @@ public enum Quantifier: Hashable, Sendable {
 public struct StringOptions: OptionSet, Hashable, Sendable {
     public let rawValue: Int
     public init(rawValue: Int) { self.rawValue = rawValue }
+    /// `[c]`: case-insensitive.
     public static let caseInsensitive = StringOptions(rawValue: 1)
+    /// `[d]`: diacritic-insensitive.
     public static let diacriticInsensitive = StringOptions(rawValue: 2)
+    /// `[n]`: normalized (byte-wise, index-friendly).
     public static let normalized = StringOptions(rawValue: 4)
 
     var folds: Bool { !isDisjoint(with: [.caseInsensitive, .diacriticInsensitive]) }

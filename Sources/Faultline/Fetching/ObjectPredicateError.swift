@@ -16,13 +16,16 @@ public struct ObjectPredicateError: Error, CustomStringConvertible, Sendable, Eq
         case limit
     }
 
+    /// What kind of problem.
     public let kind: Kind
+    /// The problem, in words.
     public let message: String
     /// The format string, when the predicate came from one.
     public let format: String?
     /// The character offset in `format` where the problem is.
     public let position: Int?
 
+    /// An error of `kind`, at `position` in `format` when known.
     public init(_ kind: Kind, _ message: String, format: String? = nil, position: Int? = nil) {
         self.kind = kind
         self.message = message

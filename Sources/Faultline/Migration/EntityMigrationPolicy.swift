@@ -14,14 +14,17 @@ public protocol EntityMigrationPolicy: Sendable {
 }
 
 extension EntityMigrationPolicy {
+    /// By default nothing more than the mapping does.
     public func createDestinationInstances(forSource source: MigrationSource, in migration: MigrationContext) throws {}
+    /// By default nothing more than the mapping does.
     public func createRelationships(forDestination destination: ManagedObject, in migration: MigrationContext) throws {}
 }
 
 /// An object of the old version, as stored: its attribute values by name, its to-one destinations by key.
 public struct MigrationSource: @unchecked Sendable {
-    /// The old entity's name and the object's key (`Z_PK`, kept by the migrated object).
+    /// The old entity's name.
     public let entity: String
+    /// The object's key (`Z_PK`, kept by the migrated object).
     public let key: Int64
     let values: [String: Any]
 
@@ -33,8 +36,9 @@ public struct MigrationSource: @unchecked Sendable {
 public final class MigrationContext: @unchecked Sendable {
     /// A context on the new store (use it on its queue: `performAndWait`).
     public let context: ManagedObjectContext
-    /// The versions of the step.
+    /// The version the step reads.
     public let from: String
+    /// The version it writes.
     public let to: String
 
     init(context: ManagedObjectContext, from: String, to: String) {
@@ -56,6 +60,7 @@ public final class MigrationContext: @unchecked Sendable {
 public struct MigrationPolicies: Sendable {
     var policies: [String: [String: any EntityMigrationPolicy]] = [:]
 
+    /// No policies.
     public init() {}
 
     /// Uses `policy` for the objects of `sourceEntity` (an entity of the old version) when migrating to `version`.

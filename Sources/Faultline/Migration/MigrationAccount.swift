@@ -5,15 +5,20 @@ import Foundation
 /// (an attribute that changes type). The dry run and the migration print it; the migration refuses to drop values
 /// unless allowed.
 public struct MigrationAccount: Sendable, CustomStringConvertible {
+    /// What happens to the values a line counts.
     public enum Kind: String, Sendable { case dropped, defaulted, converted }
 
+    /// Values of one subject dropped, defaulted or converted.
     public struct Line: Sendable {
+        /// What happens to them.
         public let kind: Kind
         /// `Entity.property`, or `Entity` for its objects.
         public let subject: String
+        /// How many values.
         public let count: Int
     }
 
+    /// The lines, per entity and property.
     public var lines: [Line] = []
 
     /// Values the step drops.

@@ -3,9 +3,13 @@ import Foundation
 
 /// What a migration does or did: its steps from version to version, each with its mapping and the rows it copies.
 public struct MigrationPlan: Sendable, CustomStringConvertible {
+    /// One step: from a version to the next.
     public struct Step: Sendable {
+        /// The version the step reads.
         public let from: String
+        /// The version it writes.
         public let to: String
+        /// How the step maps the objects (inferred, or a mapping model's).
         public let mapping: MappingModel
         /// Rows each destination entity gets.
         public var rows: [String: Int]
@@ -13,9 +17,11 @@ public struct MigrationPlan: Sendable, CustomStringConvertible {
         public var account = MigrationAccount()
     }
 
-    /// The version the store was made with, and the one it is migrated to.
+    /// The version the store was made with.
     public let from: String
+    /// The version it is migrated to.
     public let to: String
+    /// The steps, from version to version.
     public var steps: [Step]
     /// True for a dry run: the migration was performed on a scratch copy of the store, which was then removed.
     public var isDryRun = false

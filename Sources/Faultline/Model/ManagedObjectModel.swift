@@ -29,8 +29,9 @@ public final class ManagedObjectModel: @unchecked Sendable {
     /// The model's version identifiers (Xcode's "Identifier" of the version, `NSVersionIdentifiers`), which a store's
     /// metadata keeps as `NSStoreModelVersionIdentifiers`.
     public var versionIdentifiers: [String] = [""]
-    /// The `.xcdatamodeld` or `.momd` bundle the model was loaded from, and its version's name there.
+    /// The `.xcdatamodeld` or `.momd` bundle the model was loaded from.
     public internal(set) var bundle: URL?
+    /// The model version's name in that bundle.
     public internal(set) var versionName: String?
     /// By entity number − 1: the entity with its descendants, and the entity alone (the entities a fetch covers,
     /// kept so that a fetch does not build the array).

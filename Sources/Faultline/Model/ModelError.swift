@@ -9,6 +9,7 @@ public struct ModelError: Error, CustomStringConvertible, Sendable, Equatable {
     /// What is wrong.
     public var problem: String
 
+    /// An error about `problem`, naming the source, entity and property when given.
     public init(source: String? = nil, entity: String? = nil, property: String? = nil, problem: String) {
         self.source = source
         self.entity = entity

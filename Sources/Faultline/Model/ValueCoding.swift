@@ -4,6 +4,7 @@ import Foundation
 public struct ValueError: Error, CustomStringConvertible, Sendable {
     /// What is wrong.
     public let problem: String
+    /// An error saying `problem`.
     public init(problem: String) { self.problem = problem }
     public var description: String { problem }
 }

@@ -13,14 +13,17 @@ public protocol AttributeValueTransformer: Sendable {
 /// them; it reads those from any keyed archive, keeps an archive of another class as an `ArchivedObject` (written back
 /// unchanged), reads the tagged JSON that Faultline stored before, and returns any other bytes as `Data`.
 public struct KeyedArchiveValueTransformer: AttributeValueTransformer {
+    /// The default transformer.
     public init() {}
 
+    /// `value` as a keyed archive.
     public func encode(_ value: Any) throws -> Data {
         if let archived = value as? ArchivedObject { return archived.data }
         try Self.checkArchivable(value, depth: 0)
         return try NSKeyedArchiver.archivedData(withRootObject: value, requiringSecureCoding: false)
     }
 
+    /// The value an archive holds (see the type's description for what else is read).
     public func decode(_ data: Data) throws -> Any {
         if KeyedArchive.isKeyedArchive(data) {
             return try KeyedArchive(data).foundationValue(archive: data) ?? NSNull()
@@ -57,8 +60,10 @@ public struct KeyedArchiveValueTransformer: AttributeValueTransformer {
 
 /// A transformer for one `Codable` type, encoded as JSON.
 public struct CodableValueTransformer<Value: Codable & Sendable>: AttributeValueTransformer {
+    /// A transformer for `type`.
     public init(_ type: Value.Type = Value.self) {}
 
+    /// `value` as JSON; a value of another type is a `ValueError`.
     public func encode(_ value: Any) throws -> Data {
         guard let value = value as? Value else {
             throw ValueError(problem: "expected \(Value.self), got \(type(of: value))")
@@ -66,6 +71,7 @@ public struct CodableValueTransformer<Value: Codable & Sendable>: AttributeValue
         return try JSONEncoder().encode(value)
     }
 
+    /// The value JSON holds.
     public func decode(_ data: Data) throws -> Any {
         try JSONDecoder().decode(Value.self, from: data)
     }

@@ -8,6 +8,7 @@ public struct ContextGauges: Sendable, Equatable {
     /// Snapshots in the coordinator's row cache (every context's).
     public var rowCacheRows: Int
 
+    /// Gauges with these counts.
     public init(registeredObjects: Int, materializedObjects: Int, rowCacheRows: Int) {
         self.registeredObjects = registeredObjects
         self.materializedObjects = materializedObjects

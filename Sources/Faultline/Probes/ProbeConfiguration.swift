@@ -29,6 +29,7 @@ public struct ProbeConfiguration: Sendable, Equatable {
         case none
     }
 
+    /// Settings given in code (nothing is read from the environment).
     public init(sqlDebugLevel: Int = 0, tracePath: String? = nil, traceBindValues: Bool = false, concurrencyDebug: Bool = false,
                 faultCallSites: FaultCallSites = .cacheMisses) {
         self.sqlDebugLevel = sqlDebugLevel

@@ -148,6 +148,7 @@ public final class InMemoryProbeRecorder: ProbeRecorder, @unchecked Sendable {
     private var stored: [ProbeEvent] = []
     private let lock = NSLock()
 
+    /// An empty recorder.
     public init() {}
 
     public func record(_ event: consuming ProbeEvent, at time: UInt64) {

@@ -5,6 +5,7 @@ import Foundation
 public struct StatementMeasurement: Sendable, Equatable {
     /// Rows of the fetched table the statement's loop visited (before its conditions rejected some).
     public let examined: Int
+    /// Rows the statement returned.
     public let returned: Int
     /// The best of a few runs, in seconds.
     public let seconds: Double

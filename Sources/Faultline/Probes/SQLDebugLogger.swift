@@ -3,6 +3,7 @@ import Foundation
 /// Core Data's SQL debug output, prefixed `Faultline:` (seed 001 §2.2 shapes): level 1 SQL and timings, 2 bind
 /// values, 3 returned values, 4 EXPLAIN QUERY PLAN.
 public final class SQLDebugLogger: ProbeRecorder, @unchecked Sendable {
+    /// The SQL debug level: 1 SQL and times, 2 bind values, 3 returned values, 4 query plans.
     public let level: Int
     private let write: @Sendable (String) -> Void
 

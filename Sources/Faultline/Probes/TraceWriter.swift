@@ -12,6 +12,7 @@ public final class TraceWriter: ProbeRecorder, @unchecked Sendable {
     /// The trace format's version.
     public static let formatVersion = 1
 
+    /// The trace file's path.
     public let path: String
     /// The queue and the file, shared with the writer thread. The thread holds it rather than the writer, which it
     /// could only hold weakly (so that the writer can go away), and a weak reference would move the writer's

@@ -1,5 +1,6 @@
 /// A row's values at one level of the stack (Core Data's snapshot dictionaries): attributes by name.
 public struct Snapshot: Sendable, CustomStringConvertible {
+    /// The row's entity.
     public let entity: EntityDescription
     let values: [Slot]
 

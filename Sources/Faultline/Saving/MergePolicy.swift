@@ -19,14 +19,20 @@ open class MergePolicy: @unchecked Sendable {
     /// The predefined policy this one builds on.
     public let type: MergePolicyType
 
+    /// A policy of `type` (subclass it to resolve conflicts in code of your own).
     public init(merge type: MergePolicyType) {
         self.type = type
     }
 
+    /// Core Data's `NSErrorMergePolicy`: the save fails with the conflicts.
     public static let error = MergePolicy(merge: .error)
+    /// Core Data's `NSRollbackMergePolicy`: the store's values win, the context's changes to conflicting objects go.
     public static let rollback = MergePolicy(merge: .rollback)
+    /// Core Data's `NSOverwriteMergePolicy`: the context's values overwrite the store's.
     public static let overwrite = MergePolicy(merge: .overwrite)
+    /// Core Data's `NSMergeByPropertyStoreTrumpMergePolicy`: property by property, the store's changes win.
     public static let mergeByPropertyStoreTrump = MergePolicy(merge: .mergeByPropertyStoreTrump)
+    /// Core Data's `NSMergeByPropertyObjectTrumpMergePolicy`: property by property, the context's changes win.
     public static let mergeByPropertyObjectTrump = MergePolicy(merge: .mergeByPropertyObjectTrump)
 
     /// Resolves optimistic-locking conflicts by changing the context's objects (runs on the context's queue);

@@ -36,11 +36,16 @@ public enum SaveError: Error, CustomStringConvertible, Sendable {
 /// One validation failure: the object, key, value and rule. Custom validation (`validateForInsert` and the like)
 /// throws these.
 public struct ValidationFailure: Error, Sendable, CustomStringConvertible, Equatable {
+    /// The object that failed.
     public let object: ManagedObjectID
+    /// The property whose value failed.
     public let key: String
+    /// The value, as text.
     public let value: String
+    /// The rule it broke, in words.
     public let rule: String
 
+    /// A failure of `object`'s `key`.
     public init(object: ManagedObjectID, key: String, value: String, rule: String) {
         self.object = object
         self.key = key

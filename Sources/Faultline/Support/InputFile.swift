@@ -11,6 +11,7 @@ import Darwin
 public enum InputFile {
     /// Why a file could not be read: one phrase, for the caller to put after the file's name.
     public struct Failure: Error, CustomStringConvertible, Sendable {
+        /// The phrase: "no such file", "is a folder, not a file"…
         public let description: String
     }
 
