@@ -74,6 +74,40 @@ final class DocumentationSampleTests: XCTestCase {
         XCTAssertEqual(undocumented, [], "public declarations without a doc comment")
     }
 
+    /// Every case of a public enum has a doc comment of its own (one case per line, so that DocC can show it).
+    func testEveryCaseOfAPublicEnumIsDocumented() throws {
+        let publicEnum = try NSRegularExpression(pattern: #"^(public |open )(indirect )?enum \w+"#)
+        let sources = root.appendingPathComponent("Sources/Faultline")
+        var undocumented: [String] = []
+        var cases = 0
+        let files = FileManager.default.enumerator(atPath: sources.path)?.compactMap { $0 as? String }.filter { $0.hasSuffix(".swift") } ?? []
+        for file in files.sorted() {
+            let lines = try String(contentsOf: sources.appendingPathComponent(file), encoding: .utf8).components(separatedBy: "\n")
+            var enums: [Int] = []   // the indentation of each public enum the line is in
+            for (i, line) in lines.enumerated() {
+                let text = line.trimmingCharacters(in: .whitespaces)
+                let indent = line.prefix { $0 == " " }.count
+                if publicEnum.firstMatch(in: text, range: NSRange(text.startIndex..., in: text)) != nil {
+                    if let open = text.firstIndex(of: "{"), text[open...].contains("}") {
+                        undocumented.append("Sources/Faultline/\(file):\(i + 1): cases on the enum's line: \(text.prefix(80))")
+                    } else {
+                        enums.append(indent)
+                    }
+                    continue
+                }
+                if let last = enums.last, text == "}", indent == last { enums.removeLast(); continue }
+                guard let last = enums.last, indent == last + 4, text.hasPrefix("case ") else { continue }
+                cases += 1
+                if text.contains(",") && !text.contains("(") { undocumented.append("Sources/Faultline/\(file):\(i + 1): several cases on one line: \(text.prefix(80))") }
+                if i == 0 || !lines[i - 1].trimmingCharacters(in: .whitespaces).hasPrefix("///") {
+                    undocumented.append("Sources/Faultline/\(file):\(i + 1): \(text.prefix(80))")
+                }
+            }
+        }
+        XCTAssertGreaterThan(cases, 150, "the scan finds the public enums' cases")
+        XCTAssertEqual(undocumented, [], "enum cases without a doc comment of their own")
+    }
+
     func testEveryCodeSampleInTheCatalogTypeChecks() throws {
         let samples = try samples()
         XCTAssertGreaterThanOrEqual(samples.count, 5, "the catalog's articles have their samples")

@@ -460,8 +460,11 @@ open class ManagedObject: CustomStringConvertible {
 
 /// Misuse of an object's properties: unknown key or a value of the wrong type.
 public enum ManagedObjectError: Error, CustomStringConvertible, Sendable {
+    /// The entity has no property `key`.
     case unknownKey(entity: String, key: String)
+    /// The value does not fit the property: why.
     case invalidValue(entity: String, key: String, problem: String)
+    /// `key` names an attribute where a relationship was needed.
     case notARelationship(entity: String, key: String)
 
     public var description: String {

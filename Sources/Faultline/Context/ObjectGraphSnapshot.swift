@@ -5,7 +5,16 @@ import Foundation
 public struct ObjectGraphSnapshot: Sendable {
     /// An object's state in its context.
     public enum State: String, Sendable, CaseIterable {
-        case fault, materialized, inserted, updated, deleted
+        /// A fault: its values not loaded.
+        case fault
+        /// Loaded and unchanged.
+        case materialized
+        /// Inserted since the last save.
+        case inserted
+        /// Changed since the last save.
+        case updated
+        /// Deleted since the last save.
+        case deleted
     }
 
     /// One registered object.

@@ -2,17 +2,25 @@ import Foundation
 
 /// A value of a binary property list, with the keyed archiver's UIDs kept (Foundation's reader on Linux hides them).
 public indirect enum PropertyListValue: Sendable, Equatable {
+    /// A Boolean.
     case boolean(Bool)
+    /// An integer.
     case integer(Int64)
+    /// A floating-point number.
     case real(Double)
     /// Seconds since 2001-01-01.
     case date(Double)
+    /// Bytes.
     case data(Data)
+    /// A string (ASCII or UTF-16 in the file).
     case string(String)
     /// A keyed archive's reference into `$objects`.
     case uid(Int)
+    /// An array.
     case array([PropertyListValue])
+    /// A set, in the file's order.
     case set([PropertyListValue])
+    /// A dictionary with string keys.
     case dictionary([String: PropertyListValue])
     /// The `null` object (binary plists may hold it; keyed archives use the string "$null" instead).
     case null

@@ -60,8 +60,28 @@ public struct Comparison: Hashable, Sendable {
 
 /// Comparison operators.
 public enum ComparisonOperator: Hashable, Sendable {
-    case equal, notEqual, lessThan, lessThanOrEqual, greaterThan, greaterThanOrEqual
-    case beginsWith, endsWith, contains, like, matches
+    /// `==`.
+    case equal
+    /// `!=`.
+    case notEqual
+    /// `<`.
+    case lessThan
+    /// `<=`.
+    case lessThanOrEqual
+    /// `>`.
+    case greaterThan
+    /// `>=`.
+    case greaterThanOrEqual
+    /// `BEGINSWITH`.
+    case beginsWith
+    /// `ENDSWITH`.
+    case endsWith
+    /// `CONTAINS`: a substring, or a member of a collection.
+    case contains
+    /// `LIKE`: `*` and `?` wildcards.
+    case like
+    /// `MATCHES`: an ICU regular expression matching the whole string.
+    case matches
     /// Left is a member of the right collection.
     case `in`
     /// Left lies in the closed range given by the right two-element collection.
@@ -72,7 +92,14 @@ public enum ComparisonOperator: Hashable, Sendable {
 
 /// ANY / ALL / NONE over a to-many left side.
 public enum Quantifier: Hashable, Sendable {
-    case direct, any, all, none
+    /// No quantifier: the left side is one value.
+    case direct
+    /// `ANY`: at least one member matches.
+    case any
+    /// `ALL`: every member matches.
+    case all
+    /// `NONE`: no member matches.
+    case none
 }
 
 /// String comparison options: `[c]` case-insensitive, `[d]` diacritic-insensitive, `[n]` normalized (plain,

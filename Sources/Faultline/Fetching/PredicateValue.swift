@@ -2,15 +2,25 @@ import Foundation
 
 /// A constant in a predicate: what format arguments and literals become.
 public indirect enum PredicateValue: Hashable, Sendable, CustomStringConvertible {
+    /// `nil`.
     case null
+    /// A Boolean.
     case bool(Bool)
+    /// An integer.
     case integer(Int64)
+    /// A floating-point number.
     case double(Double)
+    /// A string.
     case string(String)
+    /// A date.
     case date(Date)
+    /// Bytes.
     case data(Data)
+    /// A UUID.
     case uuid(UUID)
+    /// An object, by its ID.
     case objectID(ManagedObjectID)
+    /// A collection (`IN`, `BETWEEN`, aggregates).
     case array([PredicateValue])
 
     public var description: String { PredicateFormatter.literal(self) }

@@ -6,7 +6,16 @@ import Foundation
 public struct PropertyToFetch: Hashable, Sendable, CustomStringConvertible {
     /// Aggregate functions.
     public enum Function: String, Hashable, Sendable, CaseIterable {
-        case count, sum, avg, min, max
+        /// `count:`.
+        case count
+        /// `sum:`.
+        case sum
+        /// `average:`.
+        case avg
+        /// `min:`.
+        case min
+        /// `max:`.
+        case max
     }
 
     /// The key in each result dictionary.

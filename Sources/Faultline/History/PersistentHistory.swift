@@ -24,7 +24,14 @@ public struct PersistentHistory: Sendable {
     /// One object inserted, updated or deleted by a transaction.
     public struct Change: Sendable {
         /// What happened to the object.
-        public enum Kind: String, Sendable { case insert, update, delete }
+        public enum Kind: String, Sendable {
+            /// The object was inserted.
+            case insert
+            /// Some of its properties changed.
+            case update
+            /// It was deleted.
+            case delete
+        }
         /// What happened.
         public var kind: Kind
         /// The entity's name (from `Z_PRIMARYKEY`), or its number when the store does not name it.

@@ -52,6 +52,7 @@ public struct MappingModel: Sendable {
 
     /// A value's change of type that an inferred mapping allows.
     public enum Conversion: String, Sendable {
+        /// The value keeps its type.
         case none
         /// Between integer widths, booleans, and to doubles, floats or decimals: a value out of the destination's
         /// range stops the migration, naming the object.

@@ -6,7 +6,14 @@ import Foundation
 /// unless allowed.
 public struct MigrationAccount: Sendable, CustomStringConvertible {
     /// What happens to the values a line counts.
-    public enum Kind: String, Sendable { case dropped, defaulted, converted }
+    public enum Kind: String, Sendable {
+        /// Values the new version has no place for.
+        case dropped
+        /// Values the new version adds, given their default.
+        case defaulted
+        /// Values that change type.
+        case converted
+    }
 
     /// Values of one subject dropped, defaulted or converted.
     public struct Line: Sendable {

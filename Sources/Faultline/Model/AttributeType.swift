@@ -1,20 +1,34 @@
 /// The type of an attribute, with Core Data's names (as in an Xcode model's `attributeType`).
 public enum AttributeType: String, Sendable, CaseIterable, Codable {
+    /// A 16-bit integer (`INTEGER`).
     case integer16 = "Integer 16"
+    /// A 32-bit integer (`INTEGER`).
     case integer32 = "Integer 32"
+    /// A 64-bit integer (`INTEGER`).
     case integer64 = "Integer 64"
+    /// A double (`FLOAT`).
     case double = "Double"
+    /// A float (`FLOAT`).
     case float = "Float"
+    /// A decimal number (`DECIMAL`).
     case decimal = "Decimal"
+    /// A string (`VARCHAR`).
     case string = "String"
+    /// A Boolean (`INTEGER`, 0 or 1).
     case boolean = "Boolean"
+    /// A date (`TIMESTAMP`: seconds since 2001-01-01).
     case date = "Date"
+    /// Bytes (`BLOB`), inline or, when the attribute allows external storage, in a file beside the store.
     case binary = "Binary"
+    /// A UUID (`BLOB` of 16 bytes).
     case uuid = "UUID"
+    /// A URL (`VARCHAR`).
     case uri = "URI"
+    /// A value a transformer turns into bytes (`BLOB`).
     case transformable = "Transformable"
     /// Only for transient attributes, as in Core Data.
     case undefined = "Undefined"
+    /// An object ID (Core Data's `objectIDAttributeType`; a `BLOB` column).
     case objectID = "ObjectID"
     /// A composite attribute (SwiftData's Codable structs and enums): named elements, each an attribute of its own
     /// column; the value is a dictionary of the elements' values by name.

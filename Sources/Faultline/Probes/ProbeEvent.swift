@@ -2,17 +2,29 @@ import Foundation
 
 /// One thing the engine did, as the probes record it (docs/trace-format.md).
 public enum ProbeEvent: Sendable {
+    /// A store file opened.
     case connect(ConnectEvent)
+    /// An SQL statement run.
     case statement(StatementEvent)
+    /// A statement's query plan (once per distinct SQL).
     case queryPlan(QueryPlanEvent)
+    /// A fetch request executed.
     case fetch(FetchEvent)
+    /// A fault fired (from the row cache or the store).
     case fault(FaultEvent)
+    /// A context saved.
     case save(SaveEvent)
+    /// A point in the run, set by the program.
     case signpost(SignpostEvent)
+    /// How many prefetched objects were used.
     case prefetchUse(PrefetchUseEvent)
+    /// A batch request ran.
     case batch(BatchEvent)
+    /// Remote changes merged into a context.
     case merge(MergeEvent)
+    /// Objects refreshed by the program.
     case refresh(RefreshEvent)
+    /// One entity's objects copied by a migration step.
     case migration(MigrationEvent)
 
     /// The event's type name in the trace.
@@ -62,7 +74,22 @@ public struct ConnectEvent: Sendable, Codable, Equatable {
 
 /// What a statement ran for.
 public enum StatementPurpose: String, Sendable, Codable {
-    case fetch, fault, relationshipFault, save, keyAllocation, schema, batch, other
+    /// A fetch request's statements.
+    case fetch
+    /// An object fault's SELECT.
+    case fault
+    /// A relationship fault's SELECT.
+    case relationshipFault
+    /// A save's writes.
+    case save
+    /// `Z_PRIMARYKEY` updates that hand out keys.
+    case keyAllocation
+    /// Schema and pragmas, when a store opens or is created.
+    case schema
+    /// A batch request's statements.
+    case batch
+    /// Anything else.
+    case other
 }
 
 /// One SQL statement run to completion.
@@ -132,7 +159,16 @@ public struct FetchEvent: Sendable, Equatable {
     public var prefetch: [String]
     /// What the fetch returned.
     public enum ResultType: String, Sendable {
-        case objects, faults, ids, count, dictionary
+        /// Materialized objects.
+        case objects
+        /// Objects as faults.
+        case faults
+        /// Object IDs.
+        case ids
+        /// A count (`count(for:)`).
+        case count
+        /// Dictionaries.
+        case dictionary
 
         /// The name as a JSON string.
         var quotedName: StaticString {
@@ -185,9 +221,19 @@ struct PredicateTextReference: Sendable, Equatable {
 /// A fault fired.
 public struct FaultEvent: Sendable, Equatable {
     /// An object fault (its attributes) or a relationship fault (its members).
-    public enum Kind: String, Sendable, Codable { case object, relationship }
+    public enum Kind: String, Sendable, Codable {
+        /// An object's attributes.
+        case object
+        /// A relationship's members.
+        case relationship
+    }
     /// Where the fault was fulfilled from: the row cache (no SQL) or the store (a SELECT: a cache miss).
-    public enum Source: String, Sendable, Codable { case rowCache, database }
+    public enum Source: String, Sendable, Codable {
+        /// The coordinator's row cache: no SQL.
+        case rowCache
+        /// The store: a SELECT (a cache miss).
+        case database
+    }
     /// An object or a relationship fault.
     public var kind: Kind
     /// The object whose fault fired (for relationship faults, the object that holds the relationship).

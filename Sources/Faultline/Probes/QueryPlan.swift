@@ -6,7 +6,18 @@ public struct QueryPlan: Sendable, Equatable, CustomStringConvertible {
     public struct Step: Sendable, Equatable {
         /// What a step does: searches an index, scans a table whole, sorts in a temporary B-tree, runs a
         /// subquery, or something else.
-        public enum Kind: String, Sendable { case search, scan, tempBTree, subquery, other }
+        public enum Kind: String, Sendable {
+            /// `SEARCH`: rows found through an index.
+            case search
+            /// `SCAN`: a table (or covering index) read whole.
+            case scan
+            /// `USE TEMP B-TREE`: rows sorted for ORDER BY, GROUP BY or DISTINCT.
+            case tempBTree
+            /// A subquery or compound query.
+            case subquery
+            /// Anything else.
+            case other
+        }
         /// The node's id in EXPLAIN QUERY PLAN.
         public let id: Int
         /// Its parent's id (0 at the top).

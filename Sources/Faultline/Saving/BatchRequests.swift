@@ -84,15 +84,21 @@ public struct BatchInsertRequest: Sendable {
 
 /// Why a batch request was refused; nothing was written.
 public enum BatchRequestError: Error, CustomStringConvertible, Sendable {
+    /// The model has no such entity.
     case unknownEntity(String)
+    /// The entity has no such attribute.
     case unknownAttribute(entity: String, key: String)
+    /// A value does not fit its attribute: why.
     case invalidValue(entity: String, key: String, problem: String)
     /// Batch insert, row `index`: a required attribute has no value and no default.
     case missingValue(entity: String, key: String, row: Int)
     /// A Deny delete rule: deleted rows still have destinations.
     case denied(entity: String, relationship: String, destinations: Int)
+    /// A batch insert would break a uniqueness constraint on these columns.
     case uniquenessViolation(entity: String, columns: [String])
+    /// The predicate cannot be compiled.
     case predicate(ObjectPredicateError)
+    /// The store failed.
     case store(StoreError)
 
     public var description: String {
