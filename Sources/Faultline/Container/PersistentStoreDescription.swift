@@ -79,11 +79,13 @@ public struct PersistentStoreDescription: Sendable, Equatable, CustomStringConve
         try pragmas.map { try StorePragma($0.name, $0.value) }
     }
 
+    /// Whether the two are equal.
     public static func == (a: PersistentStoreDescription, b: PersistentStoreDescription) -> Bool {
         a.url == b.url && a.type == b.type && a.options == b.options
             && a.pragmas.map(\.name) == b.pragmas.map(\.name) && a.pragmas.map(\.value) == b.pragmas.map(\.value)
     }
 
+    /// The text `print` and `String(describing:)` show.
     public var description: String {
         "\(type) store" + (type == .inMemory ? "" : " at \(url?.path ?? "(no URL)")")
     }

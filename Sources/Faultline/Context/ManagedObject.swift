@@ -179,6 +179,7 @@ open class ManagedObject: CustomStringConvertible {
     /// Custom validation of a deleted object (see `validateForInsert`).
     open func validateForDelete() throws {}
 
+    /// The text `print` and `String(describing:)` show.
     public var description: String {
         "<\(type(of: self)) \(entity.name) \(objectID.uriString)\(isFault ? " (fault)" : "")>"
     }
@@ -467,6 +468,7 @@ public enum ManagedObjectError: Error, CustomStringConvertible, Sendable {
     /// `key` names an attribute where a relationship was needed.
     case notARelationship(entity: String, key: String)
 
+    /// The text `print` and `String(describing:)` show.
     public var description: String {
         switch self {
         case .unknownKey(let entity, let key): return "entity '\(entity)' has no property '\(key)'"

@@ -81,12 +81,15 @@ public struct ManagedObjectID: Hashable, Sendable, CustomStringConvertible {
         return key > 0 ? (entity, key) : nil
     }
 
+    /// The text `print` and `String(describing:)` show.
     public var description: String { "<\(uriString)>" }
 
+    /// The same object: the same key, entity and store.
     public static func == (lhs: ManagedObjectID, rhs: ManagedObjectID) -> Bool {
         lhs.key == rhs.key && lhs.entity.entityNumber == rhs.entity.entityNumber && lhs.storeIdentifier == rhs.storeIdentifier
     }
 
+    /// Hashes the key and the entity (two IDs that are equal hash alike).
     public func hash(into hasher: inout Hasher) {
         hasher.combine(key)
         hasher.combine(entity.entityNumber)

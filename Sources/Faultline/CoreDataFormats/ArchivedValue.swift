@@ -16,6 +16,7 @@ public struct ArchivedObject: Sendable, Equatable, CustomStringConvertible {
 
     /// The object's class.
     public var className: String { classNames.first ?? "?" }
+    /// The text `print` and `String(describing:)` show.
     public var description: String { "<\(className): \(data.count) bytes archived>" }
 }
 

@@ -43,5 +43,6 @@ public struct CoreDataFormatError: Error, CustomStringConvertible, Sendable {
     /// What is wrong.
     public let problem: String
     init(_ problem: String) { self.problem = problem }
+    /// The text `print` and `String(describing:)` show.
     public var description: String { problem }
 }

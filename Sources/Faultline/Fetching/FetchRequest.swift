@@ -75,6 +75,7 @@ public enum FetchError: Error, CustomStringConvertible, Sendable {
     /// The most entity names an unknown-entity error lists.
     static let entitiesListed = 40
 
+    /// The text `print` and `String(describing:)` show.
     public var description: String {
         switch self {
         case .predicate(let error): return "fetch request: \(error)"

@@ -42,6 +42,7 @@ public struct FetchSortDescriptor: Hashable, Sendable, CustomStringConvertible {
         }
     }
 
+    /// The text `print` and `String(describing:)` show.
     public var description: String {
         keyPath + (ascending ? "" : ":desc") + (comparison == .caseInsensitive ? ":ci" : comparison == .localized ? ":localized" : "")
     }

@@ -31,6 +31,7 @@ public indirect enum ObjectExpression: Hashable, Sendable, CustomStringConvertib
         .constant(PredicateValue(value) ?? .null)
     }
 
+    /// The text `print` and `String(describing:)` show.
     public var description: String { PredicateFormatter.expression(self) }
 
     // MARK: Building predicates in code

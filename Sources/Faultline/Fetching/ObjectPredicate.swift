@@ -16,6 +16,7 @@ public indirect enum ObjectPredicate: Hashable, Sendable, CustomStringConvertibl
     /// The canonical format string; parsing it gives back an equal predicate.
     public var predicateFormat: String { PredicateFormatter.format(self) }
 
+    /// The text `print` and `String(describing:)` show.
     public var description: String { predicateFormat }
 
     /// `self AND other`.
@@ -106,6 +107,7 @@ public enum Quantifier: Hashable, Sendable {
 /// byte-wise, index-friendly).
 public struct StringOptions: OptionSet, Hashable, Sendable {
     public let rawValue: Int
+    /// The options whose bits `rawValue` holds.
     public init(rawValue: Int) { self.rawValue = rawValue }
     /// `[c]`: case-insensitive.
     public static let caseInsensitive = StringOptions(rawValue: 1)

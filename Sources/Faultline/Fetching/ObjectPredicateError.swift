@@ -33,6 +33,7 @@ public struct ObjectPredicateError: Error, CustomStringConvertible, Sendable, Eq
         self.position = position
     }
 
+    /// The text `print` and `String(describing:)` show.
     public var description: String {
         if let position { return "\(message) (at character \(position + 1))" }
         return message

@@ -23,6 +23,7 @@ public indirect enum PredicateValue: Hashable, Sendable, CustomStringConvertible
     /// A collection (`IN`, `BETWEEN`, aggregates).
     case array([PredicateValue])
 
+    /// The text `print` and `String(describing:)` show.
     public var description: String { PredicateFormatter.literal(self) }
 
     /// Converts a Swift value (a format argument, a `%@` value) to a predicate constant, or nil when it has no

@@ -64,6 +64,7 @@ public struct PropertyToFetch: Hashable, Sendable, CustomStringConvertible {
         }
     }
 
+    /// The text `print` and `String(describing:)` show.
     public var description: String {
         let base = function.map { "\($0.rawValue)(\(keyPath))" } ?? keyPath
         return base == name ? base : "\(base) as \(name)"

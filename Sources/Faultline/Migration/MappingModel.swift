@@ -145,6 +145,7 @@ public struct MigrationError: Error, CustomStringConvertible, Sendable {
         self.problem = problem
     }
 
+    /// The text `print` and `String(describing:)` show.
     public var description: String {
         var text = "migration"
         if let entity { text += ", entity '\(entity)'" }

@@ -31,6 +31,7 @@ public struct MigrationAccount: Sendable, CustomStringConvertible {
     /// Values the step drops.
     public var dropped: Int { lines.filter { $0.kind == .dropped }.reduce(0) { $0 + $1.count } }
 
+    /// The text `print` and `String(describing:)` show.
     public var description: String {
         let shown = lines.filter { $0.count > 0 }
         guard !shown.isEmpty else { return "no value dropped, defaulted or converted" }

@@ -28,6 +28,7 @@ public struct MigrationPlan: Sendable, CustomStringConvertible {
     /// Values the migration drops, which it does only when allowed (`allowLoss`).
     public var dropped: Int { steps.reduce(0) { $0 + $1.account.dropped } }
 
+    /// The text `print` and `String(describing:)` show.
     public var description: String {
         guard !steps.isEmpty else { return "the store is at version '\(to)' already: nothing to migrate\n" }
         let source = from == PersistentStoreCoordinator.cachedModelName ? from : "version '\(from)'"

@@ -146,6 +146,7 @@ public final class EntityDescription: @unchecked Sendable, CustomStringConvertib
     /// True when objects of this entity are of a subclass, whose lifecycle hooks must be called.
     private(set) var hasCustomClass = false
 
+    /// The text `print` and `String(describing:)` show.
     public var description: String { "EntityDescription(\(name))" }
 
     private static let serialCounter = SerialCounter()

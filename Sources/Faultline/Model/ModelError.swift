@@ -17,6 +17,7 @@ public struct ModelError: Error, CustomStringConvertible, Sendable, Equatable {
         self.problem = problem
     }
 
+    /// The text `print` and `String(describing:)` show.
     public var description: String {
         var parts: [String] = []
         if let source { parts.append("model '\(source)'") }

@@ -34,6 +34,7 @@ public class PropertyDescription: @unchecked Sendable, CustomStringConvertible {
     /// True when the value lives in a column of the entity's table.
     public var isStored: Bool { columnName != nil }
 
+    /// The text `print` and `String(describing:)` show.
     public var description: String { "\(type(of: self))(\(entity?.name ?? "?").\(name))" }
 
     func hashInput() -> String { name }

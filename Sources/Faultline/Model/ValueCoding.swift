@@ -6,6 +6,7 @@ public struct ValueError: Error, CustomStringConvertible, Sendable {
     public let problem: String
     /// An error saying `problem`.
     public init(problem: String) { self.problem = problem }
+    /// The text `print` and `String(describing:)` show.
     public var description: String { problem }
 }
 

@@ -26,6 +26,7 @@ public struct FaultStack: Sendable, Equatable {
         return FaultStack(box: Box(backtrace), key: backtrace.frames.map { "\($0)" }.joined(separator: ","))
     }
 
+    /// Whether the two are equal.
     public static func == (lhs: FaultStack, rhs: FaultStack) -> Bool { lhs.key == rhs.key }
 
     /// The module of a mangled Swift symbol (`$s14FaultlineBench…` → `FaultlineBench`), or nil.

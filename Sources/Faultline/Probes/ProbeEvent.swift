@@ -371,6 +371,7 @@ public struct CallSite: Sendable, Equatable, CustomStringConvertible {
     /// The caller's line.
     public let line: UInt
 
+    /// Whether the two are equal.
     public static func == (lhs: CallSite, rhs: CallSite) -> Bool {
         lhs.line == rhs.line && lhs.file.description == rhs.file.description
     }

@@ -101,6 +101,7 @@ public enum BatchRequestError: Error, CustomStringConvertible, Sendable {
     /// The store failed.
     case store(StoreError)
 
+    /// The text `print` and `String(describing:)` show.
     public var description: String {
         switch self {
         case .unknownEntity(let name): return "batch request: unknown entity '\(name)'"

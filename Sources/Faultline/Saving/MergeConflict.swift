@@ -20,6 +20,7 @@ public struct Snapshot: Sendable, CustomStringConvertible {
     /// The names of the stored attributes.
     public var keys: [String] { entity.attributes.filter { !$0.isTransient }.map(\.name) }
 
+    /// The text `print` and `String(describing:)` show.
     public var description: String {
         "{" + keys.map { "\($0) = \(self[$0].map { "\($0)" } ?? "nil")" }.joined(separator: "; ") + "}"
     }
@@ -54,6 +55,7 @@ public struct MergeConflict: Sendable, CustomStringConvertible {
     /// True when the row no longer exists.
     public var rowWasDeleted: Bool { newVersionNumber == 0 }
 
+    /// The text `print` and `String(describing:)` show.
     public var description: String {
         let now = rowWasDeleted ? "deleted from the store" : "version \(newVersionNumber) in the store"
         return "\(object.uriString) was read at version \(oldVersionNumber), now \(now)"
@@ -72,6 +74,7 @@ public struct ConstraintConflict: Sendable, CustomStringConvertible {
     /// The other object of the same save with the same values, for a conflict inside the context.
     public let conflictingObject: ManagedObjectID?
 
+    /// The text `print` and `String(describing:)` show.
     public var description: String {
         let other = conflictingObject.map { "\($0.uriString) of the same save" } ?? databaseObject.map { "stored \($0.uriString)" } ?? "another row"
         return "\(object.entity.name) (\(constraint.joined(separator: ", "))) of \(object.uriString) duplicates \(other)"

@@ -15,6 +15,7 @@ public enum SaveError: Error, CustomStringConvertible, Sendable {
     /// 100 attempts").
     case stillDirty(rounds: Int)
 
+    /// The text `print` and `String(describing:)` show.
     public var description: String {
         switch self {
         case .validation(let failures):
@@ -53,5 +54,6 @@ public struct ValidationFailure: Error, Sendable, CustomStringConvertible, Equat
         self.rule = rule
     }
 
+    /// The text `print` and `String(describing:)` show.
     public var description: String { "\(object.entity.name).\(key) of \(object.uriString) = \(value): \(rule)" }
 }

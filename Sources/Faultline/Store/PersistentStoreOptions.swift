@@ -1,6 +1,7 @@
 /// How a store is opened (Core Data's store options dictionary, as a set).
 public struct PersistentStoreOptions: OptionSet, Sendable {
     public let rawValue: Int
+    /// The options whose bits `rawValue` holds.
     public init(rawValue: Int) { self.rawValue = rawValue }
 
     /// Core Data's `NSReadOnlyPersistentStoreOption`: the file is opened read only and never created, converted or

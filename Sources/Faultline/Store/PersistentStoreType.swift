@@ -11,5 +11,6 @@ public struct PersistentStoreType: Hashable, Sendable, CustomStringConvertible {
     /// SQLite store at `/dev/null`; `PersistentContainer` reads such a description the same way.)
     public static let inMemory = PersistentStoreType(rawValue: "InMemory")
 
+    /// The text `print` and `String(describing:)` show.
     public var description: String { rawValue }
 }

@@ -35,6 +35,7 @@ public struct SQLiteError: Error, CustomStringConvertible, Sendable {
         return list.split(separator: ",").map { String($0.split(separator: ".").last ?? $0).trimmingCharacters(in: .whitespaces) }
     }
 
+    /// The text `print` and `String(describing:)` show.
     public var description: String {
         var text = "SQLite error \(code): \(message)"
         if let sql { text += " (in: \(sql))" }

@@ -24,6 +24,7 @@ public enum StoreError: Error, CustomStringConvertible, Sendable {
     /// A store description, option or pragma that cannot be used as given: what and why.
     case invalidConfiguration(String)
 
+    /// The text `print` and `String(describing:)` show.
     public var description: String {
         switch self {
         case .notADatabase(let path, let detail):

@@ -31,5 +31,6 @@ public struct StorePragma: Hashable, Sendable, CustomStringConvertible {
     /// The statement that sets it.
     var sql: String { "PRAGMA \(name) = \(value)" }
 
+    /// The text `print` and `String(describing:)` show.
     public var description: String { "\(name) = \(value)" }
 }
