@@ -36,29 +36,29 @@ public final class MetricsProbeRecorder: ProbeRecorder, @unchecked Sendable {
     }
 
     private func count(_ label: String, _ dimensions: [(String, String)], by amount: Int = 1) {
-        let key = Key(label: label, dimensions: dimensions.flatMap { [$0.0, $0.1] })
-        lock.lock()
-        let counter = counters[key] ?? {
-            let made = factory.map { CoreMetrics.Counter(label: label, dimensions: dimensions, factory: $0) }
-                ?? CoreMetrics.Counter(label: label, dimensions: dimensions)
-            counters[key] = made
-            return made
-        }()
-        lock.unlock()
-        counter.increment(by: amount)
+        handle(\.counters, label, dimensions) { label, dimensions, factory in
+            factory.map { CoreMetrics.Counter(label: label, dimensions: dimensions, factory: $0) } ?? CoreMetrics.Counter(label: label, dimensions: dimensions)
+        }.increment(by: amount)
     }
 
     private func time(_ label: String, _ dimensions: [(String, String)], seconds: Double) {
+        handle(\.timers, label, dimensions) { label, dimensions, factory in
+            factory.map { CoreMetrics.Timer(label: label, dimensions: dimensions, factory: $0) } ?? CoreMetrics.Timer(label: label, dimensions: dimensions)
+        }.recordNanoseconds(seconds.isFinite && seconds > 0 ? Int64(min(seconds, 1e6) * 1e9) : 0)
+    }
+
+    /// The handle for a label and dimensions from `cache`, made by `make` (with the recorder's factory, or nil for
+    /// `MetricsSystem`'s) the first time.
+    private func handle<Metric>(_ cache: ReferenceWritableKeyPath<MetricsProbeRecorder, [Key: Metric]>, _ label: String,
+                                _ dimensions: [(String, String)],
+                                make: (String, [(String, String)], (any MetricsFactory)?) -> Metric) -> Metric {
         let key = Key(label: label, dimensions: dimensions.flatMap { [$0.0, $0.1] })
         lock.lock()
-        let timer = timers[key] ?? {
-            let made = factory.map { CoreMetrics.Timer(label: label, dimensions: dimensions, factory: $0) }
-                ?? CoreMetrics.Timer(label: label, dimensions: dimensions)
-            timers[key] = made
-            return made
-        }()
-        lock.unlock()
-        timer.recordNanoseconds(seconds.isFinite && seconds > 0 ? Int64(min(seconds, 1e6) * 1e9) : 0)
+        defer { lock.unlock() }
+        if let existing = self[keyPath: cache][key] { return existing }
+        let made = make(label, dimensions, factory)
+        self[keyPath: cache][key] = made
+        return made
     }
 
     private static func context(_ name: String?) -> String { name.flatMap { $0.isEmpty ? nil : $0 } ?? "unnamed" }
