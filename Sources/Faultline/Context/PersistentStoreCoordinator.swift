@@ -200,25 +200,17 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
         do {
             let store = try requireStore()
             store.purpose(.fetch)
-            let tablePlan = store.tablePlan(for: entity)
-            let (conditions, bounds) = entityConditions(store.plan(for: entity), includesSubentities: includesSubentities)
-            let chunks: [[Int64]?] = keys.map { KeyList.chunks($0).map(Array.init) } ?? [nil]
-            let root = Int32(entity.root.entityNumber)
-            let readAt = ProbeClock.now()
-            // A single-entity table needs no Z_ENT lookup per row.
-            let singleEntity = tablePlan.isSingleEntity ? entity.root : nil
-            let singlePlan = singleEntity.map { store.plan(for: $0) }
+            let fetch = FullRowFetch(store: store, entity: entity, includesSubentities: includesSubentities, keys: keys, coordinator: self)
+            let root = fetch.root, readAt = ProbeClock.now()
             // The rows' values are decoded into shared blocks (one allocation for many rows).
             var writer = SlotRowWriter()
-            for chunk in chunks {
-                let query = SelectQuery(select: tablePlan.selectSQL, conditions: conditions, bounds: bounds, keys: chunk,
-                                        filter: filter, limit: limit, offset: offset)
+            for chunk in fetch.chunks {
+                let query = fetch.query(chunk, filter: filter, limit: limit, offset: offset)
                 let statement = try store.statement(query.sql)
                 defer { statement.reset() }
                 query.bind(statement)
-                let table = tablePlan.table.name
                 while try statement.step() {
-                    let (rowEntity, plan, key, version) = try storedRow(statement, of: entity, in: store, table: table, single: singleEntity, singlePlan)
+                    let (rowEntity, plan, key, version) = try fetch.row(statement)
                     try handler(rowEntity, key, version) {
                         rowCache.upsertAndRetain(ObjectKey(table: root, key: key), version: version, entityNumber: Int32(rowEntity.entityNumber), at: readAt) {
                             plan.decode(statement, into: &writer)
@@ -229,24 +221,53 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
         }
     }
 
-    /// The current row of a full-row SELECT of `entity`'s table: its entity (`single`'s for a single-entity table,
-    /// else its `Z_ENT`'s) and plan, its key and version, each checked against Core Data's rules (`StoredKeyRule`).
-    @inline(__always) private func storedRow(_ statement: Statement, of entity: EntityDescription, in store: SQLiteStore, table: String,
-                                             single: EntityDescription?, _ singlePlan: EntityPlan?) throws
-        -> (entity: EntityDescription, plan: EntityPlan, key: Int64, version: Int64) {
-        let key = try statement.storedKey(at: TablePlan.keyColumn, table: table, column: "Z_PK", row: StoredKeyRule.row(statement.int64(at: TablePlan.keyColumn)))
-        let rowEntity: EntityDescription
-        let plan: EntityPlan
-        if let single, let singlePlan {
-            rowEntity = single
-            plan = singlePlan
-        } else {
-            rowEntity = try statement.storedEntity(at: TablePlan.entityColumn, of: entity.root, table: table, column: "Z_ENT", row: StoredKeyRule.row(key))
-            plan = store.plan(for: rowEntity)
+    /// What a full-row fetch of an entity reads with, on any connection: its table's SELECT, the entity restriction,
+    /// the key chunks, and per row the row's entity, plan, key and version.
+    private struct FullRowFetch {
+        let store: SQLiteStore
+        let entity: EntityDescription
+        let tablePlan: TablePlan
+        let table: String
+        let conditions: [String], bounds: [Int64]
+        let chunks: [[Int64]?]
+        let root: Int32
+        /// A single-entity table needs no Z_ENT lookup per row.
+        let single: EntityDescription?
+        let singlePlan: EntityPlan?
+
+        init(store: SQLiteStore, entity: EntityDescription, includesSubentities: Bool, keys: [Int64]?, coordinator: PersistentStoreCoordinator) {
+            self.store = store
+            self.entity = entity
+            tablePlan = store.tablePlan(for: entity)
+            table = tablePlan.table.name
+            (conditions, bounds) = coordinator.entityConditions(store.plan(for: entity), includesSubentities: includesSubentities)
+            chunks = keys.map { KeyList.chunks($0).map(Array.init) } ?? [nil]
+            root = Int32(entity.root.entityNumber)
+            single = tablePlan.isSingleEntity ? entity.root : nil
+            singlePlan = single.map { store.plan(for: $0) }
         }
-        let version = try statement.storedVersion(at: TablePlan.versionColumn, table: table, row: StoredKeyRule.row(key))
-        try plan.checkForeignKeys(statement, table: table, key: key)
-        return (rowEntity, plan, key, version)
+
+        func query(_ chunk: [Int64]?, filter: FetchFilter?, limit: Int, offset: Int) -> SelectQuery {
+            SelectQuery(select: tablePlan.selectSQL, conditions: conditions, bounds: bounds, keys: chunk, filter: filter, limit: limit, offset: offset)
+        }
+
+        /// The current row: its entity (`single`'s, else its `Z_ENT`'s) and plan, its key and version, each checked
+        /// against Core Data's rules (`StoredKeyRule`).
+        @inline(__always) func row(_ statement: Statement) throws -> (entity: EntityDescription, plan: EntityPlan, key: Int64, version: Int64) {
+            let key = try statement.storedKey(at: TablePlan.keyColumn, table: table, column: "Z_PK", row: StoredKeyRule.row(statement.int64(at: TablePlan.keyColumn)))
+            let rowEntity: EntityDescription
+            let plan: EntityPlan
+            if let single, let singlePlan {
+                rowEntity = single
+                plan = singlePlan
+            } else {
+                rowEntity = try statement.storedEntity(at: TablePlan.entityColumn, of: entity.root, table: table, column: "Z_ENT", row: StoredKeyRule.row(key))
+                plan = store.plan(for: rowEntity)
+            }
+            let version = try statement.storedVersion(at: TablePlan.versionColumn, table: table, row: StoredKeyRule.row(key))
+            try plan.checkForeignKeys(statement, table: table, key: key)
+            return (rowEntity, plan, key, version)
+        }
     }
 
     /// `fetchRows` on a pooled reader: every row read and decoded without the lock, then handed over under it. A
@@ -256,24 +277,17 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
         pool.reads.add(1, ordering: .relaxed)
         pool.readWillBegin?()
         let store = pool.store
-        let tablePlan = store.tablePlan(for: entity)
-        let (conditions, bounds) = entityConditions(store.plan(for: entity), includesSubentities: includesSubentities)
-        let chunks: [[Int64]?] = keys.map { KeyList.chunks($0).map(Array.init) } ?? [nil]
-        let root = Int32(entity.root.entityNumber)
-        let readAt = ProbeClock.now()
-        let singleEntity = tablePlan.isSingleEntity ? entity.root : nil
-        let singlePlan = singleEntity.map { store.plan(for: $0) }
-        let table = tablePlan.table.name
+        let fetch = FullRowFetch(store: store, entity: entity, includesSubentities: includesSubentities, keys: keys, coordinator: self)
+        let root = fetch.root, readAt = ProbeClock.now()
         var rows: [(entity: EntityDescription, key: Int64, version: Int64, values: SlotRow)] = []
         var writer = SlotRowWriter()
-        for chunk in chunks {
-            let query = SelectQuery(select: tablePlan.selectSQL, conditions: conditions, bounds: bounds, keys: chunk,
-                                    filter: filter, limit: limit, offset: offset)
+        for chunk in fetch.chunks {
+            let query = fetch.query(chunk, filter: filter, limit: limit, offset: offset)
             let statement = try store.wrap { try connection.cachedStatement(query.sql) }
             defer { statement.reset() }
             query.bind(statement)
             while try store.wrap({ try statement.step() }) {
-                let (rowEntity, plan, key, version) = try storedRow(statement, of: entity, in: store, table: table, single: singleEntity, singlePlan)
+                let (rowEntity, plan, key, version) = try fetch.row(statement)
                 rows.append((rowEntity, key, version, plan.decode(statement, into: &writer)))
             }
         }
