@@ -77,6 +77,73 @@ final class ReaderPoolTests: XCTestCase {
         XCTAssertLessThanOrEqual(pool.opened, PersistentStoreCoordinator.defaultReaderConnections)
     }
 
+    /// A third context's real save, held open inside its write transaction (rows written, not committed) until two
+    /// other contexts have read — a count and an IDs-only fetch, which need nothing from the coordinator once read.
+    func testTwoContextsFinishReadingWhileAThirdContextSaves() throws {
+        let dir = TemporaryDirectory()
+        let coordinator = try kennel(dir, dogs: 50)
+        let pool = try XCTUnwrap(coordinator.readerPool)
+        let store = try coordinator.withLock { try coordinator.requireStore() }
+        let events = Box<[(String, UInt64)]>([])
+        @Sendable func note(_ event: String) { events.with { $0.append((event, ProbeClock.now())) } }
+        @Sendable func waitFor(_ count: Int, _ name: String) -> Bool {
+            let deadline = Date().addingTimeInterval(20)
+            while events.with({ $0.filter { $0.0 == name }.count }) < count && Date() < deadline { usleep(500) }
+            return events.with { $0.filter { $0.0 == name }.count } >= count
+        }
+        pool.readWillBegin = { note("read began") }
+        store.willCommit = {
+            // The save's write transaction (not its key allocation's): its 25 rows are in, uncommitted.
+            guard let rows = try? store.connection.cachedStatement("SELECT count(*) FROM ZDOG"), (try? rows.step()) == true,
+                  rows.int64(at: 0) == 75 else { return }
+            rows.reset()
+            note("save wrote")
+            _ = waitFor(2, "read ended")
+            note("save commits")
+        }
+        let saver = ManagedObjectContext(.privateQueue, coordinator: coordinator)
+        let saved = DispatchSemaphore(value: 0)
+        saver.perform {
+            for i in 0..<25 { try? saver.insertNewObject(forEntityName: "Dog").setValue("new \(i)", forKey: "name") }
+            try? saver.save()
+            saved.signal()
+        }
+        XCTAssertTrue(waitFor(1, "save wrote"), "the save reached its commit")
+        let counted = Box<Int>(-1), identified = Box<Int>(-1)
+        let readers = DispatchGroup()
+        for reader in 0..<2 {
+            readers.enter()
+            Thread.detachNewThread {
+                let context = ManagedObjectContext(.privateQueue, coordinator: coordinator)
+                context.performAndWait {
+                    var request = FetchRequest<ManagedObject>(entityName: "Dog")
+                    if reader == 0 {
+                        let count = (try? context.count(for: request)) ?? -2
+                        counted.with { $0 = count }
+                    } else {
+                        request.includesPropertyValues = false
+                        let ids = (try? context.fetch(request).count) ?? -2
+                        identified.with { $0 = ids }
+                    }
+                }
+                note("read ended")
+                readers.leave()
+            }
+        }
+        XCTAssertEqual(readers.wait(timeout: .now() + 30), .success)
+        XCTAssertEqual(saved.wait(timeout: .now() + 30), .success)
+        let log = events.with { $0 }
+        let wrote = try XCTUnwrap(log.first { $0.0 == "save wrote" }?.1), commits = try XCTUnwrap(log.first { $0.0 == "save commits" }?.1)
+        let began = log.filter { $0.0 == "read began" }.map(\.1), ended = log.filter { $0.0 == "read ended" }.map(\.1)
+        XCTAssertEqual(began.count, 2, "both reads ran on pooled readers")
+        XCTAssertEqual(ended.count, 2)
+        XCTAssertTrue((began + ended).allSatisfy { $0 > wrote && $0 < commits }, "both reads began and ended inside the save's transaction: \(log)")
+        XCTAssertEqual(counted.with { $0 }, 50, "the count sees the last committed state, not the save's rows")
+        XCTAssertEqual(identified.with { $0 }, 50)
+        let after = ManagedObjectContext(.privateQueue, coordinator: coordinator)
+        XCTAssertEqual(try after.performAndWait { try after.count(for: FetchRequest<ManagedObject>(entityName: "Dog")) }, 75, "the save committed")
+    }
+
     func testAnUncontendedFetchUsesTheStoreConnectionAndSomeStoresHaveNoPool() throws {
         let dir = TemporaryDirectory()
         let coordinator = try kennel(dir, dogs: 3)
@@ -93,6 +160,9 @@ final class ReaderPoolTests: XCTestCase {
         let rollback = PersistentStoreCoordinator(managedObjectModel: try makeTestModel(), probes: .disabled)
         try rollback.addPersistentStore(type: .sqlite, at: dir.file("journal.sqlite"), pragmas: [try StorePragma("journal_mode", "DELETE")])
         XCTAssertNil(rollback.readerPool, "readers would wait for the writer without WAL")
+        let probed = PersistentStoreCoordinator(managedObjectModel: try makeTestModel(), probes: Probes(recorders: [InMemoryProbeRecorder()]))
+        try probed.addPersistentStore(type: .sqlite, at: dir.file("probed.sqlite"))
+        XCTAssertNil(probed.readerPool, "with probes on, each fetch counts its statements on the store's connection")
     }
 
     func testARowReadBeforeASaveNeverReplacesTheSavedSnapshot() {

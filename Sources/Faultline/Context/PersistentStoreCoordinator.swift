@@ -53,7 +53,8 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
 
     /// Opens a store of `type`: an SQLite file at `url` (created when absent unless `options` has `.readOnly`), or
     /// an in-memory store (`url` is not used). `pragmas` run after Faultline's own (WAL, `synchronous=NORMAL`), so
-    /// that they win. A WAL store file gets up to `readerConnections` pooled readers (docs/container.md). The
+    /// that they win. A WAL store file gets up to `readerConnections` pooled readers, none while probes are on
+    /// (docs/container.md). The
     /// coordinator holds one store: adding one when it has one is an error.
     public func addPersistentStore(type: PersistentStoreType, at url: URL?, options: PersistentStoreOptions = [],
                                    pragmas: [StorePragma] = [], readerConnections: Int = defaultReaderConnections) throws {
@@ -86,7 +87,8 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
             statementProbe = opened.connection.probe
         }
         _ = addedStore.storeIfNil(opened)
-        if readerConnections > 0, !opened.isInMemory, !options.contains(.readOnly), opened.isWriteAheadLogged {
+        // With probes on, a fetch counts the statements it ran on the store's connection: the pool stays off.
+        if readerConnections > 0, !probes.isEnabled, !opened.isInMemory, !options.contains(.readOnly), opened.isWriteAheadLogged {
             _ = readers.storeIfNil(ReaderPool(store: opened, maximum: min(readerConnections, Self.maximumReaderConnections)))
         }
     }
@@ -301,23 +303,38 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
         }
     }
 
+    /// Runs a read that touches no row cache — keys, counts, dictionary rows — on a pooled reader when the
+    /// coordinator is busy (without the lock: nothing is handed over), else under the lock on the store's
+    /// connection. `body` prepares its statements with the function it is given.
+    private func readWithoutCache<T>(_ purpose: StatementPurpose, _ body: (SQLiteStore, (String) throws -> Statement) throws -> T) throws -> T {
+        if let (pool, connection) = lockOrCheckOutReader() {
+            defer { pool.checkin(connection) }
+            pool.reads.add(1, ordering: .relaxed)
+            pool.readWillBegin?()
+            let store = pool.store
+            return try body(store) { sql in try store.wrap { try connection.cachedStatement(sql) } }
+        }
+        defer { lock.unlock() }
+        let store = try requireStore()
+        store.purpose(purpose)
+        return try body(store) { try store.statement($0) }
+    }
+
     /// The (entity, key) of each row `filter` selects, in order, without reading the rows' values
     /// (`SELECT t0.Z_ENT, t0.Z_PK …`): IDs-only fetches and the first query of a batched fetch.
     func fetchKeys(entity: EntityDescription, includesSubentities: Bool, filter: FetchFilter?, limit: Int, offset: Int,
                    purpose: StatementPurpose = .fetch) throws -> [(EntityDescription, Int64)] {
-        try withLock {
-            let store = try requireStore()
-            store.purpose(purpose)
+        try readWithoutCache(purpose) { store, prepare in
             let single = entity.root.subentities.isEmpty
             let (conditions, bounds) = entityConditions(store.plan(for: entity), includesSubentities: includesSubentities)
             let query = SelectQuery(select: "SELECT \(single ? "0" : "t0.Z_ENT"), t0.Z_PK FROM \(entity.table.name) t0", conditions: conditions,
                                     bounds: bounds, keys: nil, filter: filter, limit: limit, offset: offset)
-            let statement = try store.statement(query.sql)
+            let statement = try prepare(query.sql)
             defer { statement.reset() }
             query.bind(statement)
             var keys: [(EntityDescription, Int64)] = []
             let table = entity.table.name
-            while try statement.step() {
+            while try store.wrap({ try statement.step() }) {
                 let key = try statement.storedKey(at: 1, table: table, column: "Z_PK", row: StoredKeyRule.row(statement.int64(at: 1)))
                 let rowEntity = single ? entity.root : try statement.storedEntity(at: 0, of: entity.root, table: table, column: "Z_ENT", row: StoredKeyRule.row(key))
                 keys.append((rowEntity, key))
@@ -328,14 +345,12 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
 
     /// Runs a SELECT the fetch layer built and returns its rows as slots (dictionary fetches).
     func queryRows(_ sql: String, bindings: [Slot], columns: Int) throws -> [[Slot]] {
-        try withLock {
-            let store = try requireStore()
-            store.purpose(.fetch)
-            let statement = try store.statement(sql)
+        try readWithoutCache(.fetch) { store, prepare in
+            let statement = try prepare(sql)
             defer { statement.reset() }
             for (i, value) in bindings.enumerated() { statement.bind(value, at: Int32(i + 1)) }
             var rows: [[Slot]] = []
-            while try statement.step() {
+            while try store.wrap({ try statement.step() }) {
                 rows.append((0..<columns).map { statement.slot(at: Int32($0)) })
             }
             return rows
@@ -345,7 +360,7 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
     /// The number of rows of `entity` that `filter` selects; reads no row. On a pooled reader, without the lock,
     /// when the coordinator is busy.
     func countRows(entity: EntityDescription, includesSubentities: Bool, filter: FetchFilter?) throws -> Int {
-        func count(_ store: SQLiteStore, _ prepare: (String) throws -> Statement) throws -> Int {
+        try readWithoutCache(.fetch) { store, prepare in
             let (conditions, bounds) = entityConditions(store.plan(for: entity), includesSubentities: includesSubentities)
             var unordered = filter
             unordered?.orderBy = []
@@ -357,16 +372,6 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
             _ = try store.wrap { try statement.step() }
             return Int(statement.int64(at: 0))
         }
-        if let (pool, connection) = lockOrCheckOutReader() {
-            defer { pool.checkin(connection) }
-            pool.reads.add(1, ordering: .relaxed)
-            pool.readWillBegin?()
-            return try count(pool.store) { sql in try pool.store.wrap { try connection.cachedStatement(sql) } }
-        }
-        defer { lock.unlock() }
-        let store = try requireStore()
-        store.purpose(.fetch)
-        return try count(store) { try store.statement($0) }
     }
 
     /// The entity restriction of a fetch: (conditions, their bound entity numbers).
@@ -472,13 +477,11 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
     /// The destination rows of a to-many relationship of the object `key`: (entity, key) pairs, in order for
     /// ordered relationships.
     func relationshipKeys(_ relationship: RelationshipDescription, of key: Int64) throws -> [(EntityDescription, Int64)] {
-        try withLock {
-            let store = try requireStore()
-            store.purpose(.relationshipFault)
+        try readWithoutCache(.relationshipFault) { store, prepare in
             let destination = relationship.destination!
             let single = destination.root.subentities.isEmpty
             let sql = RelationshipSQL.select(relationship, singleEntity: single)
-            let statement = try store.statement(sql)
+            let statement = try prepare(sql)
             defer { statement.reset() }
             statement.bind(key, at: 1)
             var result: [(EntityDescription, Int64)] = []
@@ -486,7 +489,7 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
             let join = single ? relationship.joinTable : nil
             let (table, column) = join.map { ($0.name, $0.destinationColumn) } ?? (destination.table.name, "Z_PK")
             let source = key
-            while try statement.step() {
+            while try store.wrap({ try statement.step() }) {
                 let key = try statement.storedKey(at: 1, table: table, column: column,
                                                   row: join.map { "the row with \($0.sourceColumn) \(source)" } ?? StoredKeyRule.row(statement.int64(at: 1)))
                 let entity = single ? destination
@@ -510,9 +513,7 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
     /// destination key), in each source's order.
     func relationshipKeys(_ relationship: RelationshipDescription, ofSources sources: [Int64]) throws -> [(Int64, EntityDescription, Int64)] {
         guard let join = relationship.joinTable, !sources.isEmpty else { return [] }
-        return try withLock {
-            let store = try requireStore()
-            store.purpose(.fetch)
+        return try readWithoutCache(.fetch) { store, prepare in
             let destination = relationship.destination!
             let single = destination.root.subentities.isEmpty
             let list = KeyList.condition("j.\(join.sourceColumn)", count: sources.count)
@@ -520,11 +521,11 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
             let sql = single
                 ? "SELECT j.\(join.sourceColumn), 0, j.\(join.destinationColumn) FROM \(join.name) j WHERE \(list)\(order)"
                 : "SELECT j.\(join.sourceColumn), t0.Z_ENT, t0.Z_PK FROM \(destination.table.name) t0 JOIN \(join.name) j ON t0.Z_PK = j.\(join.destinationColumn) WHERE \(list)\(order)"
-            let statement = try store.statement(sql)
+            let statement = try prepare(sql)
             defer { statement.reset() }
             for (i, value) in KeyList.bindings(sources).enumerated() { statement.bind(value, at: Int32(i + 1)) }
             var rows: [(Int64, EntityDescription, Int64)] = []
-            while try statement.step() {
+            while try store.wrap({ try statement.step() }) {
                 let source = statement.int64(at: 0)
                 let key = try statement.storedKey(at: 2, table: single ? join.name : destination.table.name, column: single ? join.destinationColumn : "Z_PK",
                                                   row: single ? "the row with \(join.sourceColumn) \(source)" : StoredKeyRule.row(statement.int64(at: 2)))

@@ -178,11 +178,16 @@ final class SQLiteStore {
 
     func tablePlan(for entity: EntityDescription) -> TablePlan { tablePlans.first { $0.table === entity.table }! }
 
+    /// Called in a write transaction once its statements have run, before it commits (tests hold a real save open
+    /// here to read beside it).
+    var willCommit: (() -> Void)?
+
     /// Runs `body` in a `BEGIN EXCLUSIVE … COMMIT` transaction, rolling back on error.
     func inTransaction<T>(_ body: () throws -> T) throws -> T {
         try wrap { try connection.execute("BEGIN EXCLUSIVE") }
         do {
             let result = try body()
+            willCommit?()
             try wrap { try connection.execute("COMMIT") }
             return result
         } catch {
