@@ -54,8 +54,7 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
     /// Opens a store of `type`: an SQLite file at `url` (created when absent unless `options` has `.readOnly`), or
     /// an in-memory store (`url` is not used). `pragmas` run after Faultline's own (WAL, `synchronous=NORMAL`), so
     /// that they win. A WAL store file gets up to `readerConnections` pooled readers, none while probes are on
-    /// (docs/container.md). The
-    /// coordinator holds one store: adding one when it has one is an error.
+    /// (docs/container.md). The coordinator holds one store: adding one when it has one is an error.
     public func addPersistentStore(type: PersistentStoreType, at url: URL?, options: PersistentStoreOptions = [],
                                    pragmas: [StorePragma] = [], readerConnections: Int = defaultReaderConnections) throws {
         guard type == .sqlite || type == .inMemory else {
