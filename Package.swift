@@ -95,7 +95,7 @@ let package = Package(
         .testTarget(name: "FaultlineReportTests", dependencies: [
             "Faultline", "FaultlineReport",
             .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
-        ]),
+        ], exclude: ["Inputs"]),
         .testTarget(name: "FaultlineBenchTests", dependencies: ["Faultline", "FaultlineBench", "FaultlineReport", "CMallocCounter"]),
         .testTarget(name: "faultlineTests", dependencies: ["faultline", "CSQLite"]),
     ],

@@ -66,6 +66,23 @@ final class OTLPTests: XCTestCase {
         XCTAssertGreaterThan(statements(spans), 30)
     }
 
+    /// Spans as swift-otel's OTLP/HTTP exporter sent them (`OTEL_EXPORTER_OTLP_PROTOCOL=http/json`) from
+    /// Examples/HummingbirdOTel, two requests captured byte for byte: IDs in base64 (SwiftProtobuf's JSON, where a
+    /// collector writes hex), enums as numbers, 64-bit integers as strings, no host or process attributes.
+    func testSwiftOTelsOwnExportGivesTheExamplesFinding() throws {
+        let path = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Inputs/swift-otel-departments.json").path
+        let spans = try TraceFile(path: path)
+        XCTAssertEqual(spans.source, .otlp)
+        XCTAssertEqual(spans.events.filter { $0.kind == .statement }.count, 42)
+        XCTAssertEqual(spans.events.filter { $0.kind == .cacheMiss }.count, 40, "\(Dictionary(grouping: spans.events, by: \.kind).mapValues(\.count))")
+        XCTAssertEqual(spans.events.filter { $0.kind == .fetch }.count, 2)
+        let findings = Analyzers().findings(in: spans)
+        let storm = try XCTUnwrap(findings.first { $0.kind == .relationshipFaultStorm }, "\(findings.map(\.evidence))")
+        XCTAssertEqual(storm.count, 40)
+        XCTAssertEqual(storm.callSite, "HummingbirdOTel/main.swift:46", "the line that reads department.employees")
+        XCTAssertTrue(storm.fix.contains("relationshipKeyPathsForPrefetching = [\"employees\"]"), storm.fix)
+    }
+
     func testAFleetCountsTheProcessesThatShowedAProblem() throws {
         var fleet = FleetAnalysis(analyzers: Analyzers())
         let first = try plantedNPlusOne(service: "cities-api", pid: 1)

@@ -85,6 +85,8 @@ final class EcosystemTests: XCTestCase {
         XCTAssertTrue(faults.allSatisfy { $0.parentSpanID == request.spanID && $0.traceID == request.traceID })
         XCTAssertEqual(faults.first?.attributes["faultline.count"]?.toSpanAttribute(), .int64(3))
         XCTAssertEqual(faults.first?.attributes["faultline.source"]?.toSpanAttribute(), "database")
+        // The call site is the caller's line, not a frame of the tracing package that carried the request's context.
+        XCTAssertEqual(faults.first?.attributes["code.filepath"]?.toSpanAttribute(), "FaultlineTests/EcosystemTests.swift")
 
         // A fault fired inside an operation (a custom class's `awakeFromFetch` touching another object, a
         // validation reading a relationship) is an event on the operation's span, counted in `faultline.faults`.
@@ -106,6 +108,27 @@ final class EcosystemTests: XCTestCase {
         XCTAssertEqual(fetch.attributes["faultline.faults"]?.toSpanAttribute(), .int64(1))
         XCTAssertNil(fetch.status)
         XCTAssertEqual(tracer.finishedSpans.count, 2, "the request and the fetch: the fault is no span of its own")
+    }
+
+    /// A fault inside `performBackgroundTask`'s body, awaited from a request's span: its call site is the body's line
+    /// (a deep stack: the context's queue, the request's context carried through the tracing package's task local).
+    func testAFaultsCallSiteInAnAwaitedBackgroundTaskIsTheCallersLine() async throws {
+        let tracer = InMemoryTracer()
+        let container = try kennel([TracingProbeRecorder(tracer: tracer)], dogs: 2, walks: 2)
+        tracer.clearFinishedSpans()
+        let line = #line + 3
+        let walks = try await tracer.withSpan("GET /walks") { _ in
+            try await container.performBackgroundTask { context in
+                try context.fetch(FetchRequest<ManagedObject>(entityName: "Dog")).map { ($0.value(forKey: "walks") as? [ManagedObject] ?? []).count }
+            }
+        }
+        XCTAssertEqual(walks, [2, 2])
+        let faults = spans(tracer, named: "fault Dog.walks")
+        XCTAssertEqual(faults.count, 2)
+        for fault in faults {
+            XCTAssertEqual(fault.attributes["code.filepath"]?.toSpanAttribute(), "FaultlineTests/EcosystemTests.swift")
+            XCTAssertEqual(fault.attributes["code.lineno"]?.toSpanAttribute(), .int64(Int64(line)))
+        }
     }
 
     func testAFailedSaveAndAFailedFetchAreErrorSpans() throws {

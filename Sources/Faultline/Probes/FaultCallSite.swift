@@ -20,9 +20,15 @@ public struct FaultStack: Sendable, Equatable {
 
     private static let images = ImageMap.capture()
 
+    /// Frames kept, innermost first: the caller's frame lies within them (the engine's own frames and a context's
+    /// queue take about 15 in a debug build).
+    static let frameLimit = 40
+
     /// Captures the current stack (frame-pointer walk, about 2 µs), or nil when it cannot.
     static func capture() -> FaultStack? {
-        guard let backtrace = try? Backtrace.capture(algorithm: .fast, limit: 24, images: images) else { return nil }
+        // `top: 0`: the innermost frames only (the default keeps the outermost 16 and drops the middle — where the
+        // caller's frame is in a deep stack).
+        guard let backtrace = try? Backtrace.capture(algorithm: .fast, limit: frameLimit, top: 0, images: images) else { return nil }
         return FaultStack(box: Box(backtrace), key: backtrace.frames.map { "\($0)" }.joined(separator: ","))
     }
 
@@ -49,6 +55,9 @@ public struct FaultStack: Sendable, Equatable {
 
     private static let resolved = LockedDictionary<String, String>()
 
+    private static let skippedPrefixes = ["$s9Faultline", "$ss", "$s8Dispatch", "swift_", "_swift",
+                                          "$s15Instrumentation", "$s7Tracing", "$s20ServiceContextModule"]
+
     /// `Module/File.swift:line` of the first frame outside Faultline (its symbol name when there is no debug
     /// information), or nil when every frame is Faultline's or the runtime's.
     public var callSite: String? {
@@ -58,10 +67,9 @@ public struct FaultStack: Sendable, Equatable {
             for frame in symbolicated.frames {
                 guard let symbol = frame.symbol else { continue }
                 let raw = symbol.rawName
-                // Skip the engine itself, the Swift runtime and standard library, and Dispatch.
-                if raw.hasPrefix("$s9Faultline") || raw.hasPrefix("$ss") || raw.hasPrefix("$s8Dispatch") || raw.hasPrefix("swift_") || raw.hasPrefix("_swift") {
-                    continue
-                }
+                // Skip the engine itself, the Swift runtime and standard library, Dispatch, and the tracing packages
+                // a context's queue carries the caller's `ServiceContext` through.
+                if Self.skippedPrefixes.contains(where: raw.hasPrefix) { continue }
                 // Thunks the compiler made have no line of their own: the frame that called them does.
                 if let location = symbol.sourceLocation, location.line == 0 || location.path.hasPrefix("<") { continue }
                 if let location = symbol.sourceLocation {
