@@ -81,6 +81,18 @@ final class OTLPTests: XCTestCase {
         XCTAssertEqual(storm.count, 40)
         XCTAssertEqual(storm.callSite, "HummingbirdOTel/main.swift:46", "the line that reads department.employees")
         XCTAssertTrue(storm.fix.contains("relationshipKeyPathsForPrefetching = [\"employees\"]"), storm.fix)
+
+        // A collector whose pipelines share one file exporter writes logs and metrics among the spans, first too.
+        let logs = #"{"resourceLogs":[{"resource":{"attributes":[{"key":"service.name","value":{"stringValue":"departments"}}]},"scopeLogs":[{"scope":{"name":"swift-otel"},"logRecords":[{"timeUnixNano":"1795885740575598259","severityNumber":9,"body":{"stringValue":"Server started"}}]}]}]}"#
+        let mixed = dir.appendingPathComponent("mixed.json").path, logsOnly = dir.appendingPathComponent("logs.json").path
+        try (logs + "\n" + String(contentsOfFile: path, encoding: .utf8)).write(toFile: mixed, atomically: true, encoding: .utf8)
+        try (logs + "\n").write(toFile: logsOnly, atomically: true, encoding: .utf8)
+        let both = try TraceFile(path: mixed)
+        XCTAssertEqual(both.source, .otlp)
+        XCTAssertEqual(both.events.filter { $0.kind == .statement }.count, 42)
+        let none = try TraceFile(path: logsOnly)
+        XCTAssertEqual(none.events.count, 0)
+        XCTAssertEqual(none.warnings, ["no spans: its export requests hold only logs or metrics"])
     }
 
     func testAFleetCountsTheProcessesThatShowedAProblem() throws {

@@ -21,9 +21,10 @@ struct OTLPSpans {
 
     init(path: String) { self.path = path }
 
-    /// True when a trace file's first object is an OTLP export request.
+    /// True when a trace file's first object is an OTLP export request: of spans, or of the logs or metrics a
+    /// collector's file exporter may write to the same file (their lines hold no spans and add nothing).
     static func isExport(_ pairs: [(String, TraceJSON)]) -> Bool {
-        pairs.contains { $0.0 == "resourceSpans" }
+        pairs.contains { $0.0 == "resourceSpans" || $0.0 == "resourceLogs" || $0.0 == "resourceMetrics" }
     }
 
     /// One line: an export request's spans as events.

@@ -138,6 +138,7 @@ public struct TraceFile: Sendable {
             if let broken { warnings.append("line \(broken): not JSON (a trace cut short?); ignored") }
             if let otlp {
                 if otlp.spans > 0 && otlp.skipped == otlp.spans { warnings.append("no Faultline spans among its \(otlp.spans) spans") }
+                if otlp.spans == 0 { warnings.append("no spans: its export requests hold only logs or metrics") }
                 return Info(header: ["format": "otlp-json", "processes": otlp.processes.joined(separator: ", ")], warnings: warnings,
                             source: .otlp, logStatistics: nil)
             }
