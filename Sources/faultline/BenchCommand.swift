@@ -5,7 +5,7 @@ import Foundation
 struct BenchCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "bench",
-        abstract: "Run benchmark scenarios that prove or refute the seeds' performance advice, with raw SQLite and GRDB as peers.",
+        abstract: "Run benchmark scenarios that prove or refute Core Data's performance advice (Apple's guide, objc.io's book, …), with raw SQLite and GRDB as peers.",
         discussion: """
         Each scenario generates its data (untimed), runs every variant once with probes on (the trace, counters and \
         query plans come from that run), then times K runs of each variant with probes off, interleaved. Writes \
@@ -33,7 +33,10 @@ struct BenchCommand: ParsableCommand {
     @Option(help: "A results.json to show this run's times and statement counts against.")
     var baseline: String?
 
-    @Flag(help: "List the scenarios and their claims, and exit.")
+    @Option(name: .customLong("tag"), help: ArgumentHelp("Run the scenarios of a theme (repeatable): \(BenchTheme.tags).", valueName: "theme"))
+    var tags: [BenchTheme] = []
+
+    @Flag(help: "List the scenarios by theme, with their claims and sources, and the claims still waiting for a scenario; then exit.")
     var list = false
 
     @Flag(help: "Keep the generated stores in DIR/data.")
@@ -62,12 +65,13 @@ struct BenchCommand: ParsableCommand {
                                               allocationCounter: AllocationCounting.counter) { step in
                 FileHandle.standardError.write(Data("… \(step)\n".utf8))
             }
-            let runner = BenchRunner(options: options)
+            var withTags = options
+            withTags.tags = tags
+            let runner = BenchRunner(options: withTags)
             if !list { try OutputFile.checkFolder(out) }
             if list {
-                for scenario in try runner.scenarios() {
-                    print("\(scenario.id)\(scenario.skipReason == nil ? "" : " (skipped: \(scenario.skipReason!))")\n  \(scenario.title)\n  claim: \(scenario.claim)\n  source: \(scenario.source)")
-                }
+                print(ScenarioListing.text(try BenchRunner(options: options).scenarios(), waiting: model == nil && store == nil ? ScenarioCatalogue.waiting : [],
+                                           themes: tags), terminator: "")
                 return
             }
             let baselineResults = try baseline.map { try BenchResults.load(from: URL(fileURLWithPath: $0)) }
@@ -87,3 +91,5 @@ struct BenchCommand: ParsableCommand {
 }
 
 extension MarkdownTable.Kind: ExpressibleByArgument {}
+
+extension BenchTheme: ExpressibleByArgument {}

@@ -208,6 +208,29 @@ final class CLITests: CLITestCase {
         }
     }
 
+    /// `bench --list` by theme, citing works a Core Data developer can look up (the digests' keys only in brackets);
+    /// `--tag` selects a theme's scenarios, and an unknown tag is named.
+    func testBenchListsByThemeWithSourcesUsersKnowAndRunsATag() throws {
+        let list = try run(["bench", "--list"])
+        XCTAssertEqual(list.status, 0, list.stderr)
+        XCTAssertTrue(list.stdout.contains("Inserting, changing and saving (--tag saving)\n  "), list.stdout)
+        XCTAssertTrue(list.stdout.contains("source: objc.io, Core Data (Eggert & Kugler) › Performance › Inserting and Changing Objects [P-35"), list.stdout)
+        XCTAssertTrue(list.stdout.contains("waiting for noindex: in the predicate language: "), list.stdout)
+        XCTAssertFalse(list.stdout.contains("seed 0"), "no digest file names")
+        XCTAssertNil(list.stdout.range(of: #"\bL[0-9]{3,4}\b"#, options: .regularExpression), "no digest line numbers")
+        let themes = list.stdout.split(separator: "\n").filter { $0.hasSuffix(")") && $0.contains(" (--tag ") }
+        XCTAssertGreaterThanOrEqual(themes.count, 15, "\(themes)")
+
+        let saving = try run(["bench", "--list", "--tag", "saving"])
+        XCTAssertEqual(saving.status, 0, saving.stderr)
+        XCTAssertTrue(saving.stdout.hasPrefix("Inserting, changing and saving (--tag saving)\n"), saving.stdout)
+        XCTAssertTrue(saving.stdout.contains("\n  insert\n") && !saving.stdout.contains("\n  tiers\n"), saving.stdout)
+
+        let bad = try run(["bench", "--tag", "speed", "--out", "bad"])
+        XCTAssertNotEqual(bad.status, 0)
+        XCTAssertTrue(bad.stderr.contains("speed") && bad.stderr.contains("sqlite"), bad.stderr)
+    }
+
     /// `faultline bench` as a user runs it: a small run writes its three files and a summary; bad arguments and
     /// files are named, with a non-zero exit.
     func testBenchRunsScenariosAndWritesItsFiles() throws {

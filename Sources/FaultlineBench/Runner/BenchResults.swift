@@ -74,7 +74,10 @@ public struct ScenarioResult: Codable, Sendable {
     public var id: String
     public var title: String
     public var claim: String
+    /// Work › chapter › section of the claim, with the digests' keys in brackets.
     public var source: String
+    /// The scenario's theme (`bench --tag`); absent in results written before themes.
+    public var theme: BenchTheme? = nil
     /// `ran`, `skipped` or `failed`.
     public var status: String
     /// Why it was skipped or how it failed.

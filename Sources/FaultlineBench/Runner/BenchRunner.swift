@@ -12,8 +12,10 @@ public final class BenchRunner {
         public var scale: BenchScale
         public var repetitions: Int
         public var outputFolder: URL
-        /// Scenario ids to run (all when empty).
+        /// Scenario ids to run (all when empty, and no `tags`).
         public var scenarioIDs: [String]
+        /// Themes whose scenarios run besides `scenarioIDs` (`--tag`).
+        public var tags: [BenchTheme] = []
         /// Keeps the generated stores in `DIR/data` (they are removed otherwise).
         public var keepData: Bool
         /// A model to benchmark instead of the built-in catalogue (`--model`).
@@ -58,13 +60,21 @@ public final class BenchRunner {
         } else {
             all = ScenarioCatalogue.all
         }
-        guard !options.scenarioIDs.isEmpty else { return all }
-        return try options.scenarioIDs.map { id in
+        guard !options.scenarioIDs.isEmpty || !options.tags.isEmpty else { return all }
+        var chosen = try options.scenarioIDs.map { id in
             guard let scenario = all.first(where: { $0.id == id }) else {
                 throw BenchError("unknown scenario '\(id)' (known: \(all.map(\.id).joined(separator: ", ")); `faultline bench --list` describes them)")
             }
             return scenario
         }
+        for tag in options.tags {
+            let tagged = all.filter { $0.theme == tag }
+            guard !tagged.isEmpty else {
+                throw BenchError("no scenario of the theme '\(tag.rawValue)' in this catalogue yet (`faultline bench --list` shows what it waits for)")
+            }
+            chosen += tagged.filter { scenario in !chosen.contains { $0.id == scenario.id } }
+        }
+        return chosen
     }
 
     /// Runs the scenarios and writes the results; returns them.
@@ -93,7 +103,7 @@ public final class BenchRunner {
             let step = "[\(index + 1)/\(selected.count)] \(scenario.id)"
             if let reason = scenario.skipReason {
                 options.progress("\(step): skipped (\(reason))")
-                results.append(ScenarioResult(id: scenario.id, title: scenario.title, claim: scenario.claim, source: scenario.source,
+                results.append(ScenarioResult(id: scenario.id, title: scenario.title, claim: scenario.claim, source: scenario.source, theme: scenario.theme,
                                               status: "skipped", note: reason, verdict: Verdict(held: nil, "skipped: \(reason)"),
                                               variants: [], ratios: []))
                 continue
@@ -108,7 +118,7 @@ public final class BenchRunner {
                 try? fileManager.removeItem(at: folder)
             } catch {
                 options.progress("\(step): failed: \(error)")
-                results.append(ScenarioResult(id: scenario.id, title: scenario.title, claim: scenario.claim, source: scenario.source,
+                results.append(ScenarioResult(id: scenario.id, title: scenario.title, claim: scenario.claim, source: scenario.source, theme: scenario.theme,
                                               status: "failed", note: "\(error)", verdict: Verdict(held: nil, "failed: \(error)"),
                                               variants: [], ratios: []))
             }
@@ -227,7 +237,7 @@ public final class BenchRunner {
             return RatioResult(numerator: spec.numerator, denominator: spec.denominator, value: value, target: spec.target,
                                met: spec.limit.map { value <= $0 }, paired: spec.paired, phase: spec.phase)
         }
-        return ScenarioResult(id: scenario.id, title: scenario.title, claim: scenario.claim, source: scenario.source, status: "ran",
+        return ScenarioResult(id: scenario.id, title: scenario.title, claim: scenario.claim, source: scenario.source, theme: scenario.theme, status: "ran",
                               note: nil, verdict: scenario.judge(measurements), variants: measured, ratios: ratios)
     }
 }

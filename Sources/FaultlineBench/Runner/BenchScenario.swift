@@ -1,16 +1,20 @@
 import Faultline
 import Foundation
 
-/// One benchmark scenario: a claim from the seeds' performance advice, the variants that test it (engine
+/// One benchmark scenario: a claim of Core Data's performance advice, the variants that test it (engine
 /// configurations and, where they do the same work, raw SQLite and GRDB peers), and how to judge the outcome.
 public struct BenchScenario {
     /// Short name used on the command line (`faultline bench fetch-objects`).
     public let id: String
     public let title: String
-    /// What the seed claims, in a sentence.
+    /// The claim, in a sentence.
     public let claim: String
-    /// Where the claim comes from (seed and lines).
-    public let source: String
+    /// What part of the advice it tests (`bench --tag`).
+    public let theme: BenchTheme
+    /// Where the claim comes from: work, chapter, section (and the digests' keys).
+    public let sources: [ClaimSource]
+    /// The sources as one line.
+    public var source: String { sources.map(\.description).joined(separator: "; ") }
     /// Why the scenario cannot run yet (it is listed and reported as skipped).
     public let skipReason: String?
     /// Generates the data (untimed) and returns the variants to measure.
@@ -30,7 +34,7 @@ public struct BenchScenario {
     /// often in one order as in the other (for paired ratios: a run can warm or cool the machine for the next).
     let alternatesOrder: Bool
 
-    public init(id: String, title: String, claim: String, source: String, skipReason: String? = nil,
+    public init(id: String, title: String, claim: String, theme: BenchTheme, sources: [ClaimSource], skipReason: String? = nil,
                 ratios: [RatioSpec] = [], model: (() throws -> ManagedObjectModel)? = nil, snapshots: Bool = false,
                 minimumRepetitions: Int = 1, alternatesOrder: Bool = false,
                 variants: @escaping (ScenarioSetup) throws -> [BenchVariant],
@@ -42,7 +46,8 @@ public struct BenchScenario {
         self.id = id
         self.title = title
         self.claim = claim
-        self.source = source
+        self.theme = theme
+        self.sources = sources
         self.skipReason = skipReason
         self.ratios = ratios
         self.makeVariants = variants

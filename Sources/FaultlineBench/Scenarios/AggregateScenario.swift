@@ -7,7 +7,7 @@ extension ScenarioCatalogue {
         BenchScenario(
             id: "aggregate", title: "Average salary by type: in SQL versus in memory, with peers",
             claim: "An aggregate computed by SQLite (a dictionary fetch with an expression, grouped) is much faster than loading every object and summing in memory.",
-            source: "seed 001 P-72 (L2000–L2030)",
+            theme: .fetchShape, sources: [ClaimSource.objcio("Accessing Data", "Fetch Requests", "P-72", "B-AGG")],
             ratios: [RatioSpec("engine, in memory", over: "engine, in SQL"),
                      RatioSpec("engine, in SQL", over: "raw SQLite"), RatioSpec("engine, in SQL", over: "GRDB")],
             variants: { setup in

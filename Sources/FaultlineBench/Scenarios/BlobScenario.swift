@@ -8,7 +8,7 @@ extension ScenarioCatalogue {
         return BenchScenario(
             id: "blobs", title: "Blobs inline versus in a separate entity or external storage (1 kB / 100 kB / 1 MB / 10 MB)",
             claim: "Small blobs (up to about 100 kB) can live inline; large ones slow every fetch of their entity, so they belong in an entity of their own that is only read when needed.",
-            source: "seed 001 P-58, P-59 (L1570)",
+            theme: .schema, sources: [ClaimSource.objcio("Data Types", "Standard Data Types", "P-58", "P-59", "B-BLOB"), ClaimSource.apple("Performance", "Binary Large Data Objects (BLOBs)", "perf-13", "B8")],
             ratios: sizes.map { RatioSpec("inline \($0.1)", over: "separate \($0.1)") },
             model: { try PhotoWorkload.model(separate: true) },
             variants: { setup in

@@ -8,7 +8,7 @@ extension ScenarioCatalogue {
         BenchScenario(
             id: "fetch-objects", title: "Fetch N × 10 integers into objects, use them, release them (cold and warm), with peers",
             claim: "Fetching into managed objects costs little more than reading the rows: the fetch at most 1.25× a raw SQLite loop into structs, and fetch, use and release together no slower than GRDB records; a warm context re-uses its registered objects.",
-            source: "anchors-performance §1 (GRDB suite: 200,000 × 10 INT); seed 001 P-25",
+            theme: .overheads, sources: [ClaimSource.objcio("Performance", "Optimizing Fetch Requests", "P-25", "B-FETCH-BREAKDOWN"), ClaimSource(.grdb, "fetch 200,000 × 10 INT")],
             ratios: [RatioSpec("engine, cold", over: "raw SQLite", phase: .fetch, limit: 1.25),
                      RatioSpec("engine, cold", over: "GRDB records", limit: 1.0, target: "≤ 1× end to end"),
                      RatioSpec("engine, cold", over: "raw SQLite"),
@@ -50,7 +50,7 @@ extension ScenarioCatalogue {
         BenchScenario(
             id: "result-types", title: "Result types: objects, faults, IDs, dictionaries, count",
             claim: "A count request is far cheaper than fetching and counting; object IDs without property values are the cheapest fetch; a dictionary of two attributes costs less than full objects.",
-            source: "seed 001 P-68–P-72",
+            theme: .fetchShape, sources: [ClaimSource.objcio("Accessing Data", "Fetch Requests", "P-68", "P-69", "P-70", "P-71", "P-72", "B-RESULTTYPES")],
             variants: { setup in
                 let model = try RowWorkload.model()
                 let store = try setup.data.rows(setup.scale.rows)
@@ -88,7 +88,7 @@ extension ScenarioCatalogue {
         return BenchScenario(
             id: "batch-size", title: "Batch size sweep: a scrolling list of 10-row screens",
             claim: "Without a batch size every row is read and cached up front; with one, only what is shown is read. A batch of 1.3–2× the visible rows is about optimal.",
-            source: "seed 001 P-29, P-30, P-73–P-75 (L2036, L2766)",
+            theme: .fetchShape, sources: [ClaimSource.objcio("Performance", "Optimizing Fetch Requests", "P-29", "P-30", "B-BATCH"), ClaimSource.objcio("Accessing Data", "Fetch Requests", "P-73", "P-74", "P-75")],
             variants: { setup in
                 let model = try RowWorkload.model()
                 let store = try setup.data.rows(max(1_000, setup.scale.rows / 2))
@@ -122,7 +122,7 @@ extension ScenarioCatalogue {
         BenchScenario(
             id: "point-lookup", title: "Point lookups by key, with peers",
             claim: "Fetching one object by its ID costs one indexed SELECT plus object set-up: fetching, reading and releasing 5,000 objects one by one no slower than GRDB records doing the same.",
-            source: "seed 001 P-78 (existingObject(with:)); anchors-performance §2.1 (fetch by key)",
+            theme: .avoidingFetches, sources: [ClaimSource.objcio("Accessing Data", "Other Ways to Get Managed Objects", "P-78"), ClaimSource(.grdb, "fetch by primary key")],
             ratios: [RatioSpec("engine existingObject", over: "raw SQLite"),
                      RatioSpec("engine existingObject", over: "GRDB records", limit: 1.0, target: "≤ 1× end to end"),
                      RatioSpec("engine existingObject", over: "raw SQLite", phase: .fetch),
@@ -172,7 +172,7 @@ extension ScenarioCatalogue {
         BenchScenario(
             id: "range-query", title: "Indexed range queries, with peers",
             claim: "A range predicate on an indexed attribute is answered through the index; fetching, reading and releasing the objects no slower than GRDB records doing the same.",
-            source: "seed 001 P-12–P-14 (indexes); anchors-performance §1",
+            theme: .indexes, sources: [ClaimSource.objcio("Performance", "Performance Characteristics of Core Data's Stack", "P-12", "P-13", "P-14"), ClaimSource(.grdb, "range query on an indexed column")],
             ratios: [RatioSpec("engine", over: "raw SQLite"), RatioSpec("engine", over: "GRDB records", limit: 1.0, target: "≤ 1× end to end"),
                      RatioSpec("engine", over: "GRDB records", phase: .fetch), RatioSpec("engine", over: "GRDB records", phase: .release)],
             variants: { setup in

@@ -15,7 +15,7 @@ extension ScenarioCatalogue {
         return BenchScenario(
             id: "history-cost", title: "Persistent history: \(saves) saves of N/400 inserts and as many updates, tracking off, on, and on with pruning",
             claim: "History tracking (always on in SwiftData) writes a transaction row and a change row per changed object with every save: saves cost more and the file grows with every change, unless old history is pruned.",
-            source: "issue 37; reference coredata-formats.md §5 (persistent history tables)",
+            theme: .saving, sources: [ClaimSource(.faultline, "docs/store-format.md", "Persistent history tables")],
             ratios: [RatioSpec(on, over: off), RatioSpec(pruned, over: off)],
             variants: { setup in
                 let model = try RowWorkload.model()

@@ -7,7 +7,7 @@ extension ScenarioCatalogue {
         BenchScenario(
             id: "index-small", title: "Index versus none at 200 products",
             claim: "With about 200 rows, searching by an indexed attribute is about as fast as scanning: both stay in the page cache.",
-            source: "seed 001 P-12–P-14 (L2431–L2435)",
+            theme: .indexes, sources: [ClaimSource.objcio("Performance", "Performance Characteristics of Core Data's Stack", "P-12", "P-13", "P-14")],
             ratios: [RatioSpec("no index", over: "indexed")],
             variants: { setup in
                 var variants: [BenchVariant] = []
@@ -36,7 +36,7 @@ extension ScenarioCatalogue {
         BenchScenario(
             id: "index-large", title: "Index versus none at 100,000+ cities (population > 1,000,000)",
             claim: "On a large table an index on the predicate's attribute turns a full scan into a search, and the gain grows with the table.",
-            source: "seed 001 P-12–P-14, P-33 (L2800–L2834)",
+            theme: .indexes, sources: [ClaimSource.objcio("Performance", "Performance Characteristics of Core Data's Stack", "P-12", "P-13", "P-14"), ClaimSource.objcio("Performance", "Optimizing Fetch Requests › Indexes", "P-33", "B-IDX")],
             ratios: [RatioSpec("no index", over: "indexed")],
             variants: { setup in
                 let count = setup.scale.part(2, minimum: 1_000)
@@ -68,7 +68,7 @@ extension ScenarioCatalogue {
         BenchScenario(
             id: "compound-index", title: "Single versus compound index for predicate + sort (Moody regions)",
             claim: "A predicate on markedForDeletionDate sorted by updatedAt needs a temporary B-tree to sort with a single-column index, and none with the compound index (markedForDeletionDate, updatedAt), which is faster.",
-            source: "seed 001 P-34; seed 001 L5740–L5812 (query plans)",
+            theme: .indexes, sources: [ClaimSource.objcio("Performance", "Optimizing Fetch Requests › Indexes", "P-34", "B-CIDX"), ClaimSource.objcio("Profiling", "SQL Debug Output")],
             ratios: [RatioSpec("single index", over: "compound index")],
             model: { try RegionWorkload.model(compoundIndex: true) },
             variants: { setup in
@@ -107,7 +107,7 @@ extension ScenarioCatalogue {
         BenchScenario(
             id: "normalized-search", title: "BEGINSWITH[cd] versus a normalized indexed shadow attribute",
             claim: "Searching ~4,000 city names with BEGINSWITH[cd] reads and folds every row; searching name_normalized BEGINSWITH[n] with an index is about 10–15× faster, more on larger sets.",
-            source: "seed 001 L4816–L4914 (X5–X10)",
+            theme: .predicates, sources: [ClaimSource.objcio("Text", "Searching", "X5", "X6", "X7", "X8", "X9", "X10")],
             ratios: [RatioSpec("[cd] on name", over: "[n] on name_normalized")],
             variants: { setup in
                 let model = try CityWorkload.model()

@@ -76,7 +76,7 @@ extension ScenarioCatalogue {
         return BenchScenario(
             id: "import-reset", title: "Import in batches of 1,000 with and without reset() after each save",
             claim: "Resetting the context after each saved batch keeps an import's memory flat; without it the context keeps every object it imported.",
-            source: "seed 000 L3843–3931, L4241–4273 (bulk import, memory trimming); seed 004 L147, L413–420; against it: seed 000 L1891–1915 (C-01–C-03: saved objects are held weakly)",
+            theme: .importing, sources: [ClaimSource.apple("Concurrency", "Using a Private Queue to Support Concurrency", "perf-25", "B9"), ClaimSource.apple("Performance", "Reducing Memory Overhead", "perf-12", "B11"), ClaimSource(.studyNotes, "Understanding", "Memory", keys: ["W-004-5"]), ClaimSource.apple("Managed Objects and References", "Weak References Between Managed Objects and the Context", "C-01", "C-03")],
             variants: { setup in
                 let model = try RowWorkload.model()
                 let count = setup.scale.part(10, minimum: 2_000)
@@ -103,7 +103,7 @@ extension ScenarioCatalogue {
         BenchScenario(
             id: "import-undo", title: "Import with and without an undo manager",
             claim: "An undo manager records every change of an import and keeps it; without one (the default, as on iOS) an import allocates and keeps less. Set it to nil for large imports.",
-            source: "seed 000 L1976–1981, L4269 (U-02, U-03)",
+            theme: .importing, sources: [ClaimSource.apple("Managed Objects and References", "Strong References in Change and Undo Management", "U-02", "U-03"), ClaimSource.apple("Performance", "Reducing Memory Overhead", "perf-18")],
             variants: { setup in
                 let model = try RowWorkload.model()
                 let count = setup.scale.part(20, minimum: 1_000)
@@ -128,7 +128,7 @@ extension ScenarioCatalogue {
         return BenchScenario(
             id: "fetch-memory", title: "Memory of a fetch: objects, faults without values, IDs, a batch size",
             claim: "A fetch that does not need the values costs far less memory: faults without property values and object IDs keep a fraction of what full objects keep, and a batch size reads only the rows shown.",
-            source: "seed 000 L4241–4273 (memory trimming); seed 004 L413–420 (includesPropertyValues)",
+            theme: .memory, sources: [ClaimSource.apple("Performance", "Reducing Memory Overhead", "perf-12", "B11"), ClaimSource(.studyNotes, "Understanding", "Memory", keys: ["W-004-5"])],
             variants: { setup in
                 let model = try RowWorkload.model()
                 let store = try setup.data.rows(setup.scale.rows)
@@ -163,7 +163,7 @@ extension ScenarioCatalogue {
         BenchScenario(
             id: "refresh-to-fault", title: "Read N objects, then refresh them to faults (mergeChanges: false)",
             claim: "refresh(_:mergeChanges: false) turns objects the program has finished with back into faults: their values and their hold on the row cache go, and the context keeps far less.",
-            source: "seed 000 L1942–1957, L4271 (C-04, C-05); seed 004 L274",
+            theme: .memory, sources: [ClaimSource.apple("Managed Objects and References", "Breaking Strong References Between Objects", "C-04", "C-05"), ClaimSource.apple("Performance", "Reducing Memory Overhead", "perf-12")],
             variants: { setup in
                 let (model, store, request) = try materializedRows(setup)
                 // The program keeps the list in both; the second turns each object back into a fault once read.
@@ -199,7 +199,7 @@ extension ScenarioCatalogue {
         return BenchScenario(
             id: "row-cache-sharing", title: "The row cache: one snapshot per row for every context, gone when none holds it",
             claim: "Contexts on one coordinator share the row cache's snapshot of a row: a second context holding the same rows keeps far less than the first, and once both let go (reset) the snapshots go too.",
-            source: "seed 000 L3245–3253, L4241–4273 (row cache, memory trimming); seed 004 L274",
+            theme: .memory, sources: [ClaimSource.apple("Change Management", "Automatic Snapshot Management", "perf-20"), ClaimSource.apple("Performance", "Reducing Memory Overhead", "perf-12")],
             variants: { setup in
                 let (model, store, request) = try materializedRows(setup)
                 return names.enumerated().map { index, name in
@@ -236,7 +236,7 @@ extension ScenarioCatalogue {
         return BenchScenario(
             id: "retains-registered", title: "retainsRegisteredObjects off and on, objects read and dropped",
             claim: "By default a context holds unchanged objects weakly, so objects the program is done with go away; retainsRegisteredObjects keeps every registered object, so memory grows with all that was read (refreshing them to faults gives their values back).",
-            source: "seed 000 L1891–1915 (C-01, C-03), L4241–4273; seed 001 L2119 (P-81, B-MEM); seed 004 L261",
+            theme: .memory, sources: [ClaimSource.apple("Managed Objects and References", "Weak References Between Managed Objects and the Context", "C-01", "C-03", "perf-19"), ClaimSource.objcio("Accessing Data", "Memory Considerations", "P-81", "B-MEM")],
             variants: { setup in
                 let (model, store, request) = try materializedRows(setup)
                 return names.enumerated().map { index, name in

@@ -10,7 +10,7 @@ extension ScenarioCatalogue {
         BenchScenario(
             id: "migration", title: "Migrating a store: an inferred step (a copy) versus ALTER TABLE in place, and a step with a policy",
             claim: "A migration moves the data into a new store, so its cost grows with the rows (test it on real data, off the main thread); SQLite can add or rename a column in place in constant time; per-object migration code costs more still.",
-            source: "seed 001 V9, V29, V30 (L5127–5135, L5498–5558)",
+            theme: .migration, sources: [ClaimSource.objcio("Model Versions and Migrating Data", "The Migration Process", "V9"), ClaimSource.objcio("Model Versions and Migrating Data", "Inferred Mapping Models", "V29", "V30")],
             ratios: [RatioSpec("inferred step (copy)", over: "ALTER TABLE in place"), RatioSpec("step with a policy", over: "inferred step (copy)")],
             variants: { setup in
                 let bundle = try MigrationWorkload.bundle(in: setup.folder)

@@ -10,7 +10,7 @@ extension ScenarioCatalogue {
             id: "probe-cost", title: "Probe cost: the trace on versus probes off",
             claim: "With the JSON Lines trace on, a fetch-heavy workload is at most 5% slower than with probes off "
                 + "(a bulk fetch, and the anchors' point-lookup benchmark: single-object fetches by primary key from 200,000 rows of ten strings).",
-            source: "the probes issue (cost); anchors-performance §3.2 and §6 (the point-lookup benchmark, ≤ 5%); anchors-diagnostics (always-on tracing)",
+            theme: .probes, sources: [ClaimSource(.faultline, "docs/trace-format.md", "Cost", keys: ["probes ≤ 5%"])],
             ratios: [RatioSpec("bulk fetch, trace on", over: "bulk fetch, probes off", limit: 1.05, paired: true),
                      RatioSpec("point lookups, trace on", over: "point lookups, probes off", limit: 1.05, paired: true),
                      RatioSpec("one-row fetches, trace on", over: "one-row fetches, probes off", target: "reported (the smallest fetch)",

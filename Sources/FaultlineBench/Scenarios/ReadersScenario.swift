@@ -54,7 +54,7 @@ extension ScenarioCatalogue {
         return BenchScenario(
             id: "wal-readers", title: "Readers beside a saving writer: a pool of reader connections, one connection for all",
             claim: "In WAL mode readers never wait for the writer: with a pool of reader connections (Core Data's connection pool), contexts fetch while another context saves, at a higher read throughput and a lower tail latency than one connection shared by all.",
-            source: "seed 000 perf-25 (WAL and contention); seed 001 P-09, P-37, B-CONTEND; anchors-performance §3",
+            theme: .concurrency, sources: [ClaimSource.apple("Concurrency", "Using a Private Queue to Support Concurrency", "perf-25"), ClaimSource.objcio("Performance", "Performance Characteristics of Core Data's Stack", "P-09", "P-15", "B-CONTEND")],
             ratios: readerCounts.map { RatioSpec(readersVariant(false, $0), over: readersVariant(true, $0)) },
             variants: { setup in
                 let model = try CityWorkload.model()

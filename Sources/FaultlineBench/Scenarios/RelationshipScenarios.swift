@@ -7,7 +7,7 @@ extension ScenarioCatalogue {
         BenchScenario(
             id: "prefetch-mayors", title: "N+1 versus prefetching versus batch faulting (City.mayor)",
             claim: "Touching a to-one relationship of N fetched objects fires N faults, each a SELECT (N+1); prefetching the key path needs one more statement in all, and batch faulting the destinations one per batch.",
-            source: "seed 001 P-32 (L2788), P-27, P-28",
+            theme: .nPlusOne, sources: [ClaimSource.objcio("Performance", "Optimizing Fetch Requests", "P-27", "P-28", "P-32", "B-PREFETCH")],
             ratios: [RatioSpec("prefetch", over: "N+1"), RatioSpec("batch faulting", over: "N+1")],
             model: { try CityWorkload.model() }, snapshots: true,
             variants: { setup in
@@ -51,7 +51,7 @@ extension ScenarioCatalogue {
         BenchScenario(
             id: "prefetch-employees", title: "N+1 versus prefetching versus batch faulting (Department.employees)",
             claim: "Reading a to-many relationship of N fetched objects fires N relationship faults and then a fault per member; batch faulting the members needs one statement for all of them, and prefetching the key path loads everything with a constant number of statements.",
-            source: "seed 001 P-32; seed 000 (Employee/Department)",
+            theme: .nPlusOne, sources: [ClaimSource.objcio("Performance", "Optimizing Fetch Requests", "P-32", "B-PREFETCH"), ClaimSource.apple("Performance", "Decreasing Fault Overhead", "perf-9", "perf-11", "B1")],
             ratios: [RatioSpec("prefetch", over: "N+1"), RatioSpec("batch faulting", over: "N+1")],
             model: { try EmployeeWorkload.model() },
             variants: { setup in
@@ -94,7 +94,7 @@ extension ScenarioCatalogue {
         BenchScenario(
             id: "traversal-vs-fetch", title: "Relationship traversal versus fetch, by registration state",
             claim: "Traversing a to-one relationship is never slower than fetching its destination, and far faster when it is registered (no SQL). For a to-many relationship traversal wins when the members are registered; when they are not, a fetch (or a compromise) wins.",
-            source: "seed 001 P-19, P-20 (L2451–L2493)",
+            theme: .avoidingFetches, sources: [ClaimSource.objcio("Performance", "Avoiding Fetch Requests", "P-19", "P-20", "B-REL-TO1", "B-REL-TOMANY")],
             model: { try CityWorkload.model() }, snapshots: true,
             variants: { setup in
                 let model = try CityWorkload.model()

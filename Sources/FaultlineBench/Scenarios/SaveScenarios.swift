@@ -7,7 +7,7 @@ extension ScenarioCatalogue {
         BenchScenario(
             id: "insert", title: "Insert N × 10 integers with one save, with peers",
             claim: "Inserting into a context is cheap and one save writes everything in one transaction: at most 2× a raw prepared-INSERT loop and faster than GRDB records.",
-            source: "seed 001 P-35; anchors-performance §1 (GRDB suite: 50,000 × 10 INT)",
+            theme: .saving, sources: [ClaimSource.objcio("Performance", "Inserting and Changing Objects", "P-35", "B-INSERT"), ClaimSource(.grdb, "insert 50,000 × 10 INT")],
             ratios: [RatioSpec("engine", over: "raw SQLite", limit: 2),
                      RatioSpec("engine", over: "GRDB records", limit: 1.0, target: "< 1× (faster than GRDB)")],
             variants: { setup in
@@ -49,7 +49,7 @@ extension ScenarioCatalogue {
         return BenchScenario(
             id: "save-granularity", title: "Save granularity: every 1, 10, 100, 1,000 changes or once",
             claim: "Fewer, larger saves cost less in total than many small ones.",
-            source: "seed 001 P-36, P-91",
+            theme: .saving, sources: [ClaimSource.objcio("Performance", "Inserting and Changing Objects", "P-36", "B-SAVE-GRAN"), ClaimSource.objcio("Syncing with a Network Service", nil, "P-91")],
             ratios: [RatioSpec(name(1), over: name(0))],
             variants: { setup in
                 let model = try RowWorkload.model()
@@ -87,7 +87,7 @@ extension ScenarioCatalogue {
         BenchScenario(
             id: "update", title: "Update N/20 objects, one save, with peers",
             claim: "Changing fetched objects and saving once issues one UPDATE per object in one transaction; the engine's bookkeeping (change tracking, optimistic locking) should cost a small factor over raw SQL.",
-            source: "seed 001 P-35, P-36; anchors-performance §2.1 (update 10,000 objects, one save)",
+            theme: .saving, sources: [ClaimSource.objcio("Performance", "Inserting and Changing Objects", "P-35", "P-36"), ClaimSource(.grdb, "update 10,000 objects, one save")],
             ratios: [RatioSpec("engine", over: "raw SQLite"), RatioSpec("engine", over: "GRDB records")],
             variants: { setup in
                 let model = try RowWorkload.model()
@@ -133,7 +133,7 @@ extension ScenarioCatalogue {
         BenchScenario(
             id: "batch-update", title: "Batch update versus fetch-modify-save (a flag on N/20 rows)",
             claim: "A batch update of thousands of rows is much faster than fetching, changing and saving them; merging its IDs brings registered objects up to date.",
-            source: "seed 001 P-88, BU-01–BU-06 (L2338–L2375)",
+            theme: .saving, sources: [ClaimSource.objcio("Changing and Saving Data", "Batch Updates", "P-88", "BU-01", "BU-06", "B-BATCHUPD")],
             ratios: [RatioSpec("batch update", over: "fetch-modify-save"), RatioSpec("batch update + merge", over: "fetch-modify-save")],
             variants: { setup in
                 let model = try RowWorkload.model()
@@ -186,7 +186,7 @@ extension ScenarioCatalogue {
         BenchScenario(
             id: "batch-delete", title: "Batch delete versus fetch-delete-save (N/20 rows)",
             claim: "A batch delete skips loading objects and is much faster than fetching, deleting and saving them.",
-            source: "seed 001 L2352, L2437; seed 001 part 2 D7 (L4124–L4152)",
+            theme: .saving, sources: [ClaimSource.objcio("Changing and Saving Data", "Batch Updates", "P-88"), ClaimSource.objcio("Problems with Multiple Contexts", "Deleting Objects", "D7")],
             ratios: [RatioSpec("batch delete", over: "fetch-delete-save")],
             variants: { setup in
                 let model = try RowWorkload.model()
@@ -224,7 +224,7 @@ extension ScenarioCatalogue {
         return BenchScenario(
             id: "merge-cost", title: "Merging N changed objects into a main context (the 16 ms budget)",
             claim: "A main-context merge must fit in a frame (16 ms at 60 Hz; 20–30 ms is tolerable when the user is not interacting); large background changes need care.",
-            source: "seed 001 P-37 (L2856), B-MAIN-BUDGET",
+            theme: .concurrency, sources: [ClaimSource.objcio("Performance", "Inserting and Changing Objects", "P-37", "B-MAIN-BUDGET")],
             variants: { setup in
                 let model = try RowWorkload.model()
                 let store = try setup.data.rows(setup.scale.rows)

@@ -62,7 +62,7 @@ public struct UserModelSuite {
         scenarios.append(BenchScenario(
             id: "model-fetch-all", title: "Fetch every object of each entity (\(name))",
             claim: "Fetching an entity's objects fully materialized costs one statement per fetch.",
-            source: "generic pattern", variants: { setup in
+            theme: .yourModel, sources: [ClaimSource(.faultline, "your model", "a fetch of every object")], variants: { setup in
                 let url = try store(setup)
                 return entities.map { entity in
                     .engine("fetch all \(entity.name)", model: model, store: url) { context in
@@ -83,7 +83,7 @@ public struct UserModelSuite {
         scenarios.append(BenchScenario(
             id: "model-fetch-indexed", title: "Fetch by each indexed attribute (\(name))",
             claim: "A fetch by an indexed attribute searches its index instead of scanning the table.",
-            source: "seed 001 P-12–P-14",
+            theme: .yourModel, sources: [ClaimSource.objcio("Performance", "Performance Characteristics of Core Data's Stack", "P-12", "P-13", "P-14")],
             skipReason: indexed.isEmpty ? "the model has no indexed attributes" : nil,
             variants: { setup in
                 let url = try store(setup)
@@ -111,7 +111,7 @@ public struct UserModelSuite {
         scenarios.append(BenchScenario(
             id: "model-traverse", title: "Traverse each relationship, with and without prefetching (\(name))",
             claim: "Touching a relationship of every fetched object fires one fault per object; prefetching the key path needs a constant number of statements.",
-            source: "seed 001 P-32",
+            theme: .yourModel, sources: [ClaimSource.objcio("Performance", "Optimizing Fetch Requests", "P-32")],
             skipReason: relationships.isEmpty ? "the model has no relationships" : nil,
             variants: { setup in
                 let url = try store(setup)
@@ -143,7 +143,7 @@ public struct UserModelSuite {
         scenarios.append(BenchScenario(
             id: "model-insert", title: "Insert and save a batch of each entity (\(name))",
             claim: "Inserting a batch and saving it once writes it in one transaction.",
-            source: "seed 001 P-35", variants: { setup in
+            theme: .yourModel, sources: [ClaimSource.objcio("Performance", "Inserting and Changing Objects", "P-35")], variants: { setup in
                 let template = try store(setup)
                 let batch = max(1, SyntheticData(model: model).perEntity(setup.scale.rows) / 10)
                 return entities.map { entity in

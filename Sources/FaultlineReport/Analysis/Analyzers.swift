@@ -392,7 +392,7 @@ public struct Analyzers {
                (g.fullScanSteps + g.count) / max(1, g.count) >= thresholds.smallTable {
                 found.kind = .foldingSearch
                 found.evidence = "\(fetch?.entity ?? table): \(runs) compared text with [c] or [d] on every row (\(verdict.detail); \(g.fullScanSteps + g.count) rows examined; predicate \(predicate)): folding case and diacritics in each comparison can use no index"
-                found.fix = "keep a normalized copy of the attribute (lowercased, diacritics removed: Core Data's Searchable pattern, updated in willSave), index it, and compare it with [n] (`nameNormalized BEGINSWITH[n] %@` with the search text normalized the same way) — seed 001 on string comparisons"
+                found.fix = "keep a normalized copy of the attribute (lowercased, diacritics removed: Core Data's Searchable pattern, updated in willSave), index it, and compare it with [n] (`nameNormalized BEGINSWITH[n] %@` with the search text normalized the same way) — objc.io, Core Data › Text › Searching"
                 findings.append(found)
             } else if verdict.scansOrWalksEntity && !verdict.candidates.isEmpty {
                 // Rows examined: a full scan counts its steps; an index walk of an entity counts none, so its VM steps

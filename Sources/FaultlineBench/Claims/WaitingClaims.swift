@@ -1,0 +1,91 @@
+extension ScenarioCatalogue {
+    /// The claims no scenario measures yet, by theme (`faultline bench --list` shows them after the scenarios).
+    public static let waiting: [WaitingClaim] = [
+        // SQLite's own levers
+        WaitingClaim(.sqlite, "The WAL file grows while a long read transaction keeps the checkpoint from resetting it; wal_autocheckpoint trades write latency against that growth.",
+                     [.objcio("Performance", "The Secret Sauce's Tunables", "P-45", "B-PRAGMA"), .objcio("Performance", "Performance Characteristics of Core Data's Stack", "P-15", "B-WAL")]),
+        WaitingClaim(.sqlite, "Page and OS caches hide the SQL tier's cost until the database no longer fits in them.",
+                     [.objcio("Performance", "Performance Characteristics of Core Data's Stack", "P-11")], waitingFor: "a cold-cache mode (dropping the OS page cache needs privileges)"),
+        // Concurrency
+        WaitingClaim(.concurrency, "Contexts on one coordinator block each other; two coordinators on one store stop the contention.",
+                     [.objcio("Performance", "Performance Characteristics of Core Data's Stack", "P-09", "B-CONTEND"), .apple("Concurrency", "Using a Private Queue to Support Concurrency", "perf-25")]),
+        WaitingClaim(.concurrency, "A small save on the main queue stays within a 16 ms frame while a background import runs.",
+                     [.objcio("Performance", "Inserting and Changing Objects", "P-37", "P-64", "B-MAIN-BUDGET")]),
+        WaitingClaim(.concurrency, "An asynchronous fetch keeps an expensive fetch off the context that waits for it, and can be cancelled.",
+                     [.objcio("Accessing Data", "Fetch Requests", "P-76")], waitingFor: "NSAsynchronousFetchRequest"),
+        // Avoiding fetches
+        WaitingClaim(.avoidingFetches, "Find-or-fetch: look among the registered objects before fetching; a scan that evaluates faults is a disaster.",
+                     [.objcio("Performance", "Avoiding Fetch Requests", "P-22", "P-51", "P-52", "B-FINDORFETCH")]),
+        WaitingClaim(.avoidingFetches, "A singleton-like object cached in the context's userInfo costs one fetch, then none.",
+                     [.objcio("Performance", "Avoiding Fetch Requests", "P-23", "B-SINGLETON")]),
+        WaitingClaim(.avoidingFetches, "A small set loaded once and filtered in memory beats a fetch each time, up to a crossover size.",
+                     [.objcio("Performance", "Avoiding Fetch Requests", "P-24", "B-SMALL", "B-SMALLSET"), .apple("Performance", "Fetching Managed Objects", "perf-4")]),
+        WaitingClaim(.avoidingFetches, "registeredObject(for:) does no I/O, object(with:) no checks, existingObject(with:) may read the store.",
+                     [.objcio("Accessing Data", "Other Ways to Get Managed Objects", "P-78", "B-IDLOOKUP")]),
+        WaitingClaim(.avoidingFetches, "includesPropertyValues = false is cheap up front and costs a round trip per object used.",
+                     [.objcio("Accessing Data", "Fetch Requests", "P-68", "P-69"), .apple("Performance", "Reducing Memory Overhead", "perf-12")]),
+        // Schema shape
+        WaitingClaim(.schema, "Sub-entities share their root's table: fetching a leaf reads a wide table of every sibling's columns.",
+                     [.objcio("Performance", "How to Build Efficient Data Models", "P-53", "B-SUBENT"), .apple("Creating a Managed Object Model", "Entity Inheritance", "perf-14", "B5")]),
+        WaitingClaim(.schema, "Fewer, wider entities beat data split across entities that a screen always shows together.",
+                     [.objcio("Performance", "How to Build Efficient Data Models", "P-39", "P-40", "P-41", "B-WIDE")]),
+        WaitingClaim(.schema, "Smaller integer types save space and fetch faster (SQLite stores integers as varints).",
+                     [.objcio("Performance", "How to Build Efficient Data Models", "P-57", "B-INTWIDTH")]),
+        WaitingClaim(.schema, "Mandatory attributes with a default beat optional ones (NULL handling, index use).",
+                     [.apple("Performance", nil, "perf-15")]),
+        WaitingClaim(.schema, "Dropping an inverse saves relationship maintenance, probably a premature optimization.",
+                     [.objcio("Performance", "How to Build Efficient Data Models", "P-55")]),
+        WaitingClaim(.schema, "Many-to-many costs a join table on every read and write; one-to-many does not.",
+                     [.objcio("Performance", "How to Build Efficient Data Models", "P-54"), .apple("Creating Managed Object Relationships", "Many-to-Many Relationships", "B7")]),
+        WaitingClaim(.schema, "Ordered relationships are slower to write and faster to read in order.",
+                     [.objcio("Performance", "Avoiding Fetch Requests", "P-21", "B-ORDERED")]),
+        // Paging and fetch shape
+        WaitingClaim(.fetchShape, "fetchLimit shrinks the working set; progressive loading (a first screen, then fetchOffset) shows data sooner.",
+                     [.apple("Performance", "Fetch Limits", "perf-6", "perf-7", "B3")]),
+        WaitingClaim(.fetchShape, "The earliest date: a sorted fetch with fetchLimit 1 or a min: expression beats fetching all and sorting.",
+                     [ClaimSource(.studyNotes, "Understanding", "Fetching", keys: ["W-004-3"])]),
+        // Predicates
+        WaitingClaim(.predicates, "Put the most restrictive, cheapest clause first, above all before text matching.",
+                     [.apple("Performance", "Fetch Predicates", "perf-5", "B2"), ClaimSource(.studyNotes, "Advanced", "Predicates", keys: ["W-004-2", "K1"])]),
+        WaitingClaim(.predicates, "noindex: rules an index out of a query's plan.",
+                     [.apple("Persistent Store Types and Behaviors", nil, "perf-24")], waitingFor: "noindex: in the predicate language"),
+        // Sorting
+        WaitingClaim(.sorting, "Sort in SQLite (free with an index), not afterwards in memory.",
+                     [.objcio("Performance", "Optimizing Fetch Requests", "P-26", "B-SORT")]),
+        // Start-up and staleness
+        WaitingClaim(.startup, "Adding the store can take an unknown time: open the store off the main queue (10⁴ and 10⁶ rows).",
+                     [.apple("Integrating Core Data at iOS Startup", nil, "perf-17")]),
+        WaitingClaim(.startup, "A compiled model loads faster than the model's source.",
+                     [ClaimSource(.kodeco, "The Core Data Stack", "The Managed Object Model", keys: ["perf-8"])]),
+        WaitingClaim(.startup, "A staleness interval above 0 lets faults use the row cache; 0 reads the store each time.",
+                     [.apple("Ensuring Data Is Up to Date", nil, "perf-21", "B-STALE")]),
+        // Conflicts, delete rules, validation
+        WaitingClaim(.conflicts, "Merge policies resolve the same conflict differently, at a cost per conflicting object.",
+                     [.apple("Change Management", "Choosing a Merge Policy", "B10"), ClaimSource(.studyNotes, "Advanced", "Conflicts", keys: ["W-004-13"])]),
+        WaitingClaim(.conflicts, "Delete rules at scale: cascade, nullify and deny touch different rows.",
+                     [.apple("Creating Managed Object Relationships", "Relationship Delete Rules", "B6"), ClaimSource(.studyNotes, "Understanding", "Relationships", keys: ["W-004-8", "W-004-9"])]),
+        WaitingClaim(.conflicts, "Validation runs on every save of every changed object.",
+                     [ClaimSource(.appleGuideClassic, "Managed Object Models", "Programmatic Models", keys: ["W-003-6"])]),
+        // N+1
+        WaitingClaim(.nPlusOne, "Six employees in three departments: four round trips naively, two with prefetching or batch faulting.",
+                     [.apple("Performance", "Decreasing Fault Overhead", "perf-9", "B1")]),
+        WaitingClaim(.nPlusOne, "A denormalized count costs one statement where counting a relationship costs one per object.",
+                     [.objcio("Performance", "How to Build Efficient Data Models", "P-42", "P-43", "B-DENORM")]),
+        WaitingClaim(.nPlusOne, "Many faults in a row: one fetch of them all beats firing each, when the row cache is cold.",
+                     [.objcio("Performance", "Optimizing Fetch Requests", "P-27", "P-28", "B-FETCHFAULTS")]),
+        // Transformable encoding
+        WaitingClaim(.transformable, "A keyed archive wastes space; a custom encoding (3 bytes a colour) or plain attributes (latitude, longitude) do not; a transient accessor defers decoding.",
+                     [.objcio("Data Types", "Custom Data Types", "P-56", "P-60", "P-61", "B-TRANSFORM")]),
+        // Overheads
+        WaitingClaim(.overheads, "Inserting into a context is cheap; the save is where the time goes.",
+                     [.objcio("Performance", "Inserting and Changing Objects", "P-35", "B-INSERT")]),
+        WaitingClaim(.overheads, "Custom accessors and KVC cost more than the optimized storage.",
+                     [.apple("Performance", "NSManagedObject Storage Mechanism", "perf-3"), ClaimSource(.studyNotes, "Understanding", "Accessors", keys: ["W-004-16"])]),
+        // Migration
+        WaitingClaim(.migration, "A chain of versions migrates step by step; its cost grows with the steps and the rows.",
+                     [.objcio("Model Versions and Migrating Data", "Progressive Migrations"), ClaimSource(.studyNotes, "Advanced", "Migration", keys: ["W-004-12"])]),
+        // Import
+        WaitingClaim(.importing, "Import on a private-queue context, without an undo manager, saving every k objects.",
+                     [.apple("Concurrency", "Using a Private Queue to Support Concurrency", "B9"), ClaimSource(.studyNotes, "Understanding", "Import", keys: ["W-004-11"])]),
+    ]
+}
