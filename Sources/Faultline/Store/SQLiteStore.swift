@@ -21,6 +21,8 @@ final class SQLiteStore {
 
     /// The store is an SQLite database in memory (`PersistentStoreType.inMemory`): no file, gone with the store.
     let isInMemory: Bool
+    /// The store was opened read-only.
+    let isReadOnly: Bool
 
     /// The store's file, or nil for an in-memory store.
     var filePath: String? { isInMemory ? nil : path }
@@ -36,6 +38,7 @@ final class SQLiteStore {
         self.model = model
         self.path = inMemory ? Self.inMemoryPath : path
         self.isInMemory = inMemory
+        self.isReadOnly = readOnly
         if inMemory && readOnly {
             throw StoreError.invalidConfiguration("an in-memory store starts empty, so it cannot be opened read only")
         }
@@ -63,7 +66,12 @@ final class SQLiteStore {
         do {
             // A read-only store keeps its journal mode; reading the schema tells a foreign file here too.
             // A new store gets Core Data's incremental auto-vacuum (`_NSAutoVacuumLevel` 2) before anything is written.
-            if isNew { try connection.execute("PRAGMA auto_vacuum = 2") }
+            if isNew {
+                // The mode is fixed once set on a new file: the caller's instead of Core Data's, if given (an existing
+                // store's changes only with a full vacuum).
+                let modes = pragmas.filter { $0.name.lowercased() == "auto_vacuum" }
+                for pragma in modes.isEmpty ? [try StorePragma("auto_vacuum", "2")] : modes { try connection.execute(pragma.sql) }
+            }
             try connection.execute(readOnly ? "SELECT count(*) FROM sqlite_master" : "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;")
             for pragma in pragmas { try connection.execute(pragma.sql) }
         } catch let error as SQLiteError where error.primaryCode == SQLITE_NOTADB || error.primaryCode == SQLITE_CORRUPT {
