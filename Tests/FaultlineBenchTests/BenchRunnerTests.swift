@@ -345,6 +345,36 @@ extension ScenarioCoverageTests {
     }
 }
 
+extension ScenarioCoverageTests {
+    /// SQLite's levers: each durability variant runs the same statements (11 a save of 5 objects: 4 to allocate
+    /// keys, BEGIN, 5 INSERTs, COMMIT); the vacuums run theirs (pragmas before and after, checkpoints), and the
+    /// file sizes — exact, unlike times — decide `file-size`'s verdict.
+    func testSQLiteLeverScenariosCountTheirStatementsAndMeasureTheFile() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("faultline-levers-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let options = BenchRunner.Options(scale: BenchScale(name: "test", rows: 400), repetitions: 1, outputFolder: dir, tags: [.sqlite])
+        let results = try BenchRunner(options: options).run()
+        XCTAssertEqual(results.scenarios.map(\.id), ["save-durability", "file-size"])
+        XCTAssertEqual(results.scenarios.map(\.theme), [.sqlite, .sqlite])
+        let durability = try XCTUnwrap(results.scenarios.first)
+        XCTAssertEqual(durability.status, "ran", durability.note ?? "")
+        XCTAssertEqual(durability.variants.count, ScenarioCatalogue.durabilityVariants.count)
+        for variant in durability.variants {
+            XCTAssertEqual(variant.operations, 50, variant.name)
+            XCTAssertEqual(variant.counters?.saves, 50, variant.name)
+            XCTAssertEqual(variant.counters?.statements, 50 * 11, variant.name)
+        }
+        XCTAssertTrue(durability.verdict.detail.contains("fsync"), durability.verdict.detail)
+        let files = try XCTUnwrap(results.scenarios.last)
+        XCTAssertEqual(files.status, "ran", files.note ?? "")
+        func statements(_ name: String) -> Int? { files.variants.first { $0.name == name }?.counters?.statements }
+        XCTAssertEqual(statements("no vacuum"), 0)
+        XCTAssertEqual(statements("incremental vacuum"), 9)
+        XCTAssertEqual(statements("full vacuum (VACUUM)"), 8)
+        XCTAssertEqual(files.verdict.held, true, files.verdict.detail)
+    }
+}
+
 /// The peers read the same rows as the engine, so that their times compare like with like.
 final class PeerAgreementTests: XCTestCase {
     func testEngineRawSQLiteAndGRDBReadTheSameRows() throws {

@@ -28,13 +28,14 @@ public final class BenchRunner {
         /// run records only the peak resident size.
         public var allocationCounter: AllocationCounter?
 
-        public init(scale: BenchScale = .medium, repetitions: Int = 5, outputFolder: URL, scenarioIDs: [String] = [],
+        public init(scale: BenchScale = .medium, repetitions: Int = 5, outputFolder: URL, scenarioIDs: [String] = [], tags: [BenchTheme] = [],
                     keepData: Bool = false, modelPath: String? = nil, storePath: String? = nil, allocationCounter: AllocationCounter? = nil,
                     progress: @escaping (String) -> Void = { _ in }) {
             self.scale = scale
             self.repetitions = repetitions
             self.outputFolder = outputFolder
             self.scenarioIDs = scenarioIDs
+            self.tags = tags
             self.keepData = keepData
             self.modelPath = modelPath
             self.storePath = storePath
