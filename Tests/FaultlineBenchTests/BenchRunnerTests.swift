@@ -375,6 +375,30 @@ extension ScenarioCoverageTests {
     }
 }
 
+extension ScenarioCoverageTests {
+    /// Indexes change no statement: with 0 to 4 of them, inserting 200 rows is 206 statements (4 to allocate keys,
+    /// BEGIN, 200 INSERTs, COMMIT) and updating 50 is 52; the file grows with each index.
+    func testIndexCostsRunTheSameStatementsWhateverTheIndexes() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("faultline-index-costs-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let options = BenchRunner.Options(scale: BenchScale(name: "test", rows: 400), repetitions: 2, outputFolder: dir, scenarioIDs: ["index-costs"])
+        let result = try XCTUnwrap(try BenchRunner(options: options).run().scenarios.first)
+        XCTAssertEqual(result.status, "ran", result.note ?? "")
+        XCTAssertEqual(result.variants.count, 10)
+        for variant in result.variants {
+            let insert = variant.name.hasSuffix("insert")
+            XCTAssertEqual(variant.operations, insert ? 200 : 50, variant.name)
+            XCTAssertEqual(variant.counters?.statements, insert ? 206 : 52, variant.name)
+            XCTAssertEqual(variant.counters?.saves, 1, variant.name)
+        }
+        let files = try XCTUnwrap(result.verdict.detail.components(separatedBy: "the file: ").last, result.verdict.detail)
+        let kilobytes = files.components(separatedBy: ", ").compactMap { $0.hasSuffix(" kB") ? Double($0.dropLast(3)) : nil }
+        XCTAssertEqual(kilobytes.count, 5, "a size for each index count: \(result.verdict.detail)")
+        XCTAssertEqual(kilobytes, kilobytes.sorted(), "each index grows the file")
+        XCTAssertEqual(Set(kilobytes).count, 5)
+    }
+}
+
 /// The peers read the same rows as the engine, so that their times compare like with like.
 final class PeerAgreementTests: XCTestCase {
     func testEngineRawSQLiteAndGRDBReadTheSameRows() throws {
