@@ -399,6 +399,24 @@ extension ScenarioCoverageTests {
     }
 }
 
+extension ScenarioCoverageTests {
+    /// Apple's golden N+1: the guide's six employees take 4 round trips naively, 2 with prefetching or batch
+    /// faulting, 1 as a dictionary fetch; 300 employees (6 departments) take 7, 2, 2 and 1.
+    func testDepartmentNamesTakesTheGuidesRoundTrips() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("faultline-department-names-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let options = BenchRunner.Options(scale: BenchScale(name: "test", rows: 400), repetitions: 1, outputFolder: dir, scenarioIDs: ["department-names"])
+        let result = try XCTUnwrap(try BenchRunner(options: options).run().scenarios.first)
+        XCTAssertEqual(result.status, "ran", result.note ?? "")
+        func statements(_ name: String) -> Int? { result.variants.first { $0.name == name }?.counters?.statements }
+        let six = " (the guide's six employees)"
+        XCTAssertEqual(["N+1", "prefetch department", "batch faulting", "dictionary fetch (a join)"].map { statements($0 + six) }, [4, 2, 2, 1])
+        XCTAssertEqual(["N+1", "prefetch department", "batch faulting", "dictionary fetch (a join)"].map { statements($0) }, [7, 2, 2, 1])
+        XCTAssertEqual(result.variants.first { $0.name == "N+1" + six }?.counters?.cacheMisses, 3, "one fault per department, the rest uniqued")
+        XCTAssertEqual(result.verdict.held, true, result.verdict.detail)
+    }
+}
+
 /// The peers read the same rows as the engine, so that their times compare like with like.
 final class PeerAgreementTests: XCTestCase {
     func testEngineRawSQLiteAndGRDBReadTheSameRows() throws {

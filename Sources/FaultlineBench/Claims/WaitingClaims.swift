@@ -67,8 +67,6 @@ extension ScenarioCatalogue {
         WaitingClaim(.conflicts, "Validation runs on every save of every changed object.",
                      [ClaimSource(.appleGuideClassic, "Managed Object Models", "Programmatic Models", keys: ["W-003-6"])]),
         // N+1
-        WaitingClaim(.nPlusOne, "Six employees in three departments: four round trips naively, two with prefetching or batch faulting.",
-                     [.apple("Performance", "Decreasing Fault Overhead", "perf-9", "B1")]),
         WaitingClaim(.nPlusOne, "A denormalized count costs one statement where counting a relationship costs one per object.",
                      [.objcio("Performance", "How to Build Efficient Data Models", "P-42", "P-43", "B-DENORM")]),
         WaitingClaim(.nPlusOne, "Many faults in a row: one fetch of them all beats firing each, when the row cache is cold.",
