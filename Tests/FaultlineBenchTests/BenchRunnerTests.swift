@@ -417,6 +417,32 @@ extension ScenarioCoverageTests {
     }
 }
 
+extension ScenarioCoverageTests {
+    /// Fetch shapes on 1,000 cities: the rows each way reads, the statements, and SQLite's sorts.
+    func testFetchShapeAndSortingScenariosReadWhatTheirClaimsSay() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("faultline-fetch-shape-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let options = BenchRunner.Options(scale: BenchScale(name: "test", rows: 400), repetitions: 1, outputFolder: dir,
+                                          scenarioIDs: ["paging", "earliest-value", "sort-in-sqlite"])
+        let results = try BenchRunner(options: options).run()
+        func counters(_ scenario: String, _ variant: String) throws -> ProbeCounters {
+            let found = try XCTUnwrap(results.scenarios.first { $0.id == scenario })
+            XCTAssertEqual(found.status, "ran", found.note ?? "")
+            return try XCTUnwrap(found.variants.first { $0.name == variant }?.counters, "\(scenario)/\(variant)")
+        }
+        let everything = try counters("paging", "everything"), screen = try counters("paging", "first screen (fetchLimit 100)"),
+            progressive = try counters("paging", "first screen, then the rest (fetchOffset 100)")
+        XCTAssertEqual([everything.statements, everything.rows], [1, 1_000])
+        XCTAssertEqual([screen.statements, screen.rows], [1, 100])
+        XCTAssertEqual([progressive.statements, progressive.rows], [2, 1_000])
+        XCTAssertEqual(try ["fetch all, sorted, take the first", "sorted, fetchLimit 1", "min: in a dictionary fetch"].map { try counters("earliest-value", $0).rows },
+                       [1_000, 1, 1])
+        XCTAssertEqual(try ["SQLite, indexed (population)", "SQLite, no index (name)", "in memory (name, after the fetch)"].map { try counters("sort-in-sqlite", $0).sortingStatements },
+                       [0, 1, 0], "the index gives the order; without it SQLite sorts in a temporary B-tree")
+        XCTAssertEqual(try counters("sort-in-sqlite", "in memory (name, after the fetch)").fetchedObjects, 1_000)
+    }
+}
+
 /// The peers read the same rows as the engine, so that their times compare like with like.
 final class PeerAgreementTests: XCTestCase {
     func testEngineRawSQLiteAndGRDBReadTheSameRows() throws {

@@ -40,19 +40,11 @@ extension ScenarioCatalogue {
         WaitingClaim(.schema, "Ordered relationships are slower to write and faster to read in order.",
                      [.objcio("Performance", "Avoiding Fetch Requests", "P-21", "B-ORDERED")]),
         // Paging and fetch shape
-        WaitingClaim(.fetchShape, "fetchLimit shrinks the working set; progressive loading (a first screen, then fetchOffset) shows data sooner.",
-                     [.apple("Performance", "Fetch Limits", "perf-6", "perf-7", "B3")]),
-        WaitingClaim(.fetchShape, "The earliest date: a sorted fetch with fetchLimit 1 or a min: expression beats fetching all and sorting.",
-                     [ClaimSource(.studyNotes, "Understanding", "Fetching", keys: ["W-004-3"])]),
-        // Predicates
         WaitingClaim(.predicates, "Put the most restrictive, cheapest clause first, above all before text matching.",
                      [.apple("Performance", "Fetch Predicates", "perf-5", "B2"), ClaimSource(.studyNotes, "Advanced", "Predicates", keys: ["W-004-2", "K1"])]),
         WaitingClaim(.predicates, "noindex: rules an index out of a query's plan.",
                      [.apple("Persistent Store Types and Behaviors", nil, "perf-24")], waitingFor: "noindex: in the predicate language"),
         // Sorting
-        WaitingClaim(.sorting, "Sort in SQLite (free with an index), not afterwards in memory.",
-                     [.objcio("Performance", "Optimizing Fetch Requests", "P-26", "B-SORT")]),
-        // Start-up and staleness
         WaitingClaim(.startup, "Adding the store can take an unknown time: open the store off the main queue (10⁴ and 10⁶ rows).",
                      [.apple("Integrating Core Data at iOS Startup", nil, "perf-17")]),
         WaitingClaim(.startup, "A compiled model loads faster than the model's source.",

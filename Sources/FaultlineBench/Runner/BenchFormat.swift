@@ -11,9 +11,10 @@ public enum BenchFormat {
         return String(format: "%.0f ns", value * 1e9)
     }
 
-    /// `1.37×`.
+    /// `1.37×`; two significant digits below 0.1 (`0.0021×`).
     public static func ratio(_ value: Double) -> String {
-        value >= 100 ? String(format: "%.0f×", value) : value >= 10 ? String(format: "%.1f×", value) : String(format: "%.2f×", value)
+        value >= 100 ? String(format: "%.0f×", value) : value >= 10 ? String(format: "%.1f×", value)
+            : value >= 0.1 || value == 0 ? String(format: "%.2f×", value) : String(format: "%.2g×", value)
     }
 
     /// Bytes in B, kB, MB or GB (powers of 1,000), with a sign when negative.
