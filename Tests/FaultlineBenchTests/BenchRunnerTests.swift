@@ -443,6 +443,32 @@ extension ScenarioCoverageTests {
     }
 }
 
+extension ScenarioCoverageTests {
+    /// Avoiding fetches: the round trips each way to an object costs, exactly.
+    func testAvoidingFetchScenariosCountTheirRoundTrips() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("faultline-avoiding-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let options = BenchRunner.Options(scale: BenchScale(name: "test", rows: 400), repetitions: 1, outputFolder: dir,
+                                          scenarioIDs: ["id-lookups", "find-or-fetch", "property-values-off"])
+        let results = try BenchRunner(options: options).run()
+        func counters(_ scenario: String, _ variant: String) throws -> ProbeCounters {
+            let found = try XCTUnwrap(results.scenarios.first { $0.id == scenario })
+            XCTAssertEqual(found.status, "ran", found.note ?? "")
+            return try XCTUnwrap(found.variants.first { $0.name == variant }?.counters, "\(scenario)/\(variant)")
+        }
+        XCTAssertEqual(try ["registeredObject(for:)", "object(with:)", "existingObject(with:)", "existingObject(with:), registered"].map { try counters("id-lookups", $0).statements },
+                       [0, 0, 100, 0])
+        // 100 lookups among 200 rows: a fetch each; none among materialized objects; among faults, every fault up to
+        // the farthest row looked for fires.
+        let farthest = (0..<100).map { ($0 * 37) % 200 }.max()! + 1
+        XCTAssertEqual(try ["fetch each (fetchLimit 1)", "scan the registered objects (materialized)", "scan the registered objects (faults)"].map { try counters("find-or-fetch", $0).statements },
+                       [100, 0, farthest])
+        XCTAssertEqual(try counters("find-or-fetch", "scan the registered objects (faults)").cacheMisses, farthest)
+        XCTAssertEqual(try counters("property-values-off", "includesPropertyValues = true (the default)").statements, 1)
+        XCTAssertEqual(try counters("property-values-off", "includesPropertyValues = false, then every object used").statements, 201)
+    }
+}
+
 /// The peers read the same rows as the engine, so that their times compare like with like.
 final class PeerAgreementTests: XCTestCase {
     func testEngineRawSQLiteAndGRDBReadTheSameRows() throws {

@@ -14,17 +14,10 @@ extension ScenarioCatalogue {
         WaitingClaim(.concurrency, "An asynchronous fetch keeps an expensive fetch off the context that waits for it, and can be cancelled.",
                      [.objcio("Accessing Data", "Fetch Requests", "P-76")], waitingFor: "NSAsynchronousFetchRequest"),
         // Avoiding fetches
-        WaitingClaim(.avoidingFetches, "Find-or-fetch: look among the registered objects before fetching; a scan that evaluates faults is a disaster.",
-                     [.objcio("Performance", "Avoiding Fetch Requests", "P-22", "P-51", "P-52", "B-FINDORFETCH")]),
         WaitingClaim(.avoidingFetches, "A singleton-like object cached in the context's userInfo costs one fetch, then none.",
-                     [.objcio("Performance", "Avoiding Fetch Requests", "P-23", "B-SINGLETON")]),
+                     [.objcio("Performance", "Avoiding Fetch Requests", "P-23", "B-SINGLETON")], waitingFor: "a context's userInfo"),
         WaitingClaim(.avoidingFetches, "A small set loaded once and filtered in memory beats a fetch each time, up to a crossover size.",
                      [.objcio("Performance", "Avoiding Fetch Requests", "P-24", "B-SMALL", "B-SMALLSET"), .apple("Performance", "Fetching Managed Objects", "perf-4")]),
-        WaitingClaim(.avoidingFetches, "registeredObject(for:) does no I/O, object(with:) no checks, existingObject(with:) may read the store.",
-                     [.objcio("Accessing Data", "Other Ways to Get Managed Objects", "P-78", "B-IDLOOKUP")]),
-        WaitingClaim(.avoidingFetches, "includesPropertyValues = false is cheap up front and costs a round trip per object used.",
-                     [.objcio("Accessing Data", "Fetch Requests", "P-68", "P-69"), .apple("Performance", "Reducing Memory Overhead", "perf-12")]),
-        // Schema shape
         WaitingClaim(.schema, "Sub-entities share their root's table: fetching a leaf reads a wide table of every sibling's columns.",
                      [.objcio("Performance", "How to Build Efficient Data Models", "P-53", "B-SUBENT"), .apple("Creating a Managed Object Model", "Entity Inheritance", "perf-14", "B5")]),
         WaitingClaim(.schema, "Fewer, wider entities beat data split across entities that a screen always shows together.",
