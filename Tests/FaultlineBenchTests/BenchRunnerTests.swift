@@ -469,6 +469,39 @@ extension ScenarioCoverageTests {
     }
 }
 
+extension ScenarioCoverageTests {
+    /// Schema shapes: the statements each shape costs, exactly (20 owners of 10 pets, 20 playlists of 10 songs,
+    /// 20 regions of 20 moods).
+    func testSchemaScenariosCountWhatEachShapeCosts() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("faultline-schema-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let options = BenchRunner.Options(scale: BenchScale(name: "test", rows: 400), repetitions: 1, outputFolder: dir,
+                                          scenarioIDs: ["subentities", "integer-width", "to-many-shapes", "ordered-relationships", "denormalized-count"])
+        let results = try BenchRunner(options: options).run()
+        func statements(_ scenario: String, _ variant: String) throws -> Int {
+            let found = try XCTUnwrap(results.scenarios.first { $0.id == scenario })
+            XCTAssertEqual(found.status, "ran", found.note ?? "")
+            return try XCTUnwrap(found.variants.first { $0.name == variant }?.counters?.statements, "\(scenario)/\(variant)")
+        }
+        let subentities = try XCTUnwrap(results.scenarios.first { $0.id == "subentities" })
+        XCTAssertEqual(subentities.variants.compactMap { $0.counters.map { [$0.statements, $0.rows] } }, [[1, 250], [1, 250]], "one kind's rows either way")
+        XCTAssertEqual(try statements("integer-width", "Integer 16"), 1)
+        XCTAssertTrue(try XCTUnwrap(results.scenarios.first { $0.id == "integer-width" }).verdict.detail.contains("with Integer 16"))
+        // 20 owners and 200 pets: 220 INSERTs, 8 to allocate keys, BEGIN and COMMIT; many-to-many adds a join row a link.
+        XCTAssertEqual(try statements("to-many-shapes", "one-to-many: insert"), 230)
+        XCTAssertEqual(try statements("to-many-shapes", "many-to-many: insert"), 430)
+        XCTAssertEqual(try statements("to-many-shapes", "one-to-many: read"), 21)
+        XCTAssertEqual(try statements("to-many-shapes", "many-to-many: read"), 21)
+        // The order lives in the songs' rows: no statement more to write it; sorting by position fires every song.
+        XCTAssertEqual(try statements("ordered-relationships", "ordered: insert"), 230)
+        XCTAssertEqual(try statements("ordered-relationships", "unordered + position: insert"), 230)
+        XCTAssertEqual(try statements("ordered-relationships", "ordered: read in order"), 41)
+        XCTAssertEqual(try statements("ordered-relationships", "unordered + position: read in order"), 221)
+        XCTAssertEqual(try ["moods.count (relationship faults)", "a count request per region", "numberOfMoods (stored)"].map { try statements("denormalized-count", $0) },
+                       [21, 21, 1])
+    }
+}
+
 /// The peers read the same rows as the engine, so that their times compare like with like.
 final class PeerAgreementTests: XCTestCase {
     func testEngineRawSQLiteAndGRDBReadTheSameRows() throws {

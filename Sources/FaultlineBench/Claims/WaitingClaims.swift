@@ -18,21 +18,12 @@ extension ScenarioCatalogue {
                      [.objcio("Performance", "Avoiding Fetch Requests", "P-23", "B-SINGLETON")], waitingFor: "a context's userInfo"),
         WaitingClaim(.avoidingFetches, "A small set loaded once and filtered in memory beats a fetch each time, up to a crossover size.",
                      [.objcio("Performance", "Avoiding Fetch Requests", "P-24", "B-SMALL", "B-SMALLSET"), .apple("Performance", "Fetching Managed Objects", "perf-4")]),
-        WaitingClaim(.schema, "Sub-entities share their root's table: fetching a leaf reads a wide table of every sibling's columns.",
-                     [.objcio("Performance", "How to Build Efficient Data Models", "P-53", "B-SUBENT"), .apple("Creating a Managed Object Model", "Entity Inheritance", "perf-14", "B5")]),
         WaitingClaim(.schema, "Fewer, wider entities beat data split across entities that a screen always shows together.",
                      [.objcio("Performance", "How to Build Efficient Data Models", "P-39", "P-40", "P-41", "B-WIDE")]),
-        WaitingClaim(.schema, "Smaller integer types save space and fetch faster (SQLite stores integers as varints).",
-                     [.objcio("Performance", "How to Build Efficient Data Models", "P-57", "B-INTWIDTH")]),
         WaitingClaim(.schema, "Mandatory attributes with a default beat optional ones (NULL handling, index use).",
                      [.apple("Performance", nil, "perf-15")]),
         WaitingClaim(.schema, "Dropping an inverse saves relationship maintenance, probably a premature optimization.",
                      [.objcio("Performance", "How to Build Efficient Data Models", "P-55")]),
-        WaitingClaim(.schema, "Many-to-many costs a join table on every read and write; one-to-many does not.",
-                     [.objcio("Performance", "How to Build Efficient Data Models", "P-54"), .apple("Creating Managed Object Relationships", "Many-to-Many Relationships", "B7")]),
-        WaitingClaim(.schema, "Ordered relationships are slower to write and faster to read in order.",
-                     [.objcio("Performance", "Avoiding Fetch Requests", "P-21", "B-ORDERED")]),
-        // Paging and fetch shape
         WaitingClaim(.predicates, "Put the most restrictive, cheapest clause first, above all before text matching.",
                      [.apple("Performance", "Fetch Predicates", "perf-5", "B2"), ClaimSource(.studyNotes, "Advanced", "Predicates", keys: ["W-004-2", "K1"])]),
         WaitingClaim(.predicates, "noindex: rules an index out of a query's plan.",
@@ -52,11 +43,6 @@ extension ScenarioCatalogue {
         WaitingClaim(.conflicts, "Validation runs on every save of every changed object.",
                      [ClaimSource(.appleGuideClassic, "Managed Object Models", "Programmatic Models", keys: ["W-003-6"])]),
         // N+1
-        WaitingClaim(.nPlusOne, "A denormalized count costs one statement where counting a relationship costs one per object.",
-                     [.objcio("Performance", "How to Build Efficient Data Models", "P-42", "P-43", "B-DENORM")]),
-        WaitingClaim(.nPlusOne, "Many faults in a row: one fetch of them all beats firing each, when the row cache is cold.",
-                     [.objcio("Performance", "Optimizing Fetch Requests", "P-27", "P-28", "B-FETCHFAULTS")]),
-        // Transformable encoding
         WaitingClaim(.transformable, "A keyed archive wastes space; a custom encoding (3 bytes a colour) or plain attributes (latitude, longitude) do not; a transient accessor defers decoding.",
                      [.objcio("Data Types", "Custom Data Types", "P-56", "P-60", "P-61", "B-TRANSFORM")]),
         // Overheads
@@ -68,7 +54,5 @@ extension ScenarioCatalogue {
         WaitingClaim(.migration, "A chain of versions migrates step by step; its cost grows with the steps and the rows.",
                      [.objcio("Model Versions and Migrating Data", "Progressive Migrations"), ClaimSource(.studyNotes, "Advanced", "Migration", keys: ["W-004-12"])]),
         // Import
-        WaitingClaim(.importing, "Import on a private-queue context, without an undo manager, saving every k objects.",
-                     [.apple("Concurrency", "Using a Private Queue to Support Concurrency", "B9"), ClaimSource(.studyNotes, "Understanding", "Import", keys: ["W-004-11"])]),
     ]
 }
