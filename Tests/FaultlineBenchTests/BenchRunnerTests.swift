@@ -502,6 +502,32 @@ extension ScenarioCoverageTests {
     }
 }
 
+extension ScenarioCoverageTests {
+    /// Delete rules and merge policies: what each one writes, and its outcome (Core Data's semantics).
+    func testConflictScenariosWriteWhatEachRuleAndPolicySays() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("faultline-conflicts-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let options = BenchRunner.Options(scale: BenchScale(name: "test", rows: 400), repetitions: 1, outputFolder: dir, tags: [.conflicts])
+        let results = try BenchRunner(options: options).run()
+        XCTAssertEqual(results.scenarios.map(\.id), ["delete-rules", "merge-policies"])
+        func statements(_ scenario: String, _ variant: String) throws -> Int {
+            let found = try XCTUnwrap(results.scenarios.first { $0.id == scenario })
+            XCTAssertEqual(found.status, "ran", found.note ?? "")
+            return try XCTUnwrap(found.variants.first { $0.name == variant }?.counters?.statements, "\(scenario)/\(variant)")
+        }
+        // 10 departments of 20: their relationship faults and the 200 employees' faults, then BEGIN, 200 DELETEs or
+        // UPDATEs and 10 DELETEs, COMMIT, and the count that checks the outcome; deny stops at the first department.
+        XCTAssertEqual(try statements("delete-rules", "cascade"), 10 + 200 + 1 + 200 + 10 + 1 + 1)
+        XCTAssertEqual(try statements("delete-rules", "nullify"), 10 + 200 + 1 + 200 + 10 + 1 + 1)
+        XCTAssertEqual(try statements("delete-rules", "deny"), 2)
+        for scenario in results.scenarios { XCTAssertEqual(scenario.verdict.held, true, "\(scenario.id): \(scenario.verdict.detail)") }
+        let counts = try ["error", "mergeByPropertyStoreTrump", "mergeByPropertyObjectTrump", "overwrite", "rollback"].map { try statements("merge-policies", $0) }
+        XCTAssertEqual(counts[1], counts[2], "the property-by-property policies do the same work")
+        XCTAssertEqual(counts[0], counts[4], "error and rollback write nothing")
+        XCTAssertGreaterThan(counts[3], counts[0])
+    }
+}
+
 /// The peers read the same rows as the engine, so that their times compare like with like.
 final class PeerAgreementTests: XCTestCase {
     func testEngineRawSQLiteAndGRDBReadTheSameRows() throws {

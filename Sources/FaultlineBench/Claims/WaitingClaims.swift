@@ -36,10 +36,6 @@ extension ScenarioCatalogue {
         WaitingClaim(.startup, "A staleness interval above 0 lets faults use the row cache; 0 reads the store each time.",
                      [.apple("Ensuring Data Is Up to Date", nil, "perf-21", "B-STALE")]),
         // Conflicts, delete rules, validation
-        WaitingClaim(.conflicts, "Merge policies resolve the same conflict differently, at a cost per conflicting object.",
-                     [.apple("Change Management", "Choosing a Merge Policy", "B10"), ClaimSource(.studyNotes, "Advanced", "Conflicts", keys: ["W-004-13"])]),
-        WaitingClaim(.conflicts, "Delete rules at scale: cascade, nullify and deny touch different rows.",
-                     [.apple("Creating Managed Object Relationships", "Relationship Delete Rules", "B6"), ClaimSource(.studyNotes, "Understanding", "Relationships", keys: ["W-004-8", "W-004-9"])]),
         WaitingClaim(.conflicts, "Validation runs on every save of every changed object.",
                      [ClaimSource(.appleGuideClassic, "Managed Object Models", "Programmatic Models", keys: ["W-003-6"])]),
         // N+1
