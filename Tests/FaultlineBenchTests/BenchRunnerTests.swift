@@ -528,6 +528,29 @@ extension ScenarioCoverageTests {
     }
 }
 
+extension ScenarioCoverageTests {
+    /// Inserting runs no statement, the save runs them all; a staleness interval of 0, or one expired, reads every
+    /// row another context had cached.
+    func testInsertThenSaveAndStalenessCountTheirStatements() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("faultline-overheads-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let options = BenchRunner.Options(scale: BenchScale(name: "test", rows: 400), repetitions: 1, outputFolder: dir, scenarioIDs: ["insert-then-save", "staleness"])
+        let results = try BenchRunner(options: options).run()
+        func counters(_ scenario: String, _ variant: String) throws -> ProbeCounters {
+            let found = try XCTUnwrap(results.scenarios.first { $0.id == scenario })
+            XCTAssertEqual(found.status, "ran", found.note ?? "")
+            return try XCTUnwrap(found.variants.first { $0.name == variant }?.counters, "\(scenario)/\(variant)")
+        }
+        XCTAssertEqual(try counters("insert-then-save", "insert into the context").statements, 0)
+        XCTAssertEqual(try counters("insert-then-save", "save").statements, 206)
+        XCTAssertEqual(try ["stalenessInterval −1 (the default)", "stalenessInterval 0", "stalenessInterval 0.001 s, expired"].map { try counters("staleness", $0).statements },
+                       [0, 200, 200])
+        XCTAssertEqual(try counters("staleness", "stalenessInterval −1 (the default)").cacheHits, 200)
+        let staleness = try XCTUnwrap(results.scenarios.first { $0.id == "staleness" })
+        XCTAssertEqual(staleness.verdict.held, true, staleness.verdict.detail)
+    }
+}
+
 /// The peers read the same rows as the engine, so that their times compare like with like.
 final class PeerAgreementTests: XCTestCase {
     func testEngineRawSQLiteAndGRDBReadTheSameRows() throws {

@@ -33,17 +33,12 @@ extension ScenarioCatalogue {
                      [.apple("Integrating Core Data at iOS Startup", nil, "perf-17")]),
         WaitingClaim(.startup, "A compiled model loads faster than the model's source.",
                      [ClaimSource(.kodeco, "The Core Data Stack", "The Managed Object Model", keys: ["perf-8"])]),
-        WaitingClaim(.startup, "A staleness interval above 0 lets faults use the row cache; 0 reads the store each time.",
-                     [.apple("Ensuring Data Is Up to Date", nil, "perf-21", "B-STALE")]),
-        // Conflicts, delete rules, validation
         WaitingClaim(.conflicts, "Validation runs on every save of every changed object.",
                      [ClaimSource(.appleGuideClassic, "Managed Object Models", "Programmatic Models", keys: ["W-003-6"])]),
         // N+1
         WaitingClaim(.transformable, "A keyed archive wastes space; a custom encoding (3 bytes a colour) or plain attributes (latitude, longitude) do not; a transient accessor defers decoding.",
                      [.objcio("Data Types", "Custom Data Types", "P-56", "P-60", "P-61", "B-TRANSFORM")]),
         // Overheads
-        WaitingClaim(.overheads, "Inserting into a context is cheap; the save is where the time goes.",
-                     [.objcio("Performance", "Inserting and Changing Objects", "P-35", "B-INSERT")]),
         WaitingClaim(.overheads, "Custom accessors and KVC cost more than the optimized storage.",
                      [.apple("Performance", "NSManagedObject Storage Mechanism", "perf-3"), ClaimSource(.studyNotes, "Understanding", "Accessors", keys: ["W-004-16"])]),
         // Migration

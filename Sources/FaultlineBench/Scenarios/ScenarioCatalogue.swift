@@ -2,9 +2,9 @@
 /// advice (seed 001 chapter 8 and the catalogue in reference/seed-001-objcio-part1.md §2.4).
 public enum ScenarioCatalogue {
     public static var all: [BenchScenario] {
-        [tiers, fetchObjects, resultTypes, insert, saveGranularity, historyCost, update, prefetchMayors, prefetchEmployees, departmentNames, denormalizedCount, traversal, idLookups, findOrFetch, propertyValuesOff,
+        [tiers, fetchObjects, insertThenSave, resultTypes, insert, saveGranularity, historyCost, update, prefetchMayors, prefetchEmployees, departmentNames, denormalizedCount, traversal, idLookups, findOrFetch, propertyValuesOff,
          batchSize, paging, earliestValue, sortInSQLite, indexSmall, indexLarge, compoundIndex, indexCosts, normalizedSearch, aggregate, pointLookup, rangeQuery, walReaders, blobs, subentities, integerWidth, toManyShapes, orderedRelationships, probeCost, batchUpdate, batchDelete, deleteRules, mergePolicies, mergeCost, saveDurability, fileSize,
-         migration, importReset, importUndo, fetchMemory, refreshToFault, rowCacheSharing, retainsRegistered]
+         migration, importReset, importUndo, fetchMemory, refreshToFault, rowCacheSharing, retainsRegistered, staleness]
     }
 
     /// The scenarios whose claims are about memory: the README's Memory table.
