@@ -51,7 +51,7 @@ final class PrecisionTests: XCTestCase {
     static let shops = 100, productsPerShop = 20
 
     /// Writes the store (probes off), then runs `body` with a trace on and returns the kinds of the findings.
-    func findings(_ indexes: Indexes = Indexes(), _ body: (ManagedObjectContext) throws -> Void) throws -> [Finding] {
+    func findings(_ indexes: Indexes = Indexes(), thresholds: AnalyzerThresholds = AnalyzerThresholds(), _ body: (ManagedObjectContext) throws -> Void) throws -> [Finding] {
         let model = try model(indexes)
         let store = dir.appendingPathComponent("store-\(UUID().uuidString).sqlite")
         let setup = PersistentStoreCoordinator(managedObjectModel: model, probes: .disabled)
@@ -85,7 +85,7 @@ final class PrecisionTests: XCTestCase {
             try context.performAndWait { try body(context) }
         }
         coordinator.probes.flush()
-        return Analyzers().findings(in: try TraceFile(path: path))
+        return Analyzers(thresholds: thresholds).findings(in: try TraceFile(path: path))
     }
 
     func request(_ entity: String, _ predicate: String? = nil, _ arguments: [Any] = [], sort: String? = nil) throws -> FetchRequest<ManagedObject> {
@@ -94,11 +94,12 @@ final class PrecisionTests: XCTestCase {
     }
 
     /// The broken workload gives exactly `expected`; the fixed one gives nothing.
-    func check(_ expected: [Finding.Kind], broken: (Indexes, (ManagedObjectContext) throws -> Void), fixed: (Indexes, (ManagedObjectContext) throws -> Void),
+    func check(_ expected: [Finding.Kind], thresholds: AnalyzerThresholds = AnalyzerThresholds(),
+               broken: (Indexes, (ManagedObjectContext) throws -> Void), fixed: (Indexes, (ManagedObjectContext) throws -> Void),
                file: StaticString = #filePath, line: UInt = #line) throws {
-        let found = try findings(broken.0, broken.1)
+        let found = try findings(broken.0, thresholds: thresholds, broken.1)
         XCTAssertEqual(found.map(\.kind), expected, found.map { "\($0.kind.rawValue): \($0.evidence)" }.joined(separator: "\n"), file: file, line: line)
-        let twin = try findings(fixed.0, fixed.1)
+        let twin = try findings(fixed.0, thresholds: thresholds, fixed.1)
         XCTAssertEqual(twin.map(\.kind), [], twin.map { "\($0.kind.rawValue): \($0.evidence)" }.joined(separator: "\n"), file: file, line: line)
     }
 
@@ -274,6 +275,81 @@ final class PrecisionTests: XCTestCase {
         }), fixed: (Indexes(normalizedName: true), { context in
             _ = try context.fetch(try self.request("Product", "nameNormalized BEGINSWITH[n] 'product 12'"))
         }))
+    }
+
+    func testTextSearchesThatCanUseNoIndex() throws {
+        for predicate in ["name CONTAINS 'duct 12'", "name ENDSWITH '12'", "name LIKE '*duct 1?'", "name MATCHES '.*duct 12.*'"] {
+            try check([.textScan], broken: (Indexes(), { context in
+                _ = try context.fetch(try self.request("Product", predicate))
+            }), fixed: (Indexes(normalizedName: true), { context in
+                _ = try context.fetch(try self.request("Product", "nameNormalized BEGINSWITH[n] 'product 12'"))
+            }))
+        }
+        let found = try findings { context in _ = try context.fetch(try self.request("Product", "name CONTAINS 'duct 12'")) }
+        XCTAssertTrue(found.first?.evidence.contains("searched text with CONTAINS on every row") == true, found.first?.evidence ?? "")
+    }
+
+    func testNotEqualOnAnOptionalAttributeWithNilUnsaid() throws {
+        try check([.optionalNotEqual], broken: (Indexes(), { context in
+            _ = try context.fetch(try self.request("Product", "category == 3 AND price != 5"))
+        }), fixed: (Indexes(), { context in
+            _ = try context.fetch(try self.request("Product", "category == 3 AND price != 5 AND price != nil"))
+        }))
+        let found = try findings { context in _ = try context.fetch(try self.request("Product", "category == 3 AND price != 5")) }
+        XCTAssertTrue(found.first?.fix.contains("price != %@ OR price == nil") == true, found.first?.fix ?? "")
+    }
+
+    func testFaultsWhoseRowsAnotherContextDeleted() throws {
+        func deleteFirstFive(_ context: ManagedObjectContext) throws -> [ManagedObjectID] {
+            var request = try self.request("Product", sort: "name")
+            request.fetchLimit = 5
+            let ids = try context.fetchObjectIDs(request)
+            let other = ManagedObjectContext(.privateQueue, coordinator: context.coordinator)
+            try other.performAndWait {
+                for id in ids { other.delete(try other.existingObject(with: id)) }
+                try other.save()
+            }
+            return ids
+        }
+        try check([.missingRow], broken: (Indexes(), { context in
+            for id in try deleteFirstFive(context) { _ = context.object(with: id).value(forKey: "name") }
+        }), fixed: (Indexes(), { context in
+            for id in try deleteFirstFive(context) { _ = (try? context.existingObject(with: id))?.value(forKey: "name") }
+        }))
+    }
+
+    func testASaveOverTheLimit() throws {
+        var thresholds = AnalyzerThresholds()
+        thresholds.largeSaveBytes = 1_000_000
+        let text = String(repeating: "x", count: 600_000)
+        try check([.largeSave], thresholds: thresholds, broken: (Indexes(), { context in
+            for shop in try context.fetch(try self.request("Shop")).prefix(2) { try shop.setValue(text, forKey: "name") }
+            try context.save()
+        }), fixed: (Indexes(), { context in
+            for shop in try context.fetch(try self.request("Shop")).prefix(2) {
+                try shop.setValue(text, forKey: "name")
+                try context.save()
+            }
+        }))
+    }
+
+    /// A single-attribute index that a compound one begins with, seen as the store is created in the trace.
+    func testARedundantIndexSeenWhenTheStoreIsCreated() throws {
+        func found(singleIndex: Bool) throws -> [Finding] {
+            let model = try ManagedObjectModel(entities: [EntityDescription(name: "Item", properties: [
+                AttributeDescription(name: "category", type: .integer32, isIndexed: singleIndex),
+                AttributeDescription(name: "price", type: .integer32),
+            ], compoundIndexes: [["category", "price"]])])
+            let path = dir.appendingPathComponent("index-\(singleIndex).jsonl").path
+            let coordinator = PersistentStoreCoordinator(managedObjectModel: model, probes: Probes(configuration: ProbeConfiguration(tracePath: path)))
+            try coordinator.addPersistentStore(at: dir.appendingPathComponent("index-\(singleIndex).sqlite"))
+            coordinator.probes.flush()
+            return Analyzers().findings(in: try TraceFile(path: path))
+        }
+        let broken = try found(singleIndex: true)
+        XCTAssertEqual(broken.map(\.kind), [.redundantIndex], broken.map(\.evidence).joined(separator: "\n"))
+        XCTAssertTrue(broken.first?.evidence.hasPrefix("ZITEM: the index ") == true, broken.first?.evidence ?? "")
+        XCTAssertEqual(try found(singleIndex: false).map(\.kind), [])
     }
 
     /// The most common model shape, inheritance: SQLite walks the sub-entity through the Z_ENT index (SEARCH in the

@@ -121,6 +121,7 @@ public final class TracingProbeRecorder: ProbeRecorder, @unchecked Sendable {
             if !e.prefetch.isEmpty { a["faultline.prefetch"] = e.prefetch }
             if !e.sort.isEmpty { a["faultline.sort"] = e.sort.map { "\($0.keyPath) \($0.ascending ? "ascending" : "descending")" } }
             a["faultline.faults"] = frame.faults
+            if !e.optionalNotEqual.isEmpty { a["faultline.optional_not_equal"] = e.optionalNotEqual }
             a["faultline.context"] = e.context
             Self.set(e.callSite, in: &a)
             frame.span.attributes = a
@@ -133,6 +134,7 @@ public final class TracingProbeRecorder: ProbeRecorder, @unchecked Sendable {
             a["faultline.deleted"] = e.deleted.values.reduce(0, +)
             a["faultline.statements"] = e.statements
             a["faultline.conflicts"] = e.conflicts
+            if e.bytes > 0 { a["faultline.bytes"] = e.bytes }
             for (key, counts) in [("inserted", e.inserted), ("updated", e.updated), ("deleted", e.deleted)] where !counts.isEmpty {
                 a["faultline.\(key)_entities"] = counts.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
             }
@@ -173,6 +175,7 @@ public final class TracingProbeRecorder: ProbeRecorder, @unchecked Sendable {
             if let count = e.count { attributes["faultline.count"] = count }
             if let batch = e.batch { attributes["faultline.batch"] = batch }
             if e.countOnly { attributes["faultline.count_only"] = true }
+            if e.missing { attributes["faultline.missing"] = true }
             if let site = e.stack?.callSite, let colon = site.lastIndex(of: ":"), let line = Int(site[site.index(after: colon)...]) {
                 attributes["code.filepath"] = String(site[..<colon])
                 attributes["code.lineno"] = line

@@ -56,6 +56,7 @@ extension ManagedObjectContext {
                 statements: after.statements - before.statements, rows: after.rows - before.rows, results: count, registered: registered,
                 sqlTime: after.sqlTime - before.sqlTime, totalTime: ProbeClock.seconds(start, end), callSite: callSite,
                 values: level >= 3 ? uris(result) : nil, context: serialNumber, contextName: name, gauges: gaugesInSection,
+                optionalNotEqual: request.predicate.map { OptionalInequality.keyPaths(in: $0, entity: model.entity(named: request.entityName)) } ?? [],
                 predicateText: PredicateTextReference(shape: text))),
                 at: end, predicateConstants: predicateShape.recordedConstants) }
             return result
@@ -72,10 +73,12 @@ extension ManagedObjectContext {
             let duration = ProbeClock.seconds(start, end)
             let fromDatabase = coordinator.probeTotals().statements != before
             let values = fromDatabase && batched == nil && coordinator.probes.sqlDebugLevel >= 3 ? Self.describeValues(object) : nil
-            coordinator.probes.record(.fault(FaultEvent(kind: .object, objectID: object.objectID, relationship: nil,
-                                                        source: fromDatabase ? .database : .rowCache, count: nil,
-                                                        duration: duration, values: values, batch: fromDatabase ? batched : nil,
-                                                        stack: coordinator.probes.wantsStack(cacheMiss: fromDatabase) ? FaultStack.capture() : nil, context: serialNumber)), at: end)
+            var event = FaultEvent(kind: .object, objectID: object.objectID, relationship: nil,
+                                   source: fromDatabase ? .database : .rowCache, count: nil,
+                                   duration: duration, values: values, batch: fromDatabase ? batched : nil,
+                                   stack: coordinator.probes.wantsStack(cacheMiss: fromDatabase) ? FaultStack.capture() : nil, context: serialNumber)
+            event.missing = object.flags.contains(.inaccessible)
+            coordinator.probes.record(.fault(event), at: end)
         }
     }
 

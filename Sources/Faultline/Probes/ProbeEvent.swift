@@ -206,6 +206,9 @@ public struct FetchEvent: Sendable, Equatable {
     public var contextName: String? = nil
     /// The context's object counts and the row cache's size when the fetch ended.
     public var gauges: ContextGauges? = nil
+    /// Key paths of optional attributes the predicate compares with `!=` to a value, without saying what nil should
+    /// do: the store leaves out the rows where they are nil, the same predicate evaluated in memory keeps them.
+    public var optionalNotEqual: [String] = []
     /// The predicate's shape text, when the fetch was compiled through a template: the trace then records the
     /// predicate by its constants (`PredicateRecording`).
     var predicateText = PredicateTextReference()
@@ -258,6 +261,9 @@ public struct FaultEvent: Sendable, Equatable {
     public var context: Int
     /// For relationship faults: true when the caller only asked for the number of members (`count(forRelationship:)`).
     public var countOnly = false
+    /// For object faults: true when the object's row was gone (deleted elsewhere): the object is inaccessible, its
+    /// values nil, and the context's `lastFaultError` says so.
+    public var missing = false
 }
 
 /// A context saved.
@@ -287,6 +293,8 @@ public struct SaveEvent: Sendable, Equatable {
     public var parent: Int? = nil
     /// The context's object counts and the row cache's size when the save ended.
     public var gauges: ContextGauges? = nil
+    /// Bytes of the values the save wrote: text and binary data by their length, numbers and references 8 each.
+    public var bytes: Int = 0
 }
 
 /// A batch request (update, delete or insert) ran in SQL.

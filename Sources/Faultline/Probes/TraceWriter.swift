@@ -160,6 +160,10 @@ public final class TraceWriter: ProbeRecorder, @unchecked Sendable {
             json.callSiteValue(e.callSite)
             json.field(#","context":"#, integer: e.context)
             if let gauges = e.gauges { json.gauges(gauges) }
+            if !e.optionalNotEqual.isEmpty {
+                json.field(#","optionalNotEqual":"#)
+                json.stringArray(e.optionalNotEqual)
+            }
         case .fault(let e):
             json.begin(e.source == .database ? #"{"type":"cacheMiss","t":"# : #"{"type":"fault","t":"#)
             json.secondsValue(time)
@@ -175,6 +179,7 @@ public final class TraceWriter: ProbeRecorder, @unchecked Sendable {
             if let count = e.count { json.int("count", count) }
             if let batch = e.batch { json.int("batch", batch) }
             if e.countOnly { json.field(#","countOnly":true"#) }
+            if e.missing { json.field(#","missing":true"#) }
             if e.source == .database || e.stack != nil { json.optionalString("callSite", e.stack?.callSite) }
             json.field(#","duration":"#, seconds: e.duration)
             json.field(#","context":"#, integer: e.context)
@@ -259,6 +264,7 @@ public final class TraceWriter: ProbeRecorder, @unchecked Sendable {
             json.int("context", e.context)
             if let parent = e.parent { json.int("parent", parent) }
             if let gauges = e.gauges { json.gauges(gauges) }
+            if e.bytes > 0 { json.int("bytes", e.bytes) }
         }
     }
 }

@@ -47,7 +47,18 @@ struct SaveChanges {
         func counts(_ objects: [ManagedObject]) -> [String: Int] {
             objects.reduce(into: [:]) { $0[$1.entity.name, default: 0] += 1 }
         }
-        return SaveEvent(inserted: counts(inserted), updated: counts(updated), deleted: counts(deleted), statements: statements,
-                         duration: duration, conflicts: conflicts, error: error, callSite: callSite, context: context, parent: parent)
+        var event = SaveEvent(inserted: counts(inserted), updated: counts(updated), deleted: counts(deleted), statements: statements,
+                              duration: duration, conflicts: conflicts, error: error, callSite: callSite, context: context, parent: parent)
+        for object in [inserted, updated].joined() {
+            for i in 0..<object.values.count {
+                switch object.values[i] {
+                case .text(let text): event.bytes += text.utf8.count
+                case .blob(let data): event.bytes += data.count
+                case .integer, .real, .object: event.bytes += 8
+                case .null, .many: break
+                }
+            }
+        }
+        return event
     }
 }

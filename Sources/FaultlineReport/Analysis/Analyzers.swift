@@ -27,6 +27,9 @@ public struct AnalyzerThresholds: Sendable {
     /// (when the count rose at nearly every save and at least doubled).
     public var growingSaves = 10
     public var growingObjects = 1_000
+    /// Bytes of values one save may write before it is flagged: large commits to the write-ahead log are slow
+    /// (objc.io, Core Data › Relational Database Basics and SQL › Journaling).
+    public var largeSaveBytes = 100_000_000
 
     public init() {}
 }
@@ -86,6 +89,9 @@ public struct Analyzers {
         private var recentFetches: [(ObjectIdentifier, Int)] = []
         fileprivate var storms = Groups(), batches = Groups(), statements = Groups(), fetches = Groups(), avoidable = Groups()
         fileprivate var prefetches = Groups(), large = Groups(), saves = Groups()
+        fileprivate var inequalities = Groups(), missing = Groups(), largeSaves = Groups()
+        /// Indexes the trace saw created (`CREATE INDEX`), by name: (table, columns, its statement's event index).
+        fileprivate var indexes: [(name: String, table: String, columns: [String], event: TraceEvent, index: Int)] = []
         /// Each context's gauges over the trace (the report's chart, the growing-context analyzer).
         public private(set) var growth = ContextGrowth()
         fileprivate var plans: [String: [String]] = [:]
@@ -128,6 +134,8 @@ public struct Analyzers {
             switch event.kind {
             case .queryPlan:
                 plans[event.sql ?? ""] = event.planDetails
+            case .statement where (event.sql ?? "").hasPrefix("CREATE "):
+                if let created = IndexDefinition(sql: event.sql ?? "") { indexes.append((created.name, created.table, created.columns, event, index)) }
             case .statement where event.purpose == "fetch" || event.purpose == "fault":
                 let sql = event.sql ?? ""
                 let key = fingerprints[sql] ?? {
@@ -143,6 +151,9 @@ public struct Analyzers {
                     statements.items[position].owners.append(index)
                 }
                 awaitingOwner.removeAll(keepingCapacity: true)
+                if event.missing {
+                    missing.add("\(event.callSite ?? "")|\(event.objectEntity ?? "")", event, at: index)
+                }
                 if event.kind == .cacheMiss {
                     if event.batch == nil {
                         storms.add("\(event.callSite ?? "")|\(event.faultKind ?? "")|\(event.objectEntity ?? "")|\(event.relationship ?? "")|\(event.countOnly)", event, at: index)
@@ -161,6 +172,9 @@ public struct Analyzers {
                     return computed
                 }()
                 fetches.add("\(event.callSite ?? "")|\(event.entity ?? "")|\(shape)|\(event.sort.joined(separator: ","))|\(event.resultType ?? "")", event, at: index)
+                if !event.optionalNotEqual.isEmpty {
+                    inequalities.add("\(event.callSite ?? "")|\(event.entity ?? "")|\(event.optionalNotEqual.joined(separator: ","))", event, at: index)
+                }
                 if event.results > 0 && event.registered == event.results {
                     avoidable.add("\(event.callSite ?? "")|\(event.entity ?? "")", event, at: index)
                 }
@@ -171,6 +185,7 @@ public struct Analyzers {
                 prefetches.add("\(event.callSite ?? "")|\(event.entity ?? "")|\(event.keyPath ?? "")", event, at: index)
             case .save:
                 saves.add(event.callSite ?? "", event, at: index)
+                if event.savedBytes >= thresholds.largeSaveBytes { largeSaves.add(event.callSite ?? "", event, at: index) }
             default:
                 break
             }
@@ -184,6 +199,8 @@ public struct Analyzers {
                 + a.scans(statements.items, plans: plans, fromLog: source == .coreDataLog)
                 + a.repeatedFetches(fetches.items) + a.unusedPrefetches(prefetches.items) + a.largeFetches(large.items) + a.smallSaves(saves.items)
                 + a.growingContexts(growth)
+                + a.optionalInequalities(inequalities.items) + a.missingRows(missing.items) + a.largeSaves(largeSaves.items)
+                + a.redundantIndexes(indexes)
             // A fetch repeated (or run in a loop) whose objects were registered already is one problem, not two: the
             // repeated fetch's fix covers the lookup.
             let repeated = Set(found.filter { $0.kind == .repeatedFetch || $0.kind == .fetchInLoop }.map { "\($0.callSite ?? "")|\($0.entity ?? "")" })
@@ -388,11 +405,18 @@ public struct Analyzers {
             found.sql = statementSQL
             let table = Self.table(statementSQL) ?? "?"
             let runs = g.count == 1 ? "1 run" : "\(g.count) runs"
+            let textOperator = Self.textOperator(predicate: fetch?.predicate, sql: statementSQL)
             if verdict.fullScan, let predicate = fetch?.predicate, Self.folds(predicate),
                (g.fullScanSteps + g.count) / max(1, g.count) >= thresholds.smallTable {
                 found.kind = .foldingSearch
                 found.evidence = "\(fetch?.entity ?? table): \(runs) compared text with [c] or [d] on every row (\(verdict.detail); \(g.fullScanSteps + g.count) rows examined; predicate \(predicate)): folding case and diacritics in each comparison can use no index"
                 found.fix = "keep a normalized copy of the attribute (lowercased, diacritics removed: Core Data's Searchable pattern, updated in willSave), index it, and compare it with [n] (`nameNormalized BEGINSWITH[n] %@` with the search text normalized the same way) — objc.io, Core Data › Text › Searching"
+                findings.append(found)
+            } else if verdict.fullScan, let textOperator, fromLog || (g.fullScanSteps + g.count) / max(1, g.count) >= thresholds.smallTable {
+                found.kind = .textScan
+                let examined = fromLog ? "" : "; \(g.fullScanSteps + g.count) rows examined to match \(g.rows)"
+                found.evidence = "\(fetch?.entity ?? table): \(runs) searched text with \(textOperator) on every row (\(verdict.detail)\(examined)\(fetch?.predicate.map { "; predicate \($0)" } ?? ""))"
+                found.fix = "\(textOperator) can use no index (only a prefix can): search a normalized, indexed column with BEGINSWITH[n] — for words, keep a table of normalized tokens, indexed, and search it with BEGINSWITH (objc.io, Core Data › Text › Searching); or put an indexed clause first so that fewer rows are searched (Apple's guide, Performance › Fetch Predicates)"
                 findings.append(found)
             } else if verdict.scansOrWalksEntity && !verdict.candidates.isEmpty {
                 // Rows examined: a full scan counts its steps; an index walk of an entity counts none, so its VM steps
@@ -507,6 +531,76 @@ public struct Analyzers {
     }
 
     /// Many saves of a few objects each from one call site (a save in a loop).
+    /// The text operator a scanning statement searched with — from its fetch's predicate, or, in a Core Data log,
+    /// from its SQL — when it is one that can use no index: CONTAINS, ENDSWITH, LIKE with a leading wildcard, MATCHES.
+    static func textOperator(predicate: String?, sql: String) -> String? {
+        if let predicate {
+            let upper = predicate.uppercased()
+            for word in ["CONTAINS", "ENDSWITH", "MATCHES", "LIKE"] where upper.range(of: "\\b\(word)\\b", options: .regularExpression) != nil {
+                // LIKE with a prefix and no leading wildcard can use an index's range; the others cannot.
+                if word == "LIKE", let like = upper.range(of: #"LIKE(\[[A-Z]*\])?\s*["']"#, options: .regularExpression),
+                   let first = upper[like.upperBound...].first, first != "*" && first != "?" { continue }
+                return word
+            }
+            return nil
+        }
+        let upper = sql.uppercased()
+        if upper.contains("NSCOREDATAMATCHES") || upper.contains(" REGEXP ") || upper.contains("FL_MATCHES(") { return "MATCHES" }
+        if upper.contains("NSCOREDATALIKE") || upper.contains(" LIKE ") { return "LIKE" }
+        if upper.contains("INSTR(") || upper.contains("NSCOREDATASTRINGSEARCH") { return "CONTAINS" }
+        return nil
+    }
+
+    /// `!=` against an optional attribute with nil left unsaid: the store and memory answer differently.
+    fileprivate func optionalInequalities(_ groups: [Group]) -> [Finding] {
+        groups.map { g in
+            let e = g.sample
+            let paths = e.optionalNotEqual.joined(separator: ", ")
+            let first = e.optionalNotEqual.first ?? "value"
+            return g.finding(.optionalNotEqual,
+                             evidence: "\(e.entity ?? "?"): \(g.count) fetch\(g.count == 1 ? "" : "es") compared the optional \(paths) with != (predicate \(e.predicate ?? "?")): the store leaves out the objects where it is nil (SQL's NULL), the same predicate in memory — pending changes, an in-memory filter — keeps them",
+                             fix: "say what nil should do: `\(first) != %@ OR \(first) == nil` to keep them, `\(first) != %@ AND \(first) != nil` to leave them out everywhere — or make \(first) non-optional with a default value (Apple's guide, Performance: prefer mandatory attributes with a default)",
+                             cost: 0, events: [])
+        }
+    }
+
+    /// Object faults that found their row gone.
+    fileprivate func missingRows(_ groups: [Group]) -> [Finding] {
+        groups.map { g in
+            let entity = g.sample.objectEntity ?? "?"
+            return g.finding(.missingRow,
+                             evidence: "\(entity): \(g.count) fault\(g.count == 1 ? "" : "s") found no row — deleted by another context or process — so the object\(g.count == 1 ? " is" : "s are") inaccessible, \(g.count == 1 ? "its" : "their") values nil (Core Data raises \"could not fulfill a fault\" here)",
+                             fix: "merge other contexts' saves into this one (automaticallyMergesChangesFromParent, or mergeChanges(fromContextDidSave:)) so deleted objects leave it; before using an object kept across saves, check it with existingObject(with:) or refetch it")
+        }
+    }
+
+    /// `12.3 MB`.
+    static func megabytes(_ bytes: Int) -> String { String(format: "%.1f MB", Double(bytes) / 1e6) }
+
+    /// Saves that wrote more than `largeSaveBytes`.
+    fileprivate func largeSaves(_ groups: [Group]) -> [Finding] {
+        groups.map { g in
+            g.finding(.largeSave,
+                             evidence: "\(g.count) save\(g.count == 1 ? "" : "s") each wrote more than \(Self.megabytes(thresholds.largeSaveBytes)) of values (the first \(Self.megabytes(g.sample.savedBytes))): large commits to the write-ahead log are slow, and the changes are held in memory until they are saved",
+                             fix: "save in parts (every few thousand objects, then reset or refresh the context), and keep large binary values in external storage (allowsExternalBinaryDataStorage) or in files")
+        }
+    }
+
+    /// A single-column index whose column leads a compound index on the same table: every search it serves, the
+    /// compound serves, and it costs every insert and update and space in the file.
+    fileprivate func redundantIndexes(_ indexes: [(name: String, table: String, columns: [String], event: TraceEvent, index: Int)]) -> [Finding] {
+        var found: [Finding] = []
+        for single in indexes where single.columns.count == 1 {
+            guard let covering = indexes.first(where: { $0.table == single.table && $0.columns.count > 1 && $0.columns[0] == single.columns[0] }) else { continue }
+            let e = single.event
+            found.append(Finding(kind: .redundantIndex, segment: e.segment, segments: e.segment.isEmpty ? [] : [e.segment], callSite: nil,
+                                 evidence: "\(single.table): the index \(single.name) (\(single.columns[0])) is redundant: \(covering.name) (\(covering.columns.joined(separator: ", "))) begins with the same column and serves every search it serves",
+                                 fix: "remove the single-attribute index from the model (the attribute's Indexed box, or its fetch index) and keep the compound one: each index costs every insert and update, and space in the file (`faultline bench index-costs` measures it)",
+                                 cost: 0, count: 1, lines: [e.line], events: []))
+        }
+        return found
+    }
+
     fileprivate func smallSaves(_ groups: [Group]) -> [Finding] {
         groups.compactMap { g in
             guard g.count >= thresholds.smallSaves, Double(g.savedObjects) / Double(g.count) <= 2 else { return nil }

@@ -15,6 +15,11 @@ public struct Finding: Sendable, Equatable {
         case unusedPrefetch = "prefetched objects never used"
         case manySmallSaves = "many small saves"
         case growingContext = "context growing across saves"
+        case textScan = "text search reading every row"
+        case optionalNotEqual = "!= on an optional attribute"
+        case missingRow = "faults on deleted rows"
+        case largeSave = "save over 100 MB"
+        case redundantIndex = "redundant index"
     }
 
     public var kind: Kind

@@ -18,6 +18,11 @@ extension Finding.Kind {
         case .unusedPrefetch: return "unused-prefetch"
         case .manySmallSaves: return "small-saves"
         case .growingContext: return "growing-context"
+        case .textScan: return "text-scan"
+        case .optionalNotEqual: return "optional-not-equal"
+        case .missingRow: return "missing-row"
+        case .largeSave: return "large-save"
+        case .redundantIndex: return "redundant-index"
         }
     }
 
@@ -34,9 +39,10 @@ extension Finding {
     /// one, full scans), `medium` for costs that repeat, `low` for waste.
     public var severity: String {
         switch kind {
-        case .nPlusOne, .relationshipFaultStorm, .fullScan, .growingContext: return "high"
-        case .tempBTree, .repeatedFetch, .fetchInLoop, .largeFetchWithoutBatchSize, .batchSizeTooSmall, .foldingSearch, .manySmallSaves, .countThroughFaults: return "medium"
-        case .avoidableFetch, .unusedPrefetch: return "low"
+        case .nPlusOne, .relationshipFaultStorm, .fullScan, .growingContext, .textScan, .missingRow: return "high"
+        case .tempBTree, .repeatedFetch, .fetchInLoop, .largeFetchWithoutBatchSize, .batchSizeTooSmall, .foldingSearch, .manySmallSaves, .countThroughFaults,
+             .optionalNotEqual, .largeSave: return "medium"
+        case .avoidableFetch, .unusedPrefetch, .redundantIndex: return "low"
         }
     }
 

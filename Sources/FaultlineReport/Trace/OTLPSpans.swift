@@ -110,12 +110,14 @@ struct OTLPSpans {
             e.sqlTime = try seconds("faultline.sql_time")
             e.prefetch = a["faultline.prefetch"]?.texts ?? []
             e.sort = a["faultline.sort"]?.texts ?? []
+            e.optionalNotEqual = a["faultline.optional_not_equal"]?.texts ?? []
             e.context = try count("faultline.context")
             e.callSite = callSite(a)
             made.append((end, e))
         } else if name == "save", a["faultline.inserted"] != nil {
             let e = event(.save, at: end)
             e.statements = try count("faultline.statements")
+            e.savedBytes = a["faultline.bytes"] == nil ? 0 : try count("faultline.bytes")
             e.context = try count("faultline.context")
             e.callSite = callSite(a)
             for (key, keyPath) in [("inserted", \TraceEvent.inserted), ("updated", \.updated), ("deleted", \.deleted)] {
@@ -176,6 +178,7 @@ struct OTLPSpans {
             e.context = Int(n)
         }
         e.countOnly = a["faultline.count_only"]?.bool ?? false
+        e.missing = a["faultline.missing"]?.bool ?? false
         if let file = a["code.filepath"]?.text { e.callSite = a["code.lineno"]?.integer.map { "\(file):\($0)" } ?? file }
         return e
     }

@@ -62,6 +62,12 @@ public final class TraceEvent: @unchecked Sendable {
     public var batch: Int?
     /// A relationship fault fired only to count the members.
     public var countOnly = false
+    /// An object fault that found no row (deleted elsewhere).
+    public var missing = false
+    // fetch: optional attributes compared with != to a value, nil left unsaid
+    public var optionalNotEqual: [String] = []
+    // save: bytes of the values written
+    public var savedBytes = 0
     // fetch, save: the context's object counts and the row cache's size when it ended (traces from before these
     // gauges have none)
     public var gauges: ContextGauges?

@@ -344,18 +344,23 @@ public struct TraceFile: Sendable {
             e.registered = try f.count("registered")
             e.sqlTime = try f.seconds("sqlTime")
             e.gauges = try f.gauges()
+            e.optionalNotEqual = f.strings("optionalNotEqual")
         case .fault, .cacheMiss:
             e.faultKind = f.string("kind")
             e.object = f.string("object")
             e.relationship = f.string("relationship")
             e.batch = try f.optionalCount("batch")
             e.countOnly = f.bool("countOnly")
+            e.missing = f.bool("missing")
         case .save, .merge:
             e.inserted = try f.counts("inserted")
             e.updated = try f.counts("updated")
             e.deleted = try f.counts("deleted")
             e.error = f.string("error")
-            if kind == .save { e.gauges = try f.gauges() }
+            if kind == .save {
+                e.gauges = try f.gauges()
+                e.savedBytes = try f.optionalCount("bytes") ?? 0
+            }
         case .batch:
             e.faultKind = f.string("kind")
             e.error = f.string("error")

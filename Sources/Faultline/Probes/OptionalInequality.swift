@@ -1,0 +1,42 @@
+/// `!=` against an optional attribute: SQL leaves out the rows where the attribute is NULL (NULL <> x is not true),
+/// while NSPredicate's `!=` in memory keeps the objects whose value is nil — the same predicate, two answers (pending
+/// changes are matched in memory). A predicate that also compares the key path with nil says what it means.
+enum OptionalInequality {
+    /// The key paths of optional attributes of `entity` that `predicate` compares with `!=` to a value, and nowhere
+    /// with nil.
+    static func keyPaths(in predicate: ObjectPredicate, entity: EntityDescription?) -> [String] {
+        guard let entity else { return [] }
+        var unequal: [String] = [], withNil = Set<String>()
+        func visit(_ p: ObjectPredicate) {
+            switch p {
+            case .constant: break
+            case .and(let items), .or(let items): items.forEach(visit)
+            case .not(let inner): visit(inner)
+            case .comparison(let c):
+                guard c.quantifier == .direct, case .keyPath(nil, let components) = c.left else { return }
+                let path = components.joined(separator: ".")
+                if case .constant(.null) = c.right {
+                    withNil.insert(path)
+                } else if c.op == .notEqual, case .constant = c.right, isOptionalAttribute(components, of: entity), !unequal.contains(path) {
+                    unequal.append(path)
+                }
+            }
+        }
+        visit(predicate)
+        return unequal.filter { !withNil.contains($0) }
+    }
+
+    /// Whether `components` name an optional stored attribute through to-one relationships from `entity`.
+    private static func isOptionalAttribute(_ components: [String], of entity: EntityDescription) -> Bool {
+        var current = entity
+        for (i, name) in components.enumerated() {
+            if i == components.count - 1 {
+                guard let attribute = current.attribute(named: name) else { return false }
+                return attribute.isOptional && !attribute.isTransient
+            }
+            guard let relationship = current.relationship(named: name), !relationship.isToMany, let destination = relationship.destination else { return false }
+            current = destination
+        }
+        return false
+    }
+}
