@@ -551,6 +551,29 @@ extension ScenarioCoverageTests {
     }
 }
 
+extension ScenarioCoverageTests {
+    /// Contention and clause order: every way runs the same statements (the time is what differs), and both
+    /// clause orders return the same rows.
+    func testContentionAndPredicateOrderRunTheSameStatementsEveryWay() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("faultline-contention-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let options = BenchRunner.Options(scale: BenchScale(name: "test", rows: 400), repetitions: 1, outputFolder: dir,
+                                          scenarioIDs: ["coordinators", "main-queue-budget", "predicate-order"])
+        let results = try BenchRunner(options: options).run()
+        for scenario in results.scenarios { XCTAssertEqual(scenario.status, "ran", "\(scenario.id): \(scenario.note ?? "")") }
+        func counters(_ scenario: String) -> [String: ProbeCounters] {
+            Dictionary(uniqueKeysWithValues: (results.scenarios.first { $0.id == scenario }?.variants ?? []).compactMap { v in v.counters.map { (v.name, $0) } })
+        }
+        XCTAssertEqual(counters("coordinators").values.map(\.statements), [20, 20, 20], "two threads of 10 fetches, however many coordinators")
+        let budget = counters("main-queue-budget")
+        XCTAssertEqual(budget["small saves, nothing else running"]?.statements, 20 * 11)
+        XCTAssertGreaterThan(budget["small saves during a background import"]?.statements ?? 0, 20 * 11 + 1_000, "the import saved a batch at least")
+        let order = counters("predicate-order")
+        XCTAssertEqual(Set(order.values.map(\.rows)).count, 1, "both orders return the same rows")
+        XCTAssertEqual(order.values.map(\.fullScanStatements), [1, 1])
+    }
+}
+
 /// The peers read the same rows as the engine, so that their times compare like with like.
 final class PeerAgreementTests: XCTestCase {
     func testEngineRawSQLiteAndGRDBReadTheSameRows() throws {

@@ -7,10 +7,6 @@ extension ScenarioCatalogue {
         WaitingClaim(.sqlite, "Page and OS caches hide the SQL tier's cost until the database no longer fits in them.",
                      [.objcio("Performance", "Performance Characteristics of Core Data's Stack", "P-11")], waitingFor: "a cold-cache mode (dropping the OS page cache needs privileges)"),
         // Concurrency
-        WaitingClaim(.concurrency, "Contexts on one coordinator block each other; two coordinators on one store stop the contention.",
-                     [.objcio("Performance", "Performance Characteristics of Core Data's Stack", "P-09", "B-CONTEND"), .apple("Concurrency", "Using a Private Queue to Support Concurrency", "perf-25")]),
-        WaitingClaim(.concurrency, "A small save on the main queue stays within a 16 ms frame while a background import runs.",
-                     [.objcio("Performance", "Inserting and Changing Objects", "P-37", "P-64", "B-MAIN-BUDGET")]),
         WaitingClaim(.concurrency, "An asynchronous fetch keeps an expensive fetch off the context that waits for it, and can be cancelled.",
                      [.objcio("Accessing Data", "Fetch Requests", "P-76")], waitingFor: "NSAsynchronousFetchRequest"),
         // Avoiding fetches
@@ -24,8 +20,6 @@ extension ScenarioCatalogue {
                      [.apple("Performance", nil, "perf-15")]),
         WaitingClaim(.schema, "Dropping an inverse saves relationship maintenance, probably a premature optimization.",
                      [.objcio("Performance", "How to Build Efficient Data Models", "P-55")]),
-        WaitingClaim(.predicates, "Put the most restrictive, cheapest clause first, above all before text matching.",
-                     [.apple("Performance", "Fetch Predicates", "perf-5", "B2"), ClaimSource(.studyNotes, "Advanced", "Predicates", keys: ["W-004-2", "K1"])]),
         WaitingClaim(.predicates, "noindex: rules an index out of a query's plan.",
                      [.apple("Persistent Store Types and Behaviors", nil, "perf-24")], waitingFor: "noindex: in the predicate language"),
         // Sorting
