@@ -2,8 +2,6 @@ extension ScenarioCatalogue {
     /// The claims no scenario measures yet, by theme (`faultline bench --list` shows them after the scenarios).
     public static let waiting: [WaitingClaim] = [
         // SQLite's own levers
-        WaitingClaim(.sqlite, "The WAL file grows while a long read transaction keeps the checkpoint from resetting it; wal_autocheckpoint trades write latency against that growth.",
-                     [.objcio("Performance", "The Secret Sauce's Tunables", "P-45", "B-PRAGMA"), .objcio("Performance", "Performance Characteristics of Core Data's Stack", "P-15", "B-WAL")]),
         WaitingClaim(.sqlite, "Page and OS caches hide the SQL tier's cost until the database no longer fits in them.",
                      [.objcio("Performance", "Performance Characteristics of Core Data's Stack", "P-11")], waitingFor: "a cold-cache mode (dropping the OS page cache needs privileges)"),
         // Concurrency

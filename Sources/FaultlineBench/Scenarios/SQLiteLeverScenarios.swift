@@ -178,3 +178,66 @@ enum StoreFiles {
         }
     }
 }
+
+extension ScenarioCatalogue {
+    /// B-WAL / B-PRAGMA: the write-ahead log's size after many saves, with no long reader, with a context pinned to
+    /// a query generation (a read transaction held open), and with a smaller autocheckpoint.
+    static var walGrowth: BenchScenario {
+        let free = "no long reader", pinned = "a context pinned to a query generation", large = "no long reader, autocheckpoint 1,000 pages (SQLite's default)"
+        final class Sizes: @unchecked Sendable { var wal: [String: Int] = [:] }
+        let sizes = Sizes()
+        return BenchScenario(
+            id: "wal-growth", title: "The write-ahead log after many saves: no long reader, a pinned reader, the default autocheckpoint",
+            claim: "The write-ahead log is checkpointed back into the store as it grows; a long read transaction (a context pinned to a query generation) keeps the checkpoint from resetting it, so it grows with every save until the reader lets go. wal_autocheckpoint sets how large it grows otherwise.",
+            theme: .sqlite,
+            sources: [.objcio("Performance", "Performance Characteristics of Core Data's Stack", "P-15", "B-WAL"),
+                      .objcio("Performance", "The Secret Sauce's Tunables", "P-45", "B-PRAGMA"),
+                      .objcio("Problems with Multiple Contexts", "Query Generations")],
+            ratios: [RatioSpec(pinned, over: free), RatioSpec(large, over: free)],
+            variants: { setup in
+                let model = try RowWorkload.model()
+                // An autocheckpoint of 100 pages, passed many times by the rows written (about 60 rows a page).
+                let saves = setup.scale.part(2_000, minimum: 20), batch = 1_000
+                let hundred = [try StorePragma("wal_autocheckpoint", "100")]
+                let plans: [(String, Bool, [StorePragma])] = [(free, false, hundred), (pinned, true, hundred), (large, false, [])]
+                return plans.map { name, pin, pragmas in
+                    let url = setup.folder.appendingPathComponent("wal-growth-\(name.filter(\.isLetter).prefix(12)).sqlite")
+                    return BenchVariant(name, operations: saves) { probes in
+                        if FileManager.default.fileExists(atPath: url.path + "-wal") {
+                            sizes.wal[name] = (try? FileManager.default.attributesOfItem(atPath: url.path + "-wal")[.size] as? NSNumber)?.intValue ?? 0
+                        }
+                        RowWorkload.removeStore(at: url)
+                        let coordinator = PersistentStoreCoordinator(managedObjectModel: model, probes: probes)
+                        try coordinator.addPersistentStore(type: .sqlite, at: url, pragmas: pragmas)
+                        let writer = ManagedObjectContext(.privateQueue, coordinator: coordinator)
+                        let reader = ManagedObjectContext(.privateQueue, coordinator: coordinator)
+                        if pin { try reader.performAndWait { try reader.setQueryGenerationFrom(.current) } }
+                        let entity = model.entity(named: "Row")!
+                        return {
+                            try withExtendedLifetime(reader) {
+                                try writer.performAndWait {
+                                    for save in 0..<saves {
+                                        for i in 0..<batch {
+                                            let row = ManagedObject(entity: entity, insertInto: writer)
+                                            for (j, key) in RowWorkload.keys.enumerated() { row[key] = Int64(save * batch + i * 10 + j) }
+                                        }
+                                        try writer.save()
+                                        writer.reset()
+                                    }
+                                }
+                                // The log as the saves left it, before the reader lets go.
+                                sizes.wal[name] = (try? FileManager.default.attributesOfItem(atPath: url.path + "-wal")[.size] as? NSNumber)?.intValue ?? 0
+                            }
+                        }
+                    }
+                }
+            },
+            judge: { m in
+                guard let a = sizes.wal[free], let b = sizes.wal[pinned], let c = sizes.wal[large], let pinnedRatio = m.ratio(pinned, free), let largeRatio = m.ratio(large, free) else {
+                    return Verdict(held: nil, "not measured")
+                }
+                return Verdict(held: b > 2 * a && c >= a,
+                               "the log after the saves, checkpointed every 100 pages: \(BenchFormat.bytes(a)) with no long reader, \(BenchFormat.bytes(b)) with a context pinned to a query generation; every 1,000 pages: \(BenchFormat.bytes(c)); the saves took \(BenchFormat.ratio(pinnedRatio)) and \(BenchFormat.ratio(largeRatio)) the time")
+            })
+    }
+}

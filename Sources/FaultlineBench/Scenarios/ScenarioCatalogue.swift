@@ -3,7 +3,7 @@
 public enum ScenarioCatalogue {
     public static var all: [BenchScenario] {
         [tiers, fetchObjects, insertThenSave, resultTypes, insert, saveGranularity, historyCost, update, prefetchMayors, prefetchEmployees, departmentNames, denormalizedCount, traversal, idLookups, findOrFetch, propertyValuesOff,
-         batchSize, paging, earliestValue, sortInSQLite, indexSmall, indexLarge, compoundIndex, indexCosts, normalizedSearch, predicateOrder, aggregate, pointLookup, rangeQuery, walReaders, coordinators, mainQueueBudget, blobs, subentities, integerWidth, toManyShapes, orderedRelationships, probeCost, batchUpdate, batchDelete, deleteRules, mergePolicies, mergeCost, saveDurability, fileSize,
+         batchSize, paging, earliestValue, sortInSQLite, indexSmall, indexLarge, compoundIndex, indexCosts, normalizedSearch, predicateOrder, aggregate, pointLookup, rangeQuery, walReaders, coordinators, mainQueueBudget, blobs, subentities, integerWidth, toManyShapes, orderedRelationships, probeCost, batchUpdate, batchDelete, deleteRules, mergePolicies, mergeCost, saveDurability, fileSize, walGrowth,
          migration, importReset, importUndo, fetchMemory, refreshToFault, rowCacheSharing, retainsRegistered, staleness]
     }
 
