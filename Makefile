@@ -58,10 +58,10 @@ bench: release
 	$$($(SWIFT) build -c release --show-bin-path)/faultline bench --scale $(BENCH_SCALE) --out Reports/latest
 	$$($(SWIFT) build -c release --show-bin-path)/faultline report Reports/latest/trace.jsonl -o Reports/latest/report.html --chrome Reports/latest/trace-chrome.json
 
-# The README's Speed and Memory tables, generated from the last `make bench` (Reports/latest/results.json) between
+# The README's Speed, Memory and Claims tables, generated from the last `make bench` (Reports/latest/results.json) between
 # their markers.
 readme-tables: release
-	for table in speed memory; do \
+	for table in speed memory claims; do \
 		$$($(SWIFT) build -c release --show-bin-path)/faultline bench --markdown Reports/latest/results.json --table $$table > Reports/latest/$$table.md && \
 		awk -v table=$$table '$$0 == "<!-- " table "-table:begin -->" { print; while ((getline line < ("Reports/latest/" table ".md")) > 0) print line; skip = 1; next } \
 		     $$0 == "<!-- " table "-table:end -->" { skip = 0 } !skip { print }' README.md > README.md.new && mv README.md.new README.md || exit 1; \

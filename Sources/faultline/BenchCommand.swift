@@ -45,7 +45,7 @@ struct BenchCommand: ParsableCommand {
     @Option(help: "Print one of the README's tables (Markdown) from this results.json, and exit: no benchmark runs.")
     var markdown: String?
 
-    @Option(help: "The table --markdown prints: speed (every engine variant beside its peers) or memory (the memory scenarios).")
+    @Option(help: "The table --markdown prints: speed (every engine variant beside its peers), memory (the memory scenarios) or claims (every claim by theme with its verdict, and those waiting).")
     var table: MarkdownTable.Kind = .speed
 
     func validate() throws {
@@ -57,7 +57,11 @@ struct BenchCommand: ParsableCommand {
         try reportingErrors("bench") {
             if let markdown {
                 let results = try BenchResults.load(from: URL(fileURLWithPath: markdown))
-                print(table == .speed ? MarkdownTable.speed(results) : MarkdownTable.memory(results), terminator: "")
+                switch table {
+                case .speed: print(MarkdownTable.speed(results), terminator: "")
+                case .memory: print(MarkdownTable.memory(results), terminator: "")
+                case .claims: print(MarkdownTable.claims(results, waiting: ScenarioCatalogue.waiting), terminator: "")
+                }
                 return
             }
             let options = BenchRunner.Options(scale: BenchScale(parsing: scale)!, repetitions: repetitions, outputFolder: URL(fileURLWithPath: out),

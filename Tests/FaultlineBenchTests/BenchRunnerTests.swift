@@ -578,6 +578,35 @@ extension ScenarioCoverageTests {
     }
 }
 
+extension ScenarioCoverageTests {
+    /// Model shapes, encodings, validation, accessors, small sets, opening and migration chains: the statements each
+    /// claim rests on, exactly.
+    func testModelShapeEncodingAndStartupScenariosCountTheirStatements() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("faultline-shapes-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let ids = ["wide-or-split", "optional-or-default", "inverse", "transformable-encoding", "validation-cost", "accessors", "small-set", "store-open", "migration-chain"]
+        let options = BenchRunner.Options(scale: BenchScale(name: "test", rows: 400), repetitions: 1, outputFolder: dir, scenarioIDs: ids)
+        let results = try BenchRunner(options: options).run()
+        XCTAssertEqual(results.scenarios.map(\.id), ids)
+        for scenario in results.scenarios { XCTAssertEqual(scenario.status, "ran", "\(scenario.id): \(scenario.note ?? "")") }
+        func statements(_ scenario: String) -> [Int?] { results.scenarios.first { $0.id == scenario }?.variants.map { $0.counters?.statements } ?? [] }
+        XCTAssertEqual(statements("wide-or-split"), [1, 501, 2], "one entity; a pet fault each; one prefetch")
+        XCTAssertEqual(statements("optional-or-default"), [2, 2])
+        let optional = try XCTUnwrap(results.scenarios.first { $0.id == "optional-or-default" })
+        XCTAssertEqual(optional.verdict.held, true, optional.verdict.detail)
+        XCTAssertTrue(optional.verdict.detail.contains("the store returns 200,") || optional.verdict.detail.contains("the store returns 200 "), optional.verdict.detail)
+        let inverse = statements("inverse")
+        XCTAssertEqual(inverse.first, inverse.last, "the inverse is kept in memory: no statement more")
+        XCTAssertEqual(inverse.first, 2 * 400 + 2)
+        XCTAssertEqual(statements("transformable-encoding"), [1, 1])
+        XCTAssertEqual(statements("validation-cost"), [206, 206], "validation runs no statement")
+        XCTAssertEqual(statements("accessors"), [0, 0])
+        XCTAssertEqual(statements("small-set"), [20, 1, 20, 1, 20, 1])
+        XCTAssertEqual(Set(statements("store-open")).count, 1, "opening reads no rows: the same statements at either size")
+        XCTAssertEqual(statements("migration-chain"), [501, 1_002], "a SELECT and an INSERT a row per step")
+    }
+}
+
 /// The peers read the same rows as the engine, so that their times compare like with like.
 final class PeerAgreementTests: XCTestCase {
     func testEngineRawSQLiteAndGRDBReadTheSameRows() throws {

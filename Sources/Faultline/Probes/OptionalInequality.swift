@@ -1,6 +1,8 @@
 /// `!=` against an optional attribute: SQL leaves out the rows where the attribute is NULL (NULL <> x is not true),
-/// while NSPredicate's `!=` in memory keeps the objects whose value is nil — the same predicate, two answers (pending
-/// changes are matched in memory). A predicate that also compares the key path with nil says what it means.
+/// while Core Data's NSPredicate `!=` in memory keeps the objects whose value is nil — the same predicate, two answers
+/// (pending changes are matched in memory). Faultline applies SQL's rule in both places (docs/predicates.md), which is
+/// still not what a reader of `x != 5` may expect. A predicate that also compares the key path with nil says what it
+/// means.
 enum OptionalInequality {
     /// The key paths of optional attributes of `entity` that `predicate` compares with `!=` to a value, and nowhere
     /// with nil.

@@ -207,7 +207,7 @@ public struct FetchEvent: Sendable, Equatable {
     /// The context's object counts and the row cache's size when the fetch ended.
     public var gauges: ContextGauges? = nil
     /// Key paths of optional attributes the predicate compares with `!=` to a value, without saying what nil should
-    /// do: the store leaves out the rows where they are nil, the same predicate evaluated in memory keeps them.
+    /// do: the store leaves out the rows where they are nil, which Core Data's in-memory evaluation keeps.
     public var optionalNotEqual: [String] = []
     /// The predicate's shape text, when the fetch was compiled through a template: the trace then records the
     /// predicate by its constants (`PredicateRecording`).

@@ -62,21 +62,30 @@ enum MigrationWorkload {
         }
     }
 
-    static func bundle(in folder: URL) throws -> URL {
+    /// The model bundle: `Shop` and `Shop 2` (the current one), and with `thirdVersion` a `Shop 3` that adds an
+    /// optional note (then the current one).
+    static func bundle(in folder: URL, thirdVersion: Bool = false) throws -> URL {
         let bundle = folder.appendingPathComponent("Shop.xcdatamodeld")
-        let versions = [("Shop.xcdatamodel", """
+        var versions = [("Shop.xcdatamodel", """
             <entity name="Item"><attribute name="title" optional="YES" attributeType="String"/><attribute name="price" optional="YES" attributeType="Integer 64"/></entity>
             """), ("Shop 2.xcdatamodel", """
             <entity name="Item"><attribute name="heading" optional="YES" attributeType="String" elementID="title"/>
               <attribute name="price" optional="YES" attributeType="Integer 64"/><attribute name="stock" attributeType="Integer 32" defaultValueString="7"/></entity>
             """)]
+        if thirdVersion {
+            versions.append(("Shop 3.xcdatamodel", """
+                <entity name="Item"><attribute name="heading" optional="YES" attributeType="String"/>
+                  <attribute name="price" optional="YES" attributeType="Integer 64"/><attribute name="stock" attributeType="Integer 32" defaultValueString="7"/>
+                  <attribute name="note" optional="YES" attributeType="String"/></entity>
+                """))
+        }
         for (name, entities) in versions {
             let version = bundle.appendingPathComponent(name)
             try FileManager.default.createDirectory(at: version, withIntermediateDirectories: true)
             try Data("<?xml version=\"1.0\" encoding=\"UTF-8\"?><model type=\"com.apple.IDECoreDataModeler.DataModel\">\(entities)</model>".utf8)
                 .write(to: version.appendingPathComponent("contents"))
         }
-        try Data(#"<?xml version="1.0" encoding="UTF-8"?><plist version="1.0"><dict><key>_XCCurrentVersionName</key><string>Shop 2.xcdatamodel</string></dict></plist>"#.utf8)
+        try Data("<?xml version=\"1.0\" encoding=\"UTF-8\"?><plist version=\"1.0\"><dict><key>_XCCurrentVersionName</key><string>\(versions.last!.0)</string></dict></plist>".utf8)
             .write(to: bundle.appendingPathComponent(".xccurrentversion"))
         return bundle
     }
@@ -100,5 +109,36 @@ enum MigrationWorkload {
             PRAGMA wal_checkpoint(TRUNCATE);
             """
         guard sqlite3_exec(db, sql, nil, nil, nil) == SQLITE_OK else { throw BenchError(String(cString: sqlite3_errmsg(db))) }
+    }
+}
+
+extension ScenarioCatalogue {
+    /// 001b §4.5-13 / W-004-12: a store migrated one version ahead, and through a chain of two versions.
+    static var migrationChain: BenchScenario {
+        let one = "one step (version 1 → 2)", chain = "a chain of two steps (1 → 2 → 3)"
+        return BenchScenario(
+            id: "migration-chain", title: "Migrating a store one version ahead, and through a chain of two versions",
+            claim: "Migrations are progressive: a store several versions behind goes through each step in turn, each a copy of every row, so the cost grows with the steps as well as the rows.",
+            theme: .migration,
+            sources: [.objcio("Model Versions and Migrating Data", "Progressive Migrations", "§4.5-13"), ClaimSource(.studyNotes, "Advanced", "Migration", keys: ["W-004-12"])],
+            ratios: [RatioSpec(chain, over: one)],
+            variants: { setup in
+                let bundle = try MigrationWorkload.bundle(in: setup.folder.appendingPathComponent("chain"), thirdVersion: true)
+                let rows = setup.scale.part(4, minimum: 500)
+                let template = setup.folder.appendingPathComponent("chain-template.sqlite")
+                try MigrationWorkload.store(rows: rows, bundle: bundle, at: template)
+                return [(one, "Shop 2"), (chain, "Shop 3")].map { name, version in
+                    let run = setup.folder.appendingPathComponent("chain-\(version.filter(\.isNumber)).sqlite")
+                    return BenchVariant(name, operations: rows) { probes in
+                        try DataSets.copy(template, to: run)
+                        return { try PersistentStoreCoordinator.migrateStore(at: run, toVersionOf: bundle, version: version, debug: false, probes: probes) }
+                    }
+                }
+            },
+            judge: { m in
+                guard let a = m.counters(one), let b = m.counters(chain), let ratio = m.ratio(chain, one) else { return Verdict(held: nil, "not measured") }
+                return Verdict(held: b.statements > a.statements * 3 / 2 && ratio > 1.5,
+                               "statements: \(a.statements) for one step, \(b.statements) for the chain; the chain takes \(BenchFormat.ratio(ratio)) the time")
+            })
     }
 }

@@ -2,12 +2,15 @@
 /// advice (seed 001 chapter 8 and the catalogue in reference/seed-001-objcio-part1.md §2.4).
 public enum ScenarioCatalogue {
     public static var all: [BenchScenario] {
-        [tiers, fetchObjects, insertThenSave, resultTypes, insert, saveGranularity, historyCost, update, prefetchMayors, prefetchEmployees, departmentNames, denormalizedCount, traversal, idLookups, findOrFetch, propertyValuesOff,
-         batchSize, paging, earliestValue, sortInSQLite, indexSmall, indexLarge, compoundIndex, indexCosts, normalizedSearch, predicateOrder, aggregate, pointLookup, rangeQuery, walReaders, coordinators, mainQueueBudget, blobs, subentities, integerWidth, toManyShapes, orderedRelationships, probeCost, batchUpdate, batchDelete, deleteRules, mergePolicies, mergeCost, saveDurability, fileSize, walGrowth,
-         migration, importReset, importUndo, fetchMemory, refreshToFault, rowCacheSharing, retainsRegistered, staleness]
+        [tiers, fetchObjects, insertThenSave, accessors, resultTypes, insert, saveGranularity, historyCost, update, prefetchMayors, prefetchEmployees, departmentNames, denormalizedCount, traversal, idLookups, findOrFetch, smallSet, propertyValuesOff,
+         batchSize, paging, earliestValue, sortInSQLite, indexSmall, indexLarge, compoundIndex, indexCosts, normalizedSearch, predicateOrder, aggregate, pointLookup, rangeQuery, walReaders, coordinators, mainQueueBudget, blobs, subentities, wideOrSplit, optionalOrDefault, inverseRelationships, transformableEncoding, integerWidth, toManyShapes, orderedRelationships, probeCost, batchUpdate, batchDelete, deleteRules, mergePolicies, validationCost, mergeCost, saveDurability, fileSize, walGrowth,
+         migration, migrationChain, importReset, importUndo, fetchMemory, refreshToFault, rowCacheSharing, retainsRegistered, staleness, storeOpen]
     }
 
     /// The scenarios whose claims are about memory: the README's Memory table.
     public static let memoryScenarioIDs: Set<String> = ["import-reset", "import-undo", "fetch-memory", "refresh-to-fault",
                                                          "row-cache-sharing", "retains-registered", "blobs"]
+
+    /// The theme of a built-in scenario (for results written before themes were recorded).
+    static func theme(of id: String) -> BenchTheme? { all.first { $0.id == id }?.theme }
 }

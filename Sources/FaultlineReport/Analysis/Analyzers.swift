@@ -558,7 +558,7 @@ public struct Analyzers {
             let paths = e.optionalNotEqual.joined(separator: ", ")
             let first = e.optionalNotEqual.first ?? "value"
             return g.finding(.optionalNotEqual,
-                             evidence: "\(e.entity ?? "?"): \(g.count) fetch\(g.count == 1 ? "" : "es") compared the optional \(paths) with != (predicate \(e.predicate ?? "?")): the store leaves out the objects where it is nil (SQL's NULL), the same predicate in memory — pending changes, an in-memory filter — keeps them",
+                             evidence: "\(e.entity ?? "?"): \(g.count) fetch\(g.count == 1 ? "" : "es") compared the optional \(paths) with != (predicate \(e.predicate ?? "?")): the store leaves out the objects where it is nil (SQL's NULL) — in Core Data, NSPredicate's evaluation in memory (pending changes, filtered arrays) keeps them, so the same predicate gives two answers (Faultline leaves them out in both)",
                              fix: "say what nil should do: `\(first) != %@ OR \(first) == nil` to keep them, `\(first) != %@ AND \(first) != nil` to leave them out everywhere — or make \(first) non-optional with a default value (Apple's guide, Performance: prefer mandatory attributes with a default)",
                              cost: 0, events: [])
         }
