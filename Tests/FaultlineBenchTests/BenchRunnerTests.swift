@@ -607,6 +607,26 @@ extension ScenarioCoverageTests {
     }
 }
 
+extension ScenarioCoverageTests {
+    /// Readers beside a saving writer: the writer's saves are exact (4 batches here), the readers' fetches as many as
+    /// they managed meanwhile (at least one each), every one an indexed range query.
+    func testWALReadersSavesItsBatchesWhileEachReaderFetches() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("faultline-wal-readers-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let options = BenchRunner.Options(scale: BenchScale(name: "test", rows: 2_000), repetitions: 1, outputFolder: dir, scenarioIDs: ["wal-readers"])
+        let result = try XCTUnwrap(try BenchRunner(options: options).run().scenarios.first)
+        XCTAssertEqual(result.status, "ran", result.note ?? "")
+        XCTAssertEqual(result.variants.count, 6)
+        for variant in result.variants {
+            let counters = try XCTUnwrap(variant.counters, variant.name)
+            XCTAssertEqual(counters.saves, 4, variant.name)
+            let readers = Int(variant.name.split(separator: " ").dropLast().last ?? "") ?? 0
+            XCTAssertGreaterThanOrEqual(counters.fetches, readers, variant.name)
+            XCTAssertEqual(counters.fullScanStatements, 0, variant.name)
+        }
+    }
+}
+
 /// The peers read the same rows as the engine, so that their times compare like with like.
 final class PeerAgreementTests: XCTestCase {
     func testEngineRawSQLiteAndGRDBReadTheSameRows() throws {
