@@ -453,7 +453,7 @@ extension ScenarioCoverageTests {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("faultline-avoiding-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: dir) }
         let options = BenchRunner.Options(scale: BenchScale(name: "test", rows: 400), repetitions: 1, outputFolder: dir,
-                                          scenarioIDs: ["id-lookups", "find-or-fetch", "property-values-off"])
+                                          scenarioIDs: ["id-lookups", "find-or-fetch", "property-values-off", "singleton", "noindex"])
         let results = try BenchRunner(options: options).run()
         func counters(_ scenario: String, _ variant: String) throws -> ProbeCounters {
             let found = try XCTUnwrap(results.scenarios.first { $0.id == scenario })
@@ -468,6 +468,10 @@ extension ScenarioCoverageTests {
         XCTAssertEqual(try ["fetch each (fetchLimit 1)", "scan the registered objects (materialized)", "scan the registered objects (faults)"].map { try counters("find-or-fetch", $0).statements },
                        [100, 0, farthest])
         XCTAssertEqual(try counters("find-or-fetch", "scan the registered objects (faults)").cacheMisses, farthest)
+        XCTAssertEqual(try counters("singleton", "fetched each time").fetches, 1_000)
+        XCTAssertEqual(try counters("singleton", "cached in the context's userInfo").fetches, 1)
+        XCTAssertEqual(try counters("noindex", "population > %@ (through the index)").fullScanStatements, 0)
+        XCTAssertEqual(try counters("noindex", "noindex:(population) > %@ (a scan)").fullScanStatements, 1)
         XCTAssertEqual(try counters("property-values-off", "includesPropertyValues = true (the default)").statements, 1)
         XCTAssertEqual(try counters("property-values-off", "includesPropertyValues = false, then every object used").statements, 201)
     }
@@ -511,7 +515,7 @@ extension ScenarioCoverageTests {
     func testConflictScenariosWriteWhatEachRuleAndPolicySays() throws {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("faultline-conflicts-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: dir) }
-        let options = BenchRunner.Options(scale: BenchScale(name: "test", rows: 400), repetitions: 1, outputFolder: dir, tags: [.conflicts])
+        let options = BenchRunner.Options(scale: BenchScale(name: "test", rows: 400), repetitions: 1, outputFolder: dir, scenarioIDs: ["delete-rules", "merge-policies"])
         let results = try BenchRunner(options: options).run()
         XCTAssertEqual(results.scenarios.map(\.id), ["delete-rules", "merge-policies"])
         func statements(_ scenario: String, _ variant: String) throws -> Int {

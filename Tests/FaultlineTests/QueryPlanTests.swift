@@ -86,3 +86,34 @@ final class QueryPlanTests: XCTestCase {
         XCTAssertTrue(new.description.contains("`--SCAN t0   [full scan]"))
     }
 }
+
+extension QueryPlanTests {
+    /// Core Data's `noindex:(expression)`: the same objects, and a plan that uses no index for the term.
+    func testNoindexRulesTheIndexOutAndFindsTheSameObjects() throws {
+        let dir = TemporaryDirectory()
+        let model = try ManagedObjectModel(entities: [EntityDescription(name: "City", properties: [
+            AttributeDescription(name: "name", type: .string), AttributeDescription(name: "population", type: .integer64, isIndexed: true),
+        ])])
+        let (_, context) = try makeStack(model, in: dir)
+        try context.performAndWait {
+            for i in 0..<500 {
+                let city = try context.insertNewObject(forEntityName: "City")
+                try city.setValue("city \(i)", forKey: "name")
+                try city.setValue(Int64(i * 1_000), forKey: "population")
+            }
+            try context.save()
+            func names(_ format: String) throws -> [String] {
+                try context.fetch(FetchRequest<ManagedObject>(entityName: "City", predicate: try ObjectPredicate(format: format, Int64(400_000))))
+                    .compactMap { $0.value(forKey: "name") as? String }.sorted()
+            }
+            XCTAssertEqual(try names("noindex:(population) > %@"), try names("population > %@"))
+            XCTAssertEqual(try names("noindex:(population) > %@").count, 99)
+            let plain = try context.explain(FetchRequest<ManagedObject>(entityName: "City", predicate: try ObjectPredicate(format: "population > 400000")))
+            let ruledOut = try context.explain(FetchRequest<ManagedObject>(entityName: "City", predicate: try ObjectPredicate(format: "noindex:(population) > 400000")))
+            XCTAssertTrue(ruledOut.sql.contains("+t0.ZPOPULATION > ?"), ruledOut.sql)
+            XCTAssertTrue(plain.plan.description.contains("INDEX"), plain.plan.description)
+            XCTAssertFalse(ruledOut.plan.description.contains("INDEX"), ruledOut.plan.description)
+            XCTAssertEqual(try ObjectPredicate(format: "noindex:(population) > 5").predicateFormat, "noindex:(population) > 5")
+        }
+    }
+}

@@ -98,6 +98,11 @@ public final class ManagedObjectContext: @unchecked Sendable {
     /// the store (Core Data's `stalenessInterval`): negative (the default) accepts any age, 0 always reads the store.
     public var stalenessInterval: Double = -1
 
+    /// Values the program keeps with the context (Core Data's `userInfo`): a cache of singleton-like objects looked
+    /// up once — the logged-in user, the current settings — instead of fetched each time. Read and changed on the
+    /// context's queue, like its objects.
+    public var userInfo: [String: Any] = [:]
+
     /// How this context's saves resolve optimistic-locking and uniqueness conflicts (`.error`, the default,
     /// resolves nothing). A child context's save into its parent ignores it: the child's values win, as in Core Data.
     public var mergePolicy: MergePolicy = .error

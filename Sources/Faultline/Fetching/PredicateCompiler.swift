@@ -160,6 +160,12 @@ struct PredicateCompiler {
             let left = try scalarSQL(args[0], in: scope, kind: .number)
             let right = try scalarSQL(args[1], in: scope, kind: .number)
             return .scalar("(\(left) \(name) \(right))", .number)
+        case .function("noindex:", let args) where args.count == 1:
+            // Core Data's `noindex:(expression)`: SQLite uses no index for a term whose column has a unary `+`.
+            guard case .scalar(let inner, let kind) = try operand(args[0], in: scope) else {
+                throw ObjectPredicateError(.unsupported, "noindex: applies to an attribute or an expression of one value")
+            }
+            return .scalar("+" + inner, kind)
         case .function("CAST", let args) where args.count == 2:
             if case .constant(.string(let uri)) = args[0], case .constant(.string("NSManagedObjectID")) = args[1] {
                 guard let id = ManagedObjectID(uriString: uri, model: model, storeIdentifier: storeIdentifier) else {

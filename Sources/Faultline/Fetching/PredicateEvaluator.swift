@@ -71,6 +71,9 @@ struct PredicateEvaluator {
             case "*": return .scalar(.double(a * b))
             default: return .scalar(b == 0 ? .null : .double(a / b))
             }
+        case .function("noindex:", let args) where args.count == 1:
+            // An instruction to the store's query planner: in memory, the value itself.
+            return try value(args[0], object)
         case .function("CAST", let args) where args.count == 2:
             if case .constant(.string(let uri)) = args[0], case .constant(.string("NSManagedObjectID")) = args[1],
                let id = object.managedObjectContext?.objectID(forURIString: uri) {

@@ -15,10 +15,15 @@ public enum StoreVacuum: Sendable, Equatable {
 /// What a vacuum did: the store file's pages before and after (the write-ahead log checkpointed into the file
 /// first, so that these are the file's size), and the free pages left.
 public struct StoreVacuumResult: Sendable, Equatable {
+    /// The store's page size in bytes.
     public var pageSize: Int
+    /// Pages in the file before the vacuum.
     public var pagesBefore: Int
+    /// Free pages (deleted rows' space) in the file before the vacuum.
     public var freePagesBefore: Int
+    /// Pages in the file after the vacuum.
     public var pagesAfter: Int
+    /// Free pages left in the file after the vacuum.
     public var freePagesAfter: Int
     /// Bytes the file gave back.
     public var bytesFreed: Int { (pagesBefore - pagesAfter) * pageSize }

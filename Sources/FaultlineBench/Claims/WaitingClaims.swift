@@ -8,11 +8,6 @@ extension ScenarioCatalogue {
         WaitingClaim(.concurrency, "An asynchronous fetch keeps an expensive fetch off the context that waits for it, and can be cancelled.",
                      [.objcio("Accessing Data", "Fetch Requests", "P-76")], waitingFor: "NSAsynchronousFetchRequest"),
         // Avoiding fetches
-        WaitingClaim(.avoidingFetches, "A singleton-like object cached in the context's userInfo costs one fetch, then none.",
-                     [.objcio("Performance", "Avoiding Fetch Requests", "P-23", "B-SINGLETON")], waitingFor: "a context's userInfo"),
-        WaitingClaim(.predicates, "noindex: rules an index out of a query's plan.",
-                     [.apple("Persistent Store Types and Behaviors", nil, "perf-24")], waitingFor: "noindex: in the predicate language"),
-        // Sorting
         WaitingClaim(.startup, "A compiled model loads faster than the model's source.",
                      [ClaimSource(.kodeco, "The Core Data Stack", "The Managed Object Model", keys: ["perf-8"])], waitingFor: "writing compiled models (.mom): Faultline reads them, it does not compile them"),
     ]

@@ -14,9 +14,10 @@ public enum ResultsPage {
             if let svg = diagrams["model"] { body += "<details open><summary>Model diagram</summary>\(inlineSVG(svg))</details>\n" }
         }
         if run.build != "release" { body += "<p class=warn>A debug build: these times say nothing about the engine's speed.</p>\n" }
-        body += "<table class=summary><tr><th>scenario</th><th>claim</th><th>verdict</th></tr>\n"
+        body += "<table class=summary><tr><th>theme</th><th>scenario</th><th>claim</th><th>verdict</th></tr>\n"
         for scenario in results.scenarios {
-            body += "<tr><td><a href=\"#\(escape(scenario.id))\">\(escape(scenario.id))</a></td><td>\(escape(scenario.title))</td><td>\(badge(scenario))</td></tr>\n"
+            let theme = scenario.theme ?? ScenarioCatalogue.theme(of: scenario.id)
+            body += "<tr><td>\(escape(theme?.title ?? ""))</td><td><a href=\"#\(escape(scenario.id))\">\(escape(scenario.id))</a></td><td>\(escape(scenario.title))</td><td>\(badge(scenario))</td></tr>\n"
         }
         body += "</table>\n"
         for scenario in results.scenarios {

@@ -138,3 +138,53 @@ extension ScenarioCatalogue {
             })
     }
 }
+
+extension ScenarioCatalogue {
+    /// B-SINGLETON: a singleton-like object (the current user) fetched each time it is needed, or cached in the
+    /// context's userInfo after the first fetch.
+    static var singleton: BenchScenario {
+        let fetchEach = "fetched each time", cached = "cached in the context's userInfo"
+        return BenchScenario(
+            id: "singleton", title: "The current user, needed N times: fetched each time, or cached in the context's userInfo",
+            claim: "An object the app needs over and over — the logged-in user — is worth one fetch, kept in the context's userInfo: then no fetch at all.",
+            theme: .avoidingFetches,
+            sources: [.objcio("Performance", "Avoiding Fetch Requests", "P-23", "B-SINGLETON")],
+            ratios: [RatioSpec(cached, over: fetchEach)],
+            variants: { setup in
+                let model = try RowWorkload.model()
+                let store = try setup.data.rows(min(20_000, setup.scale.part(10, minimum: 200)))
+                let uses = 1_000
+                func currentUser(_ context: ManagedObjectContext) throws -> ManagedObject? {
+                    var request = try Bench.request("Row", "a0 == %@", Int64(420))
+                    request.fetchLimit = 1
+                    return try context.fetch(request).first
+                }
+                return [
+                    .engine(fetchEach, model: model, store: store, operations: uses) { context in
+                        var sum: Int64 = 0
+                        for _ in 0..<uses { sum &+= try currentUser(context)?[RowWorkload.keys[1]] ?? 0 }
+                        Bench.sink(sum)
+                    },
+                    .engine(cached, model: model, store: store, operations: uses) { context in
+                        var sum: Int64 = 0
+                        for _ in 0..<uses {
+                            let user: ManagedObject?
+                            if let kept = context.userInfo["currentUser"] as? ManagedObject {
+                                user = kept
+                            } else {
+                                user = try currentUser(context)
+                                context.userInfo["currentUser"] = user
+                            }
+                            sum &+= user?[RowWorkload.keys[1]] ?? 0
+                        }
+                        Bench.sink(sum)
+                    },
+                ]
+            },
+            judge: { m in
+                guard let a = m.counters(fetchEach), let b = m.counters(cached), let ratio = m.ratio(cached, fetchEach) else { return Verdict(held: nil, "not measured") }
+                return Verdict(held: b.fetches == 1 && a.fetches == (m[fetchEach]?.operations ?? -1),
+                               "fetches: \(a.fetches) fetched each time, \(b.fetches) cached; the cache takes \(BenchFormat.ratio(ratio)) the time")
+            })
+    }
+}

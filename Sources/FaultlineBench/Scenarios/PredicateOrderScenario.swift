@@ -34,3 +34,33 @@ extension ScenarioCatalogue {
             })
     }
 }
+
+extension ScenarioCatalogue {
+    /// perf-24: an unselective range on an indexed attribute, through the index or with `noindex:` ruling it out.
+    static var noIndex: BenchScenario {
+        let indexed = "population > %@ (through the index)", ruledOut = "noindex:(population) > %@ (a scan)"
+        return BenchScenario(
+            id: "noindex", title: "A range that matches most cities, through the population index or with noindex:",
+            claim: "SQLite uses a limited number of indexes per query and may pick one that does not help; noindex: in the predicate rules an index out — for a range that matches most rows, a plain scan beats walking the index.",
+            theme: .predicates,
+            sources: [.apple("Persistent Store Types and Behaviors", nil, "perf-24")],
+            ratios: [RatioSpec(ruledOut, over: indexed)],
+            alternatesOrder: true,
+            variants: { setup in
+                let model = try CityWorkload.model()
+                let cities = setup.scale.part(2, minimum: 1_000)
+                let store = try setup.data.cities(cities, indexedPopulation: true, residents: false)
+                // Nearly every city has more than 100 inhabitants.
+                return [(indexed, "population > %@"), (ruledOut, "noindex:(population) > %@")].map { name, format in
+                    .engine(name, model: model, store: store, operations: cities) { context in
+                        Bench.sink(Int64(try context.count(for: try Bench.request("City", format, Int64(100)))))
+                    }
+                }
+            },
+            judge: { m in
+                guard let a = m.counters(indexed), let b = m.counters(ruledOut), let ratio = m.ratio(ruledOut, indexed) else { return Verdict(held: nil, "not measured") }
+                return Verdict(held: a.fullScanStatements == 0 && b.fullScanStatements == 1 && ratio < 1,
+                               "through the index: \(a.fullScanStatements) scans; with noindex: \(b.fullScanStatements) scan, \(BenchFormat.ratio(ratio)) the time of the index walk")
+            })
+    }
+}

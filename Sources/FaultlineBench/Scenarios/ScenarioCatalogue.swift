@@ -2,8 +2,8 @@
 /// advice (seed 001 chapter 8 and the catalogue in reference/seed-001-objcio-part1.md §2.4).
 public enum ScenarioCatalogue {
     public static var all: [BenchScenario] {
-        [tiers, fetchObjects, insertThenSave, accessors, resultTypes, insert, saveGranularity, historyCost, update, prefetchMayors, prefetchEmployees, departmentNames, denormalizedCount, traversal, idLookups, findOrFetch, smallSet, propertyValuesOff,
-         batchSize, paging, earliestValue, sortInSQLite, indexSmall, indexLarge, compoundIndex, indexCosts, normalizedSearch, predicateOrder, aggregate, pointLookup, rangeQuery, walReaders, coordinators, mainQueueBudget, blobs, subentities, wideOrSplit, optionalOrDefault, inverseRelationships, transformableEncoding, integerWidth, toManyShapes, orderedRelationships, probeCost, batchUpdate, batchDelete, deleteRules, mergePolicies, validationCost, mergeCost, saveDurability, fileSize, walGrowth,
+        [tiers, fetchObjects, insertThenSave, accessors, resultTypes, insert, saveGranularity, historyCost, update, prefetchMayors, prefetchEmployees, departmentNames, denormalizedCount, traversal, idLookups, findOrFetch, singleton, smallSet, propertyValuesOff,
+         batchSize, paging, earliestValue, sortInSQLite, indexSmall, indexLarge, compoundIndex, indexCosts, normalizedSearch, predicateOrder, noIndex, aggregate, pointLookup, rangeQuery, walReaders, coordinators, mainQueueBudget, blobs, subentities, wideOrSplit, optionalOrDefault, inverseRelationships, transformableEncoding, integerWidth, toManyShapes, orderedRelationships, probeCost, batchUpdate, batchDelete, deleteRules, mergePolicies, validationCost, mergeCost, saveDurability, fileSize, walGrowth,
          migration, migrationChain, importReset, importUndo, fetchMemory, refreshToFault, rowCacheSharing, retainsRegistered, staleness, storeOpen]
     }
 
