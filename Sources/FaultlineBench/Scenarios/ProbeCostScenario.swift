@@ -22,13 +22,14 @@ extension ScenarioCatalogue {
                 let model = try RowWorkload.model()
                 let store = try setup.data.rows(setup.scale.rows)
                 let smallStore = try setup.data.rows(1_000)
-                // The anchors' 200,000 rows; a test's tiny scale, as many as it has.
-                let lookupRows = setup.scale.rows >= BenchScale.small.rows ? PointLookupWorkload.rows : setup.scale.rows
+                // The anchors' 200,000 rows from medium up; below, as many as the scale has (`--scale small` stays
+                // within its minute).
+                let lookupRows = setup.scale.rows >= BenchScale.medium.rows ? PointLookupWorkload.rows : setup.scale.rows
                 let lookupModel = try PointLookupWorkload.model()
                 let lookupStore = try setup.data.pointLookups(lookupRows)
                 let trace = setup.folder.appendingPathComponent("probe-cost.jsonl").path
-                // 20,000, or as many as the main data set has rows when it has fewer (a test's tiny scale).
-                let fetches = min(20_000, setup.scale.rows)
+                // 20,000 from medium up; a quarter of the rows below (5,000 at small, fewer at a test's tiny scale).
+                let fetches = setup.scale.rows >= BenchScale.medium.rows ? 20_000 : max(1, setup.scale.rows / 4)
                 // Enough bulk fetches per run for a run as long as the one-row fetches' (a 9 ms run judged to 5% is
                 // at the mercy of the machine's noise): each on a cold context of its own, up to ten.
                 let passes = min(10, max(1, 200_000 / setup.scale.rows))

@@ -1,5 +1,5 @@
-/// The built-in scenarios, in the order `faultline bench` runs them: each tests one piece of the seeds' performance
-/// advice (seed 001 chapter 8 and the catalogue in reference/seed-001-objcio-part1.md §2.4).
+/// The built-in scenarios, in the order `faultline bench` runs them: each tests one claim of Core Data's performance
+/// advice, cited by work, chapter and section (`ClaimSource`), grouped by theme (`BenchTheme`).
 public enum ScenarioCatalogue {
     public static var all: [BenchScenario] {
         [tiers, fetchObjects, insertThenSave, accessors, resultTypes, insert, saveGranularity, historyCost, update, prefetchMayors, prefetchEmployees, departmentNames, denormalizedCount, traversal, idLookups, findOrFetch, singleton, smallSet, propertyValuesOff,
