@@ -567,7 +567,7 @@ extension ScenarioCoverageTests {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("faultline-contention-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: dir) }
         let options = BenchRunner.Options(scale: BenchScale(name: "test", rows: 400), repetitions: 1, outputFolder: dir,
-                                          scenarioIDs: ["coordinators", "main-queue-budget", "predicate-order"])
+                                          scenarioIDs: ["coordinators", "main-queue-budget", "predicate-order", "fetch-template"])
         let results = try BenchRunner(options: options).run()
         for scenario in results.scenarios { XCTAssertEqual(scenario.status, "ran", "\(scenario.id): \(scenario.note ?? "")") }
         func counters(_ scenario: String) -> [String: ProbeCounters] {
@@ -580,6 +580,9 @@ extension ScenarioCoverageTests {
         let order = counters("predicate-order")
         XCTAssertEqual(Set(order.values.map(\.rows)).count, 1, "both orders return the same rows")
         XCTAssertEqual(order.values.map(\.fullScanStatements), [1, 1])
+        let template = counters("fetch-template")
+        XCTAssertEqual(template["template with like[cd] names"].map { [$0.fetches, $0.fullScanStatements] }, [50, 50])
+        XCTAssertEqual(template["template with == on indexed names"].map { [$0.fetches, $0.fullScanStatements] }, [50, 0])
     }
 }
 

@@ -9,6 +9,6 @@ extension ScenarioCatalogue {
                      [.objcio("Accessing Data", "Fetch Requests", "P-76")], waitingFor: "NSAsynchronousFetchRequest"),
         // Avoiding fetches
         WaitingClaim(.startup, "A compiled model loads faster than the model's source.",
-                     [ClaimSource(.kodeco, "The Core Data Stack", "The Managed Object Model", keys: ["perf-8"])], waitingFor: "writing compiled models (.mom): Faultline reads them, it does not compile them"),
+                     [ClaimSource(.kodeco, "The Core Data Stack", "The Managed Object Model", keys: ["perf-1"]), ClaimSource(.appleGuideClassic, "Managed Object Models", "Compiling a Data Model", keys: ["perf-10"])], waitingFor: "writing compiled models (.mom): Faultline reads them, it does not compile them"),
     ]
 }

@@ -11,7 +11,8 @@ extension ScenarioCatalogue {
             id: "department-names", title: "Employees' names and their departments' names: N+1, prefetching, batch faulting, a join",
             claim: "Printing six employees and their departments (Sales, Marketing, Engineering) takes four round trips naively — one fetch and a fault per department, the repeated ones served by uniquing — and two, the minimum, with prefetching or batch faulting; a dictionary fetch across the relationship takes one.",
             theme: .nPlusOne,
-            sources: [.apple("Performance", "Decreasing Fault Overhead", "perf-9", "perf-10", "perf-11", "B1")],
+            sources: [.apple("Performance", "Decreasing Fault Overhead", "perf-9", "perf-10", "perf-11", "B1"), ClaimSource(.appleGuideClassic, "Technology Overview", "Employee and Department", keys: ["W-003-1"]),
+                      ClaimSource(.studyNotes, "Advanced", "Batch faulting", keys: ["W-004-4"])],
             ratios: [RatioSpec(prefetch, over: plain), RatioSpec(batch, over: plain), RatioSpec(join, over: plain)],
             model: { try EmployeeWorkload.model() },
             variants: { setup in

@@ -69,7 +69,7 @@ extension ScenarioCatalogue {
             id: "inverse", title: "Moving N pets to other owners: Owner.pets with an inverse, and without",
             claim: "Dropping a relationship's inverse saves the work of keeping it up to date — probably a premature optimization: measure before giving up what the inverse keeps consistent.",
             theme: .schema,
-            sources: [.objcio("Performance", "How to Build Efficient Data Models", "P-55")],
+            sources: [.objcio("Performance", "How to Build Efficient Data Models", "P-55"), ClaimSource(.studyNotes, "Basics", "Relationships", keys: ["W-004-1"])],
             ratios: [RatioSpec(without, over: withInverse)],
             alternatesOrder: true,
             variants: { setup in
@@ -134,7 +134,8 @@ extension ScenarioCatalogue {
             id: "store-open", title: "Adding a store of N rows and of 10 × N rows to a coordinator",
             claim: "Adding the store can take an unknown time, so do it off the main queue: without a migration it reads the schema and the metadata, not the rows, and takes about as long at ten times the rows — a migration on opening reads them all (see `migration`).",
             theme: .startup,
-            sources: [.apple("Integrating Core Data at iOS Startup", nil, "perf-17")],
+            sources: [.apple("Integrating Core Data at iOS Startup", nil, "perf-17"), ClaimSource(.kodeco, "The Core Data Stack", "The Persistent Store Coordinator", keys: ["perf-8"]),
+                      ClaimSource(.appleGuideClassic, "Core Data Basics", nil, keys: ["perf-8"])],
             ratios: [],
             variants: { setup in
                 let model = try RowWorkload.model()

@@ -49,7 +49,7 @@ extension ScenarioCatalogue {
             id: "paging", title: "Time to the first screen: fetch everything, fetch 100, fetch 100 then the rest",
             claim: "A fetch limit keeps the working set small: the first 100 objects arrive far sooner than the whole table, and loading the rest afterwards with fetchOffset costs little more than one fetch of everything.",
             theme: .fetchShape,
-            sources: [.apple("Performance", "Fetch Limits", "perf-6", "perf-7", "B3")],
+            sources: [.apple("Performance", "Fetch Limits", "perf-6", "perf-7", "B3"), ClaimSource(.studyNotes, "Advanced", "Performance tips", keys: ["perf-26"])],
             ratios: [RatioSpec(screen, over: all), RatioSpec(progressive, over: all)],
             alternatesOrder: true,
             variants: { setup in
@@ -86,7 +86,7 @@ extension ScenarioCatalogue {
             id: "earliest-value", title: "The smallest value of an attribute: fetch everything sorted, fetch one, ask SQLite for min",
             claim: "To find the earliest date, do not fetch every object sorted and take the first: a sorted fetch with a limit of 1 reads one row, and a min: expression in a dictionary fetch computes it in SQLite.",
             theme: .fetchShape,
-            sources: [ClaimSource(.studyNotes, "Understanding", "Fetching", keys: ["004-F7", "W-004-3"])],
+            sources: [ClaimSource(.studyNotes, "Understanding", "Fetching", keys: ["perf-17", "004-F7", "W-004-3"])],
             ratios: [RatioSpec(one, over: everything), RatioSpec(aggregate, over: everything)],
             alternatesOrder: true,
             variants: { setup in

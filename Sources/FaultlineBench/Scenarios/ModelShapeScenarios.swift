@@ -83,7 +83,8 @@ extension ScenarioCatalogue {
             id: "optional-or-default", title: "A rating optional, or mandatory with a default of 0: `rating != 5` in the store and in memory",
             claim: "Prefer mandatory attributes with a default to optional ones: SQL's NULL matches no comparison, so `rating != 5` leaves out every unrated review — which NSPredicate's in-memory evaluation in Core Data would keep; with a default of 0 there is one answer everywhere.",
             theme: .schema,
-            sources: [.apple("Performance", nil, "perf-15"), .apple("Creating a Managed Object Model", "Attributes", "E-13")],
+            sources: [.apple("Performance", nil, "perf-15"), ClaimSource(.appleGuideClassic, "Managed Object Models", "Attributes", keys: ["perf-9"]),
+                      ClaimSource(.studyNotes, "Basics", "Attributes", keys: ["perf-5"])],
             ratios: [RatioSpec(mandatory, over: optional)],
             variants: { setup in
                 let rows = setup.scale.part(4, minimum: 500)

@@ -9,7 +9,7 @@ extension ScenarioCatalogue {
             id: "predicate-order", title: "Clause order: a restrictive number comparison before or after a case-insensitive text match",
             claim: "Put the most restrictive, cheapest clause first, above all before text matching: SQLite evaluates the clauses in order and skips the rest of a row once one fails, so the text match runs on far fewer rows.",
             theme: .predicates,
-            sources: [.apple("Performance", "Fetch Predicates", "perf-5", "B2"), ClaimSource(.studyNotes, "Advanced", "Predicates", keys: ["W-004-2", "K1"])],
+            sources: [.apple("Performance", "Fetch Predicates", "perf-5", "B2"), ClaimSource(.studyNotes, "Advanced", "Predicates", keys: ["perf-25", "W-004-2", "W-004-7", "K1"])],
             ratios: [RatioSpec(cheapFirst, over: textFirst)],
             alternatesOrder: true,
             variants: { setup in
@@ -61,6 +61,69 @@ extension ScenarioCatalogue {
                 guard let a = m.counters(indexed), let b = m.counters(ruledOut), let ratio = m.ratio(ruledOut, indexed) else { return Verdict(held: nil, "not measured") }
                 return Verdict(held: a.fullScanStatements == 0 && b.fullScanStatements == 1 && ratio < 1,
                                "through the index: \(a.fullScanStatements) scans; with noindex: \(b.fullScanStatements) scan, \(BenchFormat.ratio(ratio)) the time of the index walk")
+            })
+    }
+}
+
+extension ScenarioCatalogue {
+    /// W-003-5: the guide's "PublicationForAuthorSinceDate" template, instantiated per use, with like[cd] on the
+    /// author's names or with == on indexed names.
+    static var fetchTemplate: BenchScenario {
+        let folding = "template with like[cd] names", exact = "template with == on indexed names"
+        return BenchScenario(
+            id: "fetch-template", title: "A stored fetch request template, its variables substituted per use: like[cd] names or == on indexed names",
+            claim: "A fetch request template in the model is instantiated with its $VARIABLES substituted at each use; its case- and diacritic-insensitive like[cd] comparisons can use no index and read every row, where == on an indexed attribute searches.",
+            theme: .predicates,
+            sources: [ClaimSource(.appleGuideClassic, "Managed Object Models", "Fetch Request Templates", keys: ["W-003-5"])],
+            ratios: [RatioSpec(exact, over: folding)],
+            alternatesOrder: true,
+            variants: { setup in
+                let authors = setup.scale.part(40, minimum: 200), uses = 50
+                let model = try ManagedObjectModel(entities: [
+                    EntityDescription(name: "Author", properties: [
+                        AttributeDescription(name: "firstName", type: .string, isIndexed: true), AttributeDescription(name: "lastName", type: .string, isIndexed: true),
+                        RelationshipDescription(name: "publications", destination: "Publication", inverse: "mainAuthor", isToMany: true)]),
+                    EntityDescription(name: "Publication", properties: [
+                        AttributeDescription(name: "title", type: .string), AttributeDescription(name: "publicationDate", type: .date),
+                        RelationshipDescription(name: "mainAuthor", destination: "Author", inverse: "publications")]),
+                ], fetchRequestTemplates: [
+                    "PublicationForAuthorSinceDate": ("Publication", "mainAuthor.firstName like[cd] $FIRST_NAME AND mainAuthor.lastName like[cd] $LAST_NAME AND publicationDate > $DATE"),
+                    "PublicationForAuthorNamedSinceDate": ("Publication", "mainAuthor.lastName == $LAST_NAME AND mainAuthor.firstName == $FIRST_NAME AND publicationDate > $DATE"),
+                ])
+                let now = Date(timeIntervalSinceReferenceDate: 800_000_000)
+                let store = try ScenarioStore.make(setup.folder, "fetch-template", model: model) { context in
+                    for a in 0..<authors {
+                        let author = ManagedObject(entity: model.entity(named: "Author")!, insertInto: context)
+                        try author.setValue("fiona \(a)", forKey: "firstName")
+                        try author.setValue("verde \(a)", forKey: "lastName")
+                        for p in 0..<4 {
+                            let publication = ManagedObject(entity: model.entity(named: "Publication")!, insertInto: context)
+                            try publication.setValue("paper \(a).\(p)", forKey: "title")
+                            try publication.setValue(now.addingTimeInterval(-Double(p) * 20_000_000), forKey: "publicationDate")
+                            try publication.setValue(author, forKey: "mainAuthor")
+                        }
+                    }
+                }
+                func run(_ context: ManagedObjectContext, template: String) throws {
+                    var found = 0
+                    for use in 0..<uses {
+                        let a = (use * 37) % authors
+                        // The guide's variables: an author, and a year ago (−31,356,000 s).
+                        let request = try context.model.fetchRequest(fromTemplateWithName: template, substitutionVariables: [
+                            "FIRST_NAME": "fiona \(a)", "LAST_NAME": "verde \(a)", "DATE": now.addingTimeInterval(-31_356_000)])
+                        found += try context.fetch(request).count
+                    }
+                    Bench.sink(Int64(found))
+                }
+                return [
+                    .engine(folding, model: model, store: store, operations: uses) { try run($0, template: "PublicationForAuthorSinceDate") },
+                    .engine(exact, model: model, store: store, operations: uses) { try run($0, template: "PublicationForAuthorNamedSinceDate") },
+                ]
+            },
+            judge: { m in
+                guard let a = m.counters(folding), let b = m.counters(exact), let ratio = m.ratio(exact, folding) else { return Verdict(held: nil, "not measured") }
+                return Verdict(held: a.fullScanStatements == a.fetches && b.fullScanStatements == 0 && a.fetchedObjects == b.fetchedObjects && ratio < 1,
+                               "\(a.fetches) instantiations each: like[cd] scanned \(a.fullScanStatements) times, == on the indexed names \(b.fullScanStatements); both found \(a.fetchedObjects) publications; == takes \(BenchFormat.ratio(ratio)) the time")
             })
     }
 }

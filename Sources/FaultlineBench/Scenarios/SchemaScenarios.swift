@@ -22,7 +22,8 @@ extension ScenarioCatalogue {
             id: "subentities", title: "Fetching one of four kinds of item: sub-entities of one entity, or four entities",
             claim: "Sub-entities share their root's table, with every sibling's columns: fetching one kind reads a wider table of all kinds' rows — slower and bigger than an entity of its own.",
             theme: .schema,
-            sources: [.objcio("Performance", "How to Build Efficient Data Models", "P-53", "B-SUBENT"), .apple("Creating a Managed Object Model", "Entity Inheritance", "perf-14", "B5")],
+            sources: [.objcio("Performance", "How to Build Efficient Data Models", "P-53", "B-SUBENT"), .apple("Creating a Managed Object Model", "Entity Inheritance", "perf-14", "B5"),
+                      ClaimSource(.appleGuideClassic, "Managed Object Models", "Entity Inheritance", keys: ["W-003-3", "W-003-4"])],
             ratios: [RatioSpec(shared, over: separate)],
             alternatesOrder: true,
             variants: { setup in
@@ -103,7 +104,8 @@ extension ScenarioCatalogue {
             id: "to-many-shapes", title: "Owners and pets, one-to-many or many-to-many: write them, read each owner's pets",
             claim: "A many-to-many relationship is stored in a join table: every link is a row of its own to write and a join to read, where one-to-many keeps a column in the destination's row.",
             theme: .schema,
-            sources: [.objcio("Performance", "How to Build Efficient Data Models", "P-54"), .apple("Creating Managed Object Relationships", "Many-to-Many Relationships", "B7")],
+            sources: [.objcio("Performance", "How to Build Efficient Data Models", "P-54"), .apple("Creating Managed Object Relationships", "Many-to-Many Relationships", "B7"),
+                      ClaimSource(.kodeco, "The Core Data Stack", "DogWalk: to-many sets", keys: ["perf-10"]), ClaimSource(.studyNotes, "Basics", "Relationships", keys: ["perf-2"])],
             ratios: [RatioSpec(name(true, "insert"), over: name(false, "insert")), RatioSpec(name(true, "read"), over: name(false, "read"))],
             alternatesOrder: true,
             variants: { setup in
@@ -164,7 +166,7 @@ extension ScenarioCatalogue {
             id: "ordered-relationships", title: "Playlists of songs: an ordered relationship, or an unordered one sorted by a position",
             claim: "Ordered relationships cost writes (Core Data maintains the order in the store) and make reading in order cheaper than sorting the members.",
             theme: .schema,
-            sources: [.objcio("Performance", "Avoiding Fetch Requests", "P-21", "B-ORDERED")],
+            sources: [.objcio("Performance", "Avoiding Fetch Requests", "P-21", "B-ORDERED"), ClaimSource(.kodeco, "The Core Data Stack", "DogWalk: ordered walks", keys: ["perf-12"])],
             ratios: [RatioSpec(name(true, "insert"), over: name(false, "insert")), RatioSpec(name(true, "read in order"), over: name(false, "read in order"))],
             alternatesOrder: true,
             variants: { setup in
