@@ -32,7 +32,8 @@ extension ScenarioCatalogue {
                 let fetches = setup.scale.rows >= BenchScale.medium.rows ? 20_000 : max(1, setup.scale.rows / 4)
                 // Enough bulk fetches per run for a run as long as the one-row fetches' (a 9 ms run judged to 5% is
                 // at the mercy of the machine's noise): each on a cold context of its own, up to ten.
-                let passes = min(10, max(1, 200_000 / setup.scale.rows))
+                let passes = setup.scale.rows >= BenchScale.medium.rows ? min(10, max(1, 200_000 / setup.scale.rows))
+                    : setup.scale.rows >= BenchScale.small.rows ? 2 : min(10, max(1, 200_000 / setup.scale.rows))
                 // The runner passes its tracing probes for the traced run and none for timed runs; "trace on" runs
                 // are timed with a trace file of their own, written by one trace writer for all of them, as a traced
                 // program has one for its whole run (starting a writer, its thread and its queue's memory, is not
