@@ -56,7 +56,7 @@ extension ManagedObjectContext {
                 statements: after.statements - before.statements, rows: after.rows - before.rows, results: count, registered: registered,
                 sqlTime: after.sqlTime - before.sqlTime, totalTime: ProbeClock.seconds(start, end), callSite: callSite,
                 values: level >= 3 ? uris(result) : nil, context: serialNumber, contextName: name, gauges: gaugesInSection,
-                optionalNotEqual: request.predicate.map { OptionalInequality.keyPaths(in: $0, entity: model.entity(named: request.entityName)) } ?? [],
+                optionalNotEqual: request.predicate.map { OptionalInequality.keyPaths(in: $0, model: model, entityName: request.entityName) } ?? [],
                 predicateText: PredicateTextReference(shape: text))),
                 at: end, predicateConstants: predicateShape.recordedConstants) }
             return result

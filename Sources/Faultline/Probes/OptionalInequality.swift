@@ -6,26 +6,28 @@
 enum OptionalInequality {
     /// The key paths of optional attributes of `entity` that `predicate` compares with `!=` to a value, and nowhere
     /// with nil.
-    static func keyPaths(in predicate: ObjectPredicate, entity: EntityDescription?) -> [String] {
-        guard let entity else { return [] }
-        var unequal: [String] = [], withNil = Set<String>()
-        func visit(_ p: ObjectPredicate) {
-            switch p {
-            case .constant: break
-            case .and(let items), .or(let items): items.forEach(visit)
-            case .not(let inner): visit(inner)
-            case .comparison(let c):
-                guard c.quantifier == .direct, case .keyPath(nil, let components) = c.left else { return }
+    /// The entity is looked up by name only when a `!=` is met: a traced fetch runs this, and most predicates have
+    /// none (then nothing is allocated or hashed).
+    static func keyPaths(in predicate: ObjectPredicate, model: ManagedObjectModel, entityName: String) -> [String] {
+        var unequal: [String] = [], withNil: [String] = []
+        visit(predicate, { model.entity(named: entityName) }, &unequal, &withNil)
+        return withNil.isEmpty ? unequal : unequal.filter { !withNil.contains($0) }
+    }
+
+    private static func visit(_ p: ObjectPredicate, _ entity: () -> EntityDescription?, _ unequal: inout [String], _ withNil: inout [String]) {
+        switch p {
+        case .constant: break
+        case .and(let items), .or(let items): for item in items { visit(item, entity, &unequal, &withNil) }
+        case .not(let inner): visit(inner, entity, &unequal, &withNil)
+        case .comparison(let c):
+            guard c.quantifier == .direct, case .keyPath(nil, let components) = c.left else { return }
+            if case .constant(.null) = c.right {
+                withNil.append(components.joined(separator: "."))
+            } else if c.op == .notEqual, case .constant = c.right, let entity = entity(), isOptionalAttribute(components, of: entity) {
                 let path = components.joined(separator: ".")
-                if case .constant(.null) = c.right {
-                    withNil.insert(path)
-                } else if c.op == .notEqual, case .constant = c.right, isOptionalAttribute(components, of: entity), !unequal.contains(path) {
-                    unequal.append(path)
-                }
+                if !unequal.contains(path) { unequal.append(path) }
             }
         }
-        visit(predicate)
-        return unequal.filter { !withNil.contains($0) }
     }
 
     /// Whether `components` name an optional stored attribute through to-one relationships from `entity`.
