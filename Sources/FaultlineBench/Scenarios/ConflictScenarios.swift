@@ -37,9 +37,7 @@ extension ScenarioCatalogue {
                     }
                     let url = setup.folder.appendingPathComponent("delete-rules-\(rule.rawValue)-run.sqlite")
                     return BenchVariant(name(rule), operations: departments) { probes in
-                        try DataSets.copy(template, to: url)
-                        let coordinator = PersistentStoreCoordinator(managedObjectModel: model, probes: probes)
-                        try coordinator.addPersistentStore(at: url)
+                        let coordinator = try ScenarioStore.open(url, from: template, model: model, probes: probes)
                         let context = ManagedObjectContext(.privateQueue, coordinator: coordinator)
                         let doomed = try context.performAndWait { try context.fetch(FetchRequest<ManagedObject>(entityName: "Department")) }
                         return {
@@ -96,9 +94,7 @@ extension ScenarioCatalogue {
                 return policies.map { policyName, policy in
                     let url = setup.folder.appendingPathComponent("merge-policies-\(policyName).sqlite")
                     return BenchVariant(policyName, operations: rows) { probes in
-                        try DataSets.copy(template, to: url)
-                        let coordinator = PersistentStoreCoordinator(managedObjectModel: model, probes: probes)
-                        try coordinator.addPersistentStore(at: url)
+                        let coordinator = try ScenarioStore.open(url, from: template, model: model, probes: probes)
                         let first = ManagedObjectContext(.privateQueue, coordinator: coordinator), second = ManagedObjectContext(.privateQueue, coordinator: coordinator)
                         let all = FetchRequest<ManagedObject>(entityName: "Employee", sortDescriptors: [FetchSortDescriptor(keyPath: "name")])
                         let mine = try second.performAndWait { () -> [ManagedObject] in

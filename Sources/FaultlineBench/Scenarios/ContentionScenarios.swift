@@ -72,9 +72,8 @@ extension ScenarioCatalogue {
             private var values: [String: [Double]] = [:]
             func add(_ name: String, _ run: [Double]) { lock.lock(); values[name, default: []] += run; lock.unlock() }
             func percentile(_ name: String, _ p: Double) -> Double? {
-                lock.lock(); let sorted = (values[name] ?? []).sorted(); lock.unlock()
-                guard !sorted.isEmpty else { return nil }
-                return sorted[min(sorted.count - 1, Int((Double(sorted.count - 1) * p).rounded()))]
+                lock.lock(); let run = values[name] ?? []; lock.unlock()
+                return ReaderFigures.percentile(run, p)
             }
         }
         let latencies = Latencies()
@@ -90,9 +89,7 @@ extension ScenarioCatalogue {
                 return [(idle, false), (importing, true)].map { name, withImport in
                     let url = setup.folder.appendingPathComponent("main-budget-\(withImport).sqlite")
                     return BenchVariant(name, operations: saves) { probes in
-                        RowWorkload.removeStore(at: url)
-                        let coordinator = PersistentStoreCoordinator(managedObjectModel: model, probes: probes)
-                        try coordinator.addPersistentStore(at: url)
+                        let coordinator = try ScenarioStore.open(url, model: model, probes: probes)
                         let ui = ManagedObjectContext(.privateQueue, coordinator: coordinator)
                         let background = ManagedObjectContext(.privateQueue, coordinator: coordinator)
                         let entity = model.entity(named: "Row")!

@@ -95,9 +95,7 @@ extension ScenarioCatalogue {
                     }
                     let url = setup.folder.appendingPathComponent("inverse-\(inverse)-run.sqlite")
                     return BenchVariant(name, operations: pets) { probes in
-                        try DataSets.copy(template, to: url)
-                        let coordinator = PersistentStoreCoordinator(managedObjectModel: model, probes: probes)
-                        try coordinator.addPersistentStore(at: url)
+                        let coordinator = try ScenarioStore.open(url, from: template, model: model, probes: probes)
                         let context = ManagedObjectContext(.privateQueue, coordinator: coordinator)
                         let people = try context.performAndWait { () -> [ManagedObject] in
                             let all = try context.fetch(FetchRequest<ManagedObject>(entityName: "Owner", sortDescriptors: [FetchSortDescriptor(keyPath: "name")]))

@@ -34,9 +34,7 @@ extension ScenarioCatalogue {
                             let file = try coordinator.vacuum(.incremental(pages: 0))  // a checkpoint: the file holds every row
                             sizes.bytes[k] = file.pagesAfter * file.pageSize
                         }
-                        RowWorkload.removeStore(at: insertURL)
-                        let coordinator = PersistentStoreCoordinator(managedObjectModel: model, probes: probes)
-                        try coordinator.addPersistentStore(at: insertURL)
+                        let coordinator = try ScenarioStore.open(insertURL, model: model, probes: probes)
                         let context = ManagedObjectContext(.privateQueue, coordinator: coordinator)
                         return {
                             try context.performAndWait {
@@ -59,9 +57,7 @@ extension ScenarioCatalogue {
                     }
                     let updateURL = setup.folder.appendingPathComponent("index-costs-\(k)-update.sqlite")
                     variants.append(BenchVariant(updateName(k), operations: rows / 4) { probes in
-                        try DataSets.copy(template, to: updateURL)
-                        let coordinator = PersistentStoreCoordinator(managedObjectModel: model, probes: probes)
-                        try coordinator.addPersistentStore(at: updateURL)
+                        let coordinator = try ScenarioStore.open(updateURL, from: template, model: model, probes: probes)
                         let context = ManagedObjectContext(.privateQueue, coordinator: coordinator)
                         // The rows to change, fetched outside the clock.
                         let objects = try context.performAndWait {

@@ -142,9 +142,7 @@ extension ScenarioCatalogue {
                     ])])
                     let url = setup.folder.appendingPathComponent("validation-\(rules).sqlite")
                     return BenchVariant(name, operations: rows) { probes in
-                        RowWorkload.removeStore(at: url)
-                        let coordinator = PersistentStoreCoordinator(managedObjectModel: model, probes: probes)
-                        try coordinator.addPersistentStore(at: url)
+                        let coordinator = try ScenarioStore.open(url, model: model, probes: probes)
                         let context = ManagedObjectContext(.privateQueue, coordinator: coordinator)
                         try context.performAndWait {
                             for i in 0..<rows {

@@ -25,16 +25,12 @@ extension ScenarioCatalogue {
                 let insertURL = setup.folder.appendingPathComponent("insert-then-save-a.sqlite"), saveURL = setup.folder.appendingPathComponent("insert-then-save-b.sqlite")
                 return [
                     BenchVariant(insertOnly, operations: rows) { probes in
-                        RowWorkload.removeStore(at: insertURL)
-                        let coordinator = PersistentStoreCoordinator(managedObjectModel: model, probes: probes)
-                        try coordinator.addPersistentStore(at: insertURL)
+                        let coordinator = try ScenarioStore.open(insertURL, model: model, probes: probes)
                         let context = ManagedObjectContext(.privateQueue, coordinator: coordinator)
                         return { context.performAndWait { insert(context) } }
                     },
                     BenchVariant(save, operations: rows) { probes in
-                        RowWorkload.removeStore(at: saveURL)
-                        let coordinator = PersistentStoreCoordinator(managedObjectModel: model, probes: probes)
-                        try coordinator.addPersistentStore(at: saveURL)
+                        let coordinator = try ScenarioStore.open(saveURL, model: model, probes: probes)
                         let context = ManagedObjectContext(.privateQueue, coordinator: coordinator)
                         context.performAndWait { insert(context) }
                         return { try context.performAndWait { try context.save() } }

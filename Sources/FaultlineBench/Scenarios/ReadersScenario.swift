@@ -33,6 +33,11 @@ final class ReaderFigures: @unchecked Sendable {
         lock.lock()
         let values = (ofSaves ? saves[variant] : latencies[variant]) ?? []
         lock.unlock()
+        return Self.percentile(values, p)
+    }
+
+    /// The `p`-th percentile (0…1) of `values` (the nearest rank), or nil when there are none.
+    static func percentile(_ values: [Double], _ p: Double) -> Double? {
         guard !values.isEmpty else { return nil }
         let sorted = values.sorted()
         return sorted[min(sorted.count - 1, Int((Double(sorted.count - 1) * p).rounded()))]

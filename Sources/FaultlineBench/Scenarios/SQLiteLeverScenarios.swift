@@ -95,9 +95,7 @@ extension ScenarioCatalogue {
                 // left half full).
                 func template(_ name: String, deleting doomed: (Int) -> Bool) throws -> URL {
                     let url = setup.folder.appendingPathComponent("file-size-\(name).sqlite")
-                    RowWorkload.removeStore(at: url)
-                    let coordinator = PersistentStoreCoordinator(managedObjectModel: model, probes: .disabled)
-                    try coordinator.addPersistentStore(at: url)
+                    let coordinator = try ScenarioStore.open(url, model: model, probes: .disabled)
                     let context = ManagedObjectContext(.privateQueue, coordinator: coordinator)
                     try coordinator.vacuum(.incremental(pages: 0))  // a checkpoint: the file holds the schema
                     sizes.empty = StoreFiles.bytes(of: url)
@@ -121,9 +119,7 @@ extension ScenarioCatalogue {
                     let url = setup.folder.appendingPathComponent("file-size-run-\(name.filter(\.isLetter)).sqlite")
                     return BenchVariant(name, operations: 1) { probes in
                         if FileManager.default.fileExists(atPath: url.path) { sizes.after[name] = StoreFiles.bytes(of: url) }
-                        try DataSets.copy(template, to: url)
-                        let coordinator = PersistentStoreCoordinator(managedObjectModel: model, probes: probes)
-                        try coordinator.addPersistentStore(at: url)
+                        let coordinator = try ScenarioStore.open(url, from: template, model: model, probes: probes)
                         return {
                             if let vacuum { try coordinator.vacuum(vacuum) }
                         }
@@ -206,9 +202,7 @@ extension ScenarioCatalogue {
                         if FileManager.default.fileExists(atPath: url.path + "-wal") {
                             sizes.wal[name] = (try? FileManager.default.attributesOfItem(atPath: url.path + "-wal")[.size] as? NSNumber)?.intValue ?? 0
                         }
-                        RowWorkload.removeStore(at: url)
-                        let coordinator = PersistentStoreCoordinator(managedObjectModel: model, probes: probes)
-                        try coordinator.addPersistentStore(type: .sqlite, at: url, pragmas: pragmas)
+                        let coordinator = try ScenarioStore.open(url, model: model, probes: probes, pragmas: pragmas)
                         let writer = ManagedObjectContext(.privateQueue, coordinator: coordinator)
                         let reader = ManagedObjectContext(.privateQueue, coordinator: coordinator)
                         if pin { try reader.performAndWait { try reader.setQueryGenerationFrom(.current) } }

@@ -131,9 +131,7 @@ extension ScenarioCatalogue {
                     }
                     let insertURL = setup.folder.appendingPathComponent("to-many-\(manyToMany)-insert.sqlite")
                     variants.append(BenchVariant(name(manyToMany, "insert"), operations: owners * petsPerOwner) { probes in
-                        RowWorkload.removeStore(at: insertURL)
-                        let coordinator = PersistentStoreCoordinator(managedObjectModel: model, probes: probes)
-                        try coordinator.addPersistentStore(at: insertURL)
+                        let coordinator = try ScenarioStore.open(insertURL, model: model, probes: probes)
                         let context = ManagedObjectContext(.privateQueue, coordinator: coordinator)
                         return { try context.performAndWait { try fill(context); try context.save() } }
                     })
@@ -194,9 +192,7 @@ extension ScenarioCatalogue {
                     }
                     let insertURL = setup.folder.appendingPathComponent("ordered-\(ordered)-insert.sqlite")
                     variants.append(BenchVariant(name(ordered, "insert"), operations: playlists * songsPerPlaylist) { probes in
-                        RowWorkload.removeStore(at: insertURL)
-                        let coordinator = PersistentStoreCoordinator(managedObjectModel: model, probes: probes)
-                        try coordinator.addPersistentStore(at: insertURL)
+                        let coordinator = try ScenarioStore.open(insertURL, model: model, probes: probes)
                         let context = ManagedObjectContext(.privateQueue, coordinator: coordinator)
                         return { try context.performAndWait { try fill(context); try context.save() } }
                     })
