@@ -335,14 +335,15 @@ final class PrecisionTests: XCTestCase {
 
     /// A single-attribute index that a compound one begins with, seen as the store is created in the trace.
     func testARedundantIndexSeenWhenTheStoreIsCreated() throws {
-        func found(singleIndex: Bool) throws -> [Finding] {
+        func found(singleIndex: Bool, unique: Bool = false) throws -> [Finding] {
             let model = try ManagedObjectModel(entities: [EntityDescription(name: "Item", properties: [
                 AttributeDescription(name: "category", type: .integer32, isIndexed: singleIndex),
                 AttributeDescription(name: "price", type: .integer32),
-            ], compoundIndexes: [["category", "price"]])])
-            let path = dir.appendingPathComponent("index-\(singleIndex).jsonl").path
+            ], compoundIndexes: [["category", "price"]], uniquenessConstraints: unique ? [["category"]] : [])])
+            let name = "index-\(singleIndex)-\(unique)"
+            let path = dir.appendingPathComponent(name + ".jsonl").path
             let coordinator = PersistentStoreCoordinator(managedObjectModel: model, probes: Probes(configuration: ProbeConfiguration(tracePath: path)))
-            try coordinator.addPersistentStore(at: dir.appendingPathComponent("index-\(singleIndex).sqlite"))
+            try coordinator.addPersistentStore(at: dir.appendingPathComponent(name + ".sqlite"))
             coordinator.probes.flush()
             return Analyzers().findings(in: try TraceFile(path: path))
         }
@@ -350,6 +351,9 @@ final class PrecisionTests: XCTestCase {
         XCTAssertEqual(broken.map(\.kind), [.redundantIndex], broken.map(\.evidence).joined(separator: "\n"))
         XCTAssertTrue(broken.first?.evidence.hasPrefix("ZITEM: the index ") == true, broken.first?.evidence ?? "")
         XCTAssertEqual(try found(singleIndex: false).map(\.kind), [])
+        XCTAssertEqual(try found(singleIndex: false, unique: true).map(\.kind), [], "a uniqueness constraint's index enforces it: not redundant")
+        XCTAssertNil(IndexDefinition(sql: "CREATE INDEX broken ON"), "a statement it cannot read names no index")
+        XCTAssertEqual(IndexDefinition(sql: "CREATE INDEX IF NOT EXISTS \"Z_Item_c\" ON ZITEM (ZCATEGORY COLLATE BINARY ASC, ZPRICE) WHERE ZPRICE > 0")?.enforcesOrFilters, true)
     }
 
     /// The most common model shape, inheritance: SQLite walks the sub-entity through the Z_ENT index (SEARCH in the

@@ -135,7 +135,7 @@ public struct Analyzers {
             case .queryPlan:
                 plans[event.sql ?? ""] = event.planDetails
             case .statement where (event.sql ?? "").hasPrefix("CREATE "):
-                if let created = IndexDefinition(sql: event.sql ?? "") { indexes.append((created.name, created.table, created.columns, event, index)) }
+                if let created = IndexDefinition(sql: event.sql ?? ""), !created.enforcesOrFilters { indexes.append((created.name, created.table, created.columns, event, index)) }
             case .statement where event.purpose == "fetch" || event.purpose == "fault":
                 let sql = event.sql ?? ""
                 let key = fingerprints[sql] ?? {

@@ -4,6 +4,9 @@ struct IndexDefinition: Equatable {
     var name: String
     var table: String
     var columns: [String]
+    /// A UNIQUE index enforces a constraint, and a partial one (`WHERE`) covers some rows: neither is redundant
+    /// beside a compound index.
+    var enforcesOrFilters: Bool
 
     init?(sql: String) {
         var rest = Substring(sql).drop { $0 == " " }
@@ -23,7 +26,8 @@ struct IndexDefinition: Equatable {
         }
         guard word().uppercased() == "CREATE" else { return nil }
         var next = word().uppercased()
-        if next == "UNIQUE" { next = word().uppercased() }
+        let unique = next == "UNIQUE"
+        if unique { next = word().uppercased() }
         guard next == "INDEX" else { return nil }
         var name = word()
         if name.uppercased() == "IF" {
@@ -43,5 +47,7 @@ struct IndexDefinition: Equatable {
         self.name = String(name)
         self.table = String(table).uppercased()
         self.columns = columns
+        let after = rest[rest.index(after: close)...].uppercased()
+        self.enforcesOrFilters = unique || after.range(of: #"\bWHERE\b"#, options: .regularExpression) != nil
     }
 }
