@@ -215,7 +215,8 @@ final class CLITests: CLITestCase {
         XCTAssertEqual(list.status, 0, list.stderr)
         XCTAssertTrue(list.stdout.contains("Inserting, changing and saving (--tag saving)\n  "), list.stdout)
         XCTAssertTrue(list.stdout.contains("source: objc.io, Core Data (Eggert & Kugler) › Performance › Inserting and Changing Objects [P-35"), list.stdout)
-        XCTAssertTrue(list.stdout.contains("waiting for noindex: in the predicate language: "), list.stdout)
+        XCTAssertTrue(list.stdout.contains("waiting for NSAsynchronousFetchRequest: "), list.stdout)
+        XCTAssertTrue(list.stdout.contains("\n  noindex\n"), "noindex: is built: a scenario, no longer waiting")
         XCTAssertFalse(list.stdout.contains("seed 0"), "no digest file names")
         XCTAssertNil(list.stdout.range(of: #"\bL[0-9]{3,4}\b"#, options: .regularExpression), "no digest line numbers")
         let themes = list.stdout.split(separator: "\n").filter { $0.hasSuffix(")") && $0.contains(" (--tag ") }
