@@ -256,14 +256,21 @@ final class BenchRunnerTests: XCTestCase {
 
 /// The scenarios no other test runs, each at a tiny scale: every one runs, and its counters are exactly what its
 /// workload must issue.
+/// Runs scenarios (by id, then by theme) at a tiny scale in a folder of their own, removed afterwards.
+func runScenarios(_ ids: [String] = [], tags: [BenchTheme] = [], rows: Int = 400, repetitions: Int = 1,
+                  allocationCounter: AllocationCounter? = nil) throws -> BenchResults {
+    let dir = FileManager.default.temporaryDirectory.appendingPathComponent("faultline-scenarios-\(UUID().uuidString)")
+    defer { try? FileManager.default.removeItem(at: dir) }
+    let options = BenchRunner.Options(scale: BenchScale(name: "test", rows: rows), repetitions: repetitions, outputFolder: dir, scenarioIDs: ids, tags: tags,
+                                      allocationCounter: allocationCounter)
+    return try BenchRunner(options: options).run()
+}
+
 final class ScenarioCoverageTests: XCTestCase {
     func testEveryRemainingScenarioRunsWithExactCounters() throws {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("faultline-coverage-\(UUID().uuidString)")
-        defer { try? FileManager.default.removeItem(at: dir) }
         let ids = ["fetch-objects", "update", "traversal-vs-fetch", "batch-size", "index-small", "normalized-search", "aggregate",
                    "point-lookup", "range-query", "blobs", "batch-delete", "merge-cost", "migration"]
-        let options = BenchRunner.Options(scale: BenchScale(name: "test", rows: 400), repetitions: 1, outputFolder: dir, scenarioIDs: ids)
-        let results = try BenchRunner(options: options).run()
+        let results = try runScenarios(ids)
         XCTAssertEqual(results.scenarios.map(\.id), ids)
         for scenario in results.scenarios { XCTAssertEqual(scenario.status, "ran", "\(scenario.id): \(scenario.note ?? "")") }
         func counters(_ scenario: String, _ variant: String) throws -> (operations: Int, counters: ProbeCounters) {
@@ -331,10 +338,7 @@ extension ScenarioCoverageTests {
     /// each save adds its history's statements exactly: 3 interned-string lookups (author, context, process; the
     /// first save also allocates and inserts each), a transaction's key and row, the changes' keys and a row each.
     func testHistoryCostCountsEachSavesHistoryStatements() throws {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("faultline-history-\(UUID().uuidString)")
-        defer { try? FileManager.default.removeItem(at: dir) }
-        let options = BenchRunner.Options(scale: BenchScale(name: "test", rows: 4_000), repetitions: 1, outputFolder: dir, scenarioIDs: ["history-cost"])
-        let result = try XCTUnwrap(try BenchRunner(options: options).run().scenarios.first)
+        let result = try XCTUnwrap(try runScenarios(["history-cost"], rows: 4_000).scenarios.first)
         XCTAssertEqual(result.status, "ran", result.note ?? "")
         func counters(_ name: String) throws -> ProbeCounters { try XCTUnwrap(result.variants.first { $0.name == name }?.counters, name) }
         let off = try counters("history off"), on = try counters("history on")
@@ -351,10 +355,7 @@ extension ScenarioCoverageTests {
     /// keys, BEGIN, 5 INSERTs, COMMIT); the vacuums run theirs (pragmas before and after, checkpoints), and the
     /// file sizes — exact, unlike times — decide `file-size`'s verdict.
     func testSQLiteLeverScenariosCountTheirStatementsAndMeasureTheFile() throws {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("faultline-levers-\(UUID().uuidString)")
-        defer { try? FileManager.default.removeItem(at: dir) }
-        let options = BenchRunner.Options(scale: BenchScale(name: "test", rows: 400), repetitions: 1, outputFolder: dir, tags: [.sqlite])
-        let results = try BenchRunner(options: options).run()
+        let results = try runScenarios(tags: [.sqlite])
         XCTAssertEqual(results.scenarios.map(\.id), ["save-durability", "file-size", "wal-growth"])
         XCTAssertEqual(results.scenarios.map(\.theme), [.sqlite, .sqlite, .sqlite])
         let durability = try XCTUnwrap(results.scenarios.first)
@@ -384,10 +385,7 @@ extension ScenarioCoverageTests {
     /// Indexes change no statement: with 0 to 4 of them, inserting 200 rows is 206 statements (4 to allocate keys,
     /// BEGIN, 200 INSERTs, COMMIT) and updating 50 is 52; the file grows with each index.
     func testIndexCostsRunTheSameStatementsWhateverTheIndexes() throws {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("faultline-index-costs-\(UUID().uuidString)")
-        defer { try? FileManager.default.removeItem(at: dir) }
-        let options = BenchRunner.Options(scale: BenchScale(name: "test", rows: 400), repetitions: 2, outputFolder: dir, scenarioIDs: ["index-costs"])
-        let result = try XCTUnwrap(try BenchRunner(options: options).run().scenarios.first)
+        let result = try XCTUnwrap(try runScenarios(["index-costs"], repetitions: 2).scenarios.first)
         XCTAssertEqual(result.status, "ran", result.note ?? "")
         XCTAssertEqual(result.variants.count, 10)
         for variant in result.variants {
@@ -408,10 +406,7 @@ extension ScenarioCoverageTests {
     /// Apple's golden N+1: the guide's six employees take 4 round trips naively, 2 with prefetching or batch
     /// faulting, 1 as a dictionary fetch; 300 employees (6 departments) take 7, 2, 2 and 1.
     func testDepartmentNamesTakesTheGuidesRoundTrips() throws {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("faultline-department-names-\(UUID().uuidString)")
-        defer { try? FileManager.default.removeItem(at: dir) }
-        let options = BenchRunner.Options(scale: BenchScale(name: "test", rows: 400), repetitions: 1, outputFolder: dir, scenarioIDs: ["department-names"])
-        let result = try XCTUnwrap(try BenchRunner(options: options).run().scenarios.first)
+        let result = try XCTUnwrap(try runScenarios(["department-names"]).scenarios.first)
         XCTAssertEqual(result.status, "ran", result.note ?? "")
         func statements(_ name: String) -> Int? { result.variants.first { $0.name == name }?.counters?.statements }
         let six = " (the guide's six employees)"
@@ -425,11 +420,7 @@ extension ScenarioCoverageTests {
 extension ScenarioCoverageTests {
     /// Fetch shapes on 1,000 cities: the rows each way reads, the statements, and SQLite's sorts.
     func testFetchShapeAndSortingScenariosReadWhatTheirClaimsSay() throws {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("faultline-fetch-shape-\(UUID().uuidString)")
-        defer { try? FileManager.default.removeItem(at: dir) }
-        let options = BenchRunner.Options(scale: BenchScale(name: "test", rows: 400), repetitions: 1, outputFolder: dir,
-                                          scenarioIDs: ["paging", "earliest-value", "sort-in-sqlite"])
-        let results = try BenchRunner(options: options).run()
+        let results = try runScenarios(["paging", "earliest-value", "sort-in-sqlite"])
         func counters(_ scenario: String, _ variant: String) throws -> ProbeCounters {
             let found = try XCTUnwrap(results.scenarios.first { $0.id == scenario })
             XCTAssertEqual(found.status, "ran", found.note ?? "")
@@ -451,11 +442,7 @@ extension ScenarioCoverageTests {
 extension ScenarioCoverageTests {
     /// Avoiding fetches: the round trips each way to an object costs, exactly.
     func testAvoidingFetchScenariosCountTheirRoundTrips() throws {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("faultline-avoiding-\(UUID().uuidString)")
-        defer { try? FileManager.default.removeItem(at: dir) }
-        let options = BenchRunner.Options(scale: BenchScale(name: "test", rows: 400), repetitions: 1, outputFolder: dir,
-                                          scenarioIDs: ["id-lookups", "find-or-fetch", "property-values-off", "singleton", "noindex"])
-        let results = try BenchRunner(options: options).run()
+        let results = try runScenarios(["id-lookups", "find-or-fetch", "property-values-off", "singleton", "noindex"])
         func counters(_ scenario: String, _ variant: String) throws -> ProbeCounters {
             let found = try XCTUnwrap(results.scenarios.first { $0.id == scenario })
             XCTAssertEqual(found.status, "ran", found.note ?? "")
@@ -482,11 +469,7 @@ extension ScenarioCoverageTests {
     /// Schema shapes: the statements each shape costs, exactly (20 owners of 10 pets, 20 playlists of 10 songs,
     /// 20 regions of 20 moods).
     func testSchemaScenariosCountWhatEachShapeCosts() throws {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("faultline-schema-\(UUID().uuidString)")
-        defer { try? FileManager.default.removeItem(at: dir) }
-        let options = BenchRunner.Options(scale: BenchScale(name: "test", rows: 400), repetitions: 1, outputFolder: dir,
-                                          scenarioIDs: ["subentities", "integer-width", "to-many-shapes", "ordered-relationships", "denormalized-count"])
-        let results = try BenchRunner(options: options).run()
+        let results = try runScenarios(["subentities", "integer-width", "to-many-shapes", "ordered-relationships", "denormalized-count"])
         func statements(_ scenario: String, _ variant: String) throws -> Int {
             let found = try XCTUnwrap(results.scenarios.first { $0.id == scenario })
             XCTAssertEqual(found.status, "ran", found.note ?? "")
@@ -514,10 +497,7 @@ extension ScenarioCoverageTests {
 extension ScenarioCoverageTests {
     /// Delete rules and merge policies: what each one writes, and its outcome (Core Data's semantics).
     func testConflictScenariosWriteWhatEachRuleAndPolicySays() throws {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("faultline-conflicts-\(UUID().uuidString)")
-        defer { try? FileManager.default.removeItem(at: dir) }
-        let options = BenchRunner.Options(scale: BenchScale(name: "test", rows: 400), repetitions: 1, outputFolder: dir, scenarioIDs: ["delete-rules", "merge-policies"])
-        let results = try BenchRunner(options: options).run()
+        let results = try runScenarios(["delete-rules", "merge-policies"])
         XCTAssertEqual(results.scenarios.map(\.id), ["delete-rules", "merge-policies"])
         func statements(_ scenario: String, _ variant: String) throws -> Int {
             let found = try XCTUnwrap(results.scenarios.first { $0.id == scenario })
@@ -541,10 +521,7 @@ extension ScenarioCoverageTests {
     /// Inserting runs no statement, the save runs them all; a staleness interval of 0, or one expired, reads every
     /// row another context had cached.
     func testInsertThenSaveAndStalenessCountTheirStatements() throws {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("faultline-overheads-\(UUID().uuidString)")
-        defer { try? FileManager.default.removeItem(at: dir) }
-        let options = BenchRunner.Options(scale: BenchScale(name: "test", rows: 400), repetitions: 1, outputFolder: dir, scenarioIDs: ["insert-then-save", "staleness"])
-        let results = try BenchRunner(options: options).run()
+        let results = try runScenarios(["insert-then-save", "staleness"])
         func counters(_ scenario: String, _ variant: String) throws -> ProbeCounters {
             let found = try XCTUnwrap(results.scenarios.first { $0.id == scenario })
             XCTAssertEqual(found.status, "ran", found.note ?? "")
@@ -564,11 +541,7 @@ extension ScenarioCoverageTests {
     /// Contention and clause order: every way runs the same statements (the time is what differs), and both
     /// clause orders return the same rows.
     func testContentionAndPredicateOrderRunTheSameStatementsEveryWay() throws {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("faultline-contention-\(UUID().uuidString)")
-        defer { try? FileManager.default.removeItem(at: dir) }
-        let options = BenchRunner.Options(scale: BenchScale(name: "test", rows: 400), repetitions: 1, outputFolder: dir,
-                                          scenarioIDs: ["coordinators", "main-queue-budget", "predicate-order", "fetch-template"])
-        let results = try BenchRunner(options: options).run()
+        let results = try runScenarios(["coordinators", "main-queue-budget", "predicate-order", "fetch-template"])
         for scenario in results.scenarios { XCTAssertEqual(scenario.status, "ran", "\(scenario.id): \(scenario.note ?? "")") }
         func counters(_ scenario: String) -> [String: ProbeCounters] {
             Dictionary(uniqueKeysWithValues: (results.scenarios.first { $0.id == scenario }?.variants ?? []).compactMap { v in v.counters.map { (v.name, $0) } })
@@ -590,11 +563,8 @@ extension ScenarioCoverageTests {
     /// Model shapes, encodings, validation, accessors, small sets, opening and migration chains: the statements each
     /// claim rests on, exactly.
     func testModelShapeEncodingAndStartupScenariosCountTheirStatements() throws {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("faultline-shapes-\(UUID().uuidString)")
-        defer { try? FileManager.default.removeItem(at: dir) }
         let ids = ["wide-or-split", "optional-or-default", "inverse", "transformable-encoding", "validation-cost", "accessors", "small-set", "store-open", "migration-chain"]
-        let options = BenchRunner.Options(scale: BenchScale(name: "test", rows: 400), repetitions: 1, outputFolder: dir, scenarioIDs: ids)
-        let results = try BenchRunner(options: options).run()
+        let results = try runScenarios(ids)
         XCTAssertEqual(results.scenarios.map(\.id), ids)
         for scenario in results.scenarios { XCTAssertEqual(scenario.status, "ran", "\(scenario.id): \(scenario.note ?? "")") }
         func statements(_ scenario: String) -> [Int?] { results.scenarios.first { $0.id == scenario }?.variants.map { $0.counters?.statements } ?? [] }
@@ -619,10 +589,7 @@ extension ScenarioCoverageTests {
     /// Readers beside a saving writer: the writer's saves are exact (4 batches here), the readers' fetches as many as
     /// they managed meanwhile (at least one each), every one an indexed range query.
     func testWALReadersSavesItsBatchesWhileEachReaderFetches() throws {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("faultline-wal-readers-\(UUID().uuidString)")
-        defer { try? FileManager.default.removeItem(at: dir) }
-        let options = BenchRunner.Options(scale: BenchScale(name: "test", rows: 2_000), repetitions: 1, outputFolder: dir, scenarioIDs: ["wal-readers"])
-        let result = try XCTUnwrap(try BenchRunner(options: options).run().scenarios.first)
+        let result = try XCTUnwrap(try runScenarios(["wal-readers"], rows: 2_000).scenarios.first)
         XCTAssertEqual(result.status, "ran", result.note ?? "")
         XCTAssertEqual(result.variants.count, 6)
         for variant in result.variants {
@@ -730,10 +697,7 @@ final class ResultsReaderErrorTests: XCTestCase {
 /// The README's Speed table is made from a run's results, its figures the run's own.
 final class MarkdownTableTests: XCTestCase {
     func testTheSpeedTableShowsTheRunsFiguresAndTargets() throws {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("faultline-markdown-\(UUID().uuidString)")
-        defer { try? FileManager.default.removeItem(at: dir) }
-        let options = BenchRunner.Options(scale: BenchScale(name: "test", rows: 400), repetitions: 1, outputFolder: dir, scenarioIDs: ["insert", "save-granularity"])
-        let results = try BenchRunner(options: options).run()
+        let results = try runScenarios(["insert", "save-granularity"])
         let table = MarkdownTable.speed(results).split(separator: "\n").map(String.init)
         let insert = try XCTUnwrap(results.scenarios.first { $0.id == "insert" })
         let engine = try XCTUnwrap(insert.variants.first { $0.name == "engine" })
@@ -752,11 +716,7 @@ final class MarkdownTableTests: XCTestCase {
 /// The README's Memory table is made from a run's memory scenarios.
 final class MemoryTableTests: XCTestCase {
     func testTheMemoryTableShowsEachMemoryScenarioFromTheRun() throws {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("faultline-memory-table-\(UUID().uuidString)")
-        defer { try? FileManager.default.removeItem(at: dir) }
-        let options = BenchRunner.Options(scale: BenchScale(name: "test", rows: 400), repetitions: 1, outputFolder: dir,
-                                          scenarioIDs: ["row-cache-sharing", "insert"], allocationCounter: MemoryMeterTests.counter)
-        let results = try BenchRunner(options: options).run()
+        let results = try runScenarios(["row-cache-sharing", "insert"], allocationCounter: MemoryMeterTests.counter)
         let table = MarkdownTable.memory(results).split(separator: "\n").map(String.init)
         // The comment, the header, the separator and one row: insert is not a memory scenario.
         XCTAssertEqual(table.count, 4, table.joined(separator: "\n"))
