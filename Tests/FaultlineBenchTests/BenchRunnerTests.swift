@@ -480,7 +480,12 @@ extension ScenarioCoverageTests {
             return try XCTUnwrap(found.variants.first { $0.name == variant }?.counters?.statements, "\(scenario)/\(variant)")
         }
         let subentities = try XCTUnwrap(results.scenarios.first { $0.id == "subentities" })
-        XCTAssertEqual(subentities.variants.compactMap { $0.counters.map { [$0.statements, $0.rows] } }, [[1, 250], [1, 250]], "one kind's rows either way")
+        // One kind: one statement for its 250 rows either way. Every kind: the root's one statement reads all 1000 rows
+        // of the shared table; four entities take four statements.
+        XCTAssertEqual(subentities.variants.map(\.name), ["sub-entities: one kind", "sub-entities: every kind (the root)",
+                                                           "separate entities: one kind", "separate entities: every kind (four fetches)"])
+        XCTAssertEqual(subentities.variants.compactMap { $0.counters.map { [$0.statements, $0.rows] } }, [[1, 250], [1, 1000], [1, 250], [4, 1000]])
+        XCTAssertTrue(subentities.verdict.detail.contains("every kind: the root reads 1000 rows in 1 statement, four entities in 4"), subentities.verdict.detail)
         XCTAssertEqual(try statements("integer-width", "Integer 16"), 1)
         XCTAssertTrue(try XCTUnwrap(results.scenarios.first { $0.id == "integer-width" }).verdict.detail.contains("with Integer 16"))
         // 20 owners and 200 pets: 220 INSERTs, 8 to allocate keys, BEGIN and COMMIT; many-to-many adds a join row a link.
@@ -491,6 +496,10 @@ extension ScenarioCoverageTests {
         // The order lives in the songs' rows: no statement more to write it; sorting by position fires every song.
         XCTAssertEqual(try statements("ordered-relationships", "ordered: insert"), 230)
         XCTAssertEqual(try statements("ordered-relationships", "unordered + position: insert"), 230)
+        // A song first in each of 20 playlists: 20 INSERTs either way; the ordered relationship also rewrites the
+        // order keys of the 200 songs already there.
+        XCTAssertEqual(try statements("ordered-relationships", "ordered: add a song first"), 226)
+        XCTAssertEqual(try statements("ordered-relationships", "unordered + position: add a song first"), 26)
         XCTAssertEqual(try statements("ordered-relationships", "ordered: read in order"), 41)
         XCTAssertEqual(try statements("ordered-relationships", "unordered + position: read in order"), 221)
         XCTAssertEqual(try ["moods.count (relationship faults)", "a count request per region", "numberOfMoods (stored)"].map { try statements("denormalized-count", $0) },

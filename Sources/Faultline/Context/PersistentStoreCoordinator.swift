@@ -342,17 +342,18 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
         }
     }
 
-    /// Runs a SELECT the fetch layer built and returns its rows as slots (dictionary fetches).
-    func queryRows(_ sql: String, bindings: [Slot], columns: Int) throws -> [[Slot]] {
+    /// Runs a SELECT the fetch layer built and returns its rows' slots one row after another, `columns` a row
+    /// (dictionary fetches): one array, not one a row.
+    func queryRows(_ sql: String, bindings: [Slot], columns: Int) throws -> [Slot] {
         try readWithoutCache(.fetch) { store, prepare in
             let statement = try prepare(sql)
             defer { statement.reset() }
             for (i, value) in bindings.enumerated() { statement.bind(value, at: Int32(i + 1)) }
-            var rows: [[Slot]] = []
+            var slots: [Slot] = []
             while try store.wrap({ try statement.step() }) {
-                rows.append((0..<columns).map { statement.slot(at: Int32($0)) })
+                for column in 0..<Int32(columns) { slots.append(statement.slot(at: column)) }
             }
-            return rows
+            return slots
         }
     }
 

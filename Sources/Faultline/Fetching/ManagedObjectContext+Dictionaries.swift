@@ -71,18 +71,23 @@ extension ManagedObjectContext {
                 sql += " LIMIT ? OFFSET ?"
                 bindings += [.integer(request.fetchLimit > 0 ? Int64(request.fetchLimit) : -1), .integer(Int64(request.fetchOffset))]
             }
-            let rows = try reader.queryRows(sql, bindings: bindings, columns: columns.count)
-            return try rows.enumerated().map { number, row in
-                var dictionary: [String: Any] = [:]
+            let slots = try reader.queryRows(sql, bindings: bindings, columns: columns.count)
+            let rowCount = columns.isEmpty ? 0 : slots.count / columns.count
+            var results: [[String: Any]] = []
+            results.reserveCapacity(rowCount)
+            for number in 0..<rowCount {
+                let first = number * columns.count
+                var dictionary = [String: Any](minimumCapacity: columns.count)
                 for (i, column) in columns.enumerated() {
-                    if case .object = column.kind, case let slot = row[i], !slot.isNull {
+                    let slot = slots[first + i]
+                    if case .object = column.kind, !slot.isNull {
                         // An object's key, as a fetch of objects would check it.
                         guard case .integer(let key) = slot, Limits.primaryKeys.contains(key) else {
                             throw StoreError.invalidStoredValue(table: entity.table.name, column: column.sql, row: "row \(number + 1) of the result",
                                                                 value: StoredKeyRule.describe(slot), expected: StoredKeyRule.key.description)
                         }
                     }
-                    if let value = decode(row[i], kind: column.kind) { dictionary[column.name] = value }
+                    if let value = decode(slot, kind: column.kind) { dictionary[column.name] = value }
                 }
                 for (name, composite) in composites {
                     func assemble(_ attribute: AttributeDescription) -> [String: Any]? {
@@ -95,8 +100,9 @@ extension ManagedObjectContext {
                     }
                     dictionary[name] = assemble(composite)
                 }
-                return dictionary
+                results.append(dictionary)
             }
+            return results
         } catch let error as ObjectPredicateError {
             throw FetchError.predicate(error)
         } catch let error as StoreError {

@@ -40,7 +40,7 @@ extension ScenarioCatalogue {
     static var noIndex: BenchScenario {
         let indexed = "population > %@ (through the index)", ruledOut = "noindex:(population) > %@ (a scan)"
         return BenchScenario(
-            id: "noindex", title: "A range that matches most cities, through the population index or with noindex:",
+            id: "noindex", title: "The last name among the cities a range matches (most of them), through the population index or with noindex:",
             claim: "SQLite uses a limited number of indexes per query and may pick one that does not help; noindex: in the predicate rules an index out — for a range that matches most rows, a plain scan beats walking the index.",
             theme: .predicates,
             sources: [.apple("Persistent Store Types and Behaviors", nil, "perf-24")],
@@ -50,10 +50,14 @@ extension ScenarioCatalogue {
                 let model = try CityWorkload.model()
                 let cities = setup.scale.part(2, minimum: 1_000)
                 let store = try setup.data.cities(cities, indexedPopulation: true, residents: false)
-                // Nearly every city has more than 100 inhabitants.
+                // Nearly every city has more than 100 inhabitants. The last name among them needs each row's name, which
+                // the index does not hold: walking the index looks every row up in the table (a count would be answered
+                // from the index alone, which is smaller than the table).
                 return [(indexed, "population > %@"), (ruledOut, "noindex:(population) > %@")].map { name, format in
                     .engine(name, model: model, store: store, operations: cities) { context in
-                        Bench.sink(Int64(try context.count(for: try Bench.request("City", format, Int64(100)))))
+                        var request = try Bench.request("City", format, Int64(100))
+                        request.propertiesToFetch = [PropertyToFetch(.max, "name", as: "last")]
+                        Bench.sink(Int64((try context.fetchDictionaries(request).first?["last"] as? String)?.count ?? 0))
                     }
                 }
             },
