@@ -267,6 +267,11 @@ final class CLITests: CLITestCase {
         XCTAssertEqual(memory.status, 0, memory.stderr)
         XCTAssertTrue(memory.stdout.contains("| scenario | kept (allocated), per variant | verdict |"), memory.stdout)
         XCTAssertFalse(memory.stdout.contains("`insert`"), memory.stdout)
+        let claims = try run(["bench", "--markdown", "out/results.json", "--table", "claims"])
+        XCTAssertEqual(claims.status, 0, claims.stderr)
+        XCTAssertTrue(claims.stdout.contains("| The stack's tiers and overheads | `tiers`:"), claims.stdout)
+        XCTAssertNotNil(claims.stdout.range(of: #"2 claims measured: \d held, \d refuted, \d not judged; \d+ waiting\. The run took \d+( m \d+)? s\."#,
+                                             options: .regularExpression), claims.stdout)
         let table = try run(["bench", "--markdown", "out/results.json", "--table", "colour"])
         XCTAssertNotEqual(table.status, 0)
         XCTAssertTrue(table.stderr.contains("colour"), table.stderr)

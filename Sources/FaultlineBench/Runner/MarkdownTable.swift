@@ -35,8 +35,18 @@ public enum MarkdownTable {
         }
         let held = ran.filter { $0.verdict.held == true }.count, refuted = ran.filter { $0.verdict.held == false }.count
         lines.append("")
-        lines.append("\(ran.count) claims measured: \(held) held, \(refuted) refuted, \(ran.count - held - refuted) not judged; \(waiting.count) waiting.")
+        var summary = "\(ran.count) claims measured: \(held) held, \(refuted) refuted, \(ran.count - held - refuted) not judged; \(waiting.count) waiting."
+        if let duration = runDuration(results.run) { summary += " The run took \(duration)." }
+        lines.append(summary)
         return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// "4 m 49 s": from the run's start to its end (its timestamps, to the second); nil when either is unreadable.
+    static func runDuration(_ run: RunInfo) -> String? {
+        let parser = ISO8601DateFormatter()
+        guard let start = parser.date(from: run.started), let end = parser.date(from: run.finished), end >= start else { return nil }
+        let seconds = Int(end.timeIntervalSince(start).rounded())
+        return seconds >= 60 ? "\(seconds / 60) m \(seconds % 60) s" : "\(seconds) s"
     }
 
     /// The README's Memory table: one row per memory scenario that ran (`ScenarioCatalogue.memoryScenarioIDs`),

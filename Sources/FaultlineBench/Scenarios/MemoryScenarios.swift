@@ -154,7 +154,11 @@ extension ScenarioCatalogue {
             judge: { m in
                 guard let values = kept(m, names) else { return notCounted }
                 let (full, faults, ids, batch) = (values[0], values[1], values[2], values[3])
-                return Verdict(held: faults * 2 < full && ids * 2 < full && batch * 2 < full, describe(m, names))
+                var detail = describe(m, names)
+                if batch >= faults {
+                    detail += " (a batched fetch returns a fault per row with its place in its batch, where Core Data's batch array holds IDs until read)"
+                }
+                return Verdict(held: faults * 2 < full && ids * 2 < full && batch * 2 < full, detail)
             })
     }
 
