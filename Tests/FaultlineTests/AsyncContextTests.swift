@@ -34,7 +34,9 @@ final class AsyncContextTests: XCTestCase {
 
     func testManyTasksAwaitPerformOnTheirOwnContexts() async throws {
         let container = try container(dogs: 40)
-        let contexts = Locked<[ObjectIdentifier]>([])
+        // The contexts themselves, kept alive to the end: a released context's address (its ObjectIdentifier) can
+        // be a later context's.
+        let contexts = Locked<[ManagedObjectContext]>([])
         let counts = try await withThrowingTaskGroup(of: (Int, Int, Bool).self) { group in
             for task in 0..<8 {
                 group.addTask {
@@ -43,7 +45,7 @@ final class AsyncContextTests: XCTestCase {
                         // The body runs on this context's queue, not the task's thread.
                         (try context.count(for: FetchRequest<ManagedObject>(entityName: "Dog")), context.isOnQueue)
                     }
-                    contexts.withLock { $0.append(ObjectIdentifier(context)) }
+                    contexts.withLock { $0.append(context) }
                     return (task, count, onQueue)
                 }
             }
@@ -56,7 +58,7 @@ final class AsyncContextTests: XCTestCase {
         }
         XCTAssertEqual(counts.count, 8)
         XCTAssertTrue(counts.values.allSatisfy { $0 == 40 }, "\(counts)")
-        XCTAssertEqual(Set(contexts.withLock { $0 }).count, 8, "each task its own context")
+        XCTAssertEqual(Set(contexts.withLock { $0.map(ObjectIdentifier.init) }).count, 8, "each task its own context")
     }
 
     func testOneContextAwaitedFromManyTasksRunsBodiesOneAtATime() async throws {
