@@ -179,12 +179,67 @@ final class RelationshipTests: XCTestCase {
             let dog = try XCTUnwrap(reader.fetch(FetchRequest<ManagedObject>(entityName: "Dog")).first)
             XCTAssertEqual(dog.objects(forRelationship: "walks").map { $0.value(forKey: "distance") as? Double }, [3, 2, 0, 1])
         }
-        // Core Data's order keys: 2048, then gaps of 1024.
+        // Core Data's order keys: 2048, then gaps of 1024 (the first save); moving the last walk to the front gave it
+        // a key in the gap before the first and left the others' keys alone.
         let connection = try SQLiteConnection(path: dir.file("store.sqlite").path, create: false)
         let keys = try connection.prepare("SELECT ZDISTANCE, Z_FOK_DOG FROM ZWALK ORDER BY Z_FOK_DOG")
         var stored: [Double: Int64] = [:]
         while try keys.step() { stored[keys.double(at: 0)] = keys.int64(at: 1) }
-        XCTAssertEqual(stored, [3: 2048, 2: 3072, 0: 4096, 1: 5120])
+        XCTAssertEqual(stored, [3: 1024, 2: 2048, 0: 3072, 1: 4096])
+    }
+
+    /// Adding a member to a saved ordered relationship writes the new member's row and no other member's order
+    /// key; reversing it rewrites all but one (the longest run already in order keeps its keys).
+    func testOrderedToManyChangesWriteOnlyTheOrderKeysThatMove() throws {
+        let model = coordinator.managedObjectModel
+        let recorder = InMemoryProbeRecorder()
+        let traced = PersistentStoreCoordinator(managedObjectModel: model, probes: Probes(recorders: [recorder]))
+        try traced.addPersistentStore(at: dir.file("counted.sqlite"))
+        let context = ManagedObjectContext(.privateQueue, coordinator: traced)
+        func orderUpdates(_ work: () throws -> Void) rethrows -> Int {
+            let start = recorder.events.count
+            try work()
+            return recorder.events[start...].filter { if case .statement(let s) = $0 { return s.sql.hasPrefix("UPDATE ZWALK SET Z_FOK_DOG") }; return false }.count
+        }
+        try context.performAndWait {
+            let dog = ManagedObject(entity: model.entity(named: "Dog")!, insertInto: context)
+            try dog.setValue("Rex", forKey: "name")
+            for i in 0..<10 {
+                let walk = ManagedObject(entity: model.entity(named: "Walk")!, insertInto: context)
+                try walk.setValue(Double(i), forKey: "distance")
+                try dog.addObject(walk, toRelationship: "walks")
+            }
+            try context.save()
+            let appended = try orderUpdates {
+                let walk = ManagedObject(entity: model.entity(named: "Walk")!, insertInto: context)
+                try walk.setValue(10.0, forKey: "distance")
+                try dog.addObject(walk, toRelationship: "walks")
+                try context.save()
+            }
+            XCTAssertEqual(appended, 0, "the new walk's key rides in its INSERT")
+            let first = try orderUpdates {
+                let walk = ManagedObject(entity: model.entity(named: "Walk")!, insertInto: context)
+                try walk.setValue(-1.0, forKey: "distance")
+                try dog.addObject(walk, toRelationship: "walks", at: 0)
+                try context.save()
+            }
+            XCTAssertEqual(first, 0)
+            let reversed = try orderUpdates {
+                let walks = dog.objects(forRelationship: "walks")
+                for walk in walks { try dog.removeObject(walk, fromRelationship: "walks") }
+                for walk in walks.reversed() { try dog.addObject(walk, toRelationship: "walks") }
+                try context.save()
+            }
+            XCTAssertEqual(reversed, 11, "12 walks: one keeps its key")
+        }
+        let reader = PersistentStoreCoordinator(managedObjectModel: model)
+        try reader.addPersistentStore(at: dir.file("counted.sqlite"))
+        let context2 = ManagedObjectContext(.privateQueue, coordinator: reader)
+        try context2.performAndWait {
+            let dog = try XCTUnwrap(context2.fetch(FetchRequest<ManagedObject>(entityName: "Dog")).first)
+            XCTAssertEqual(dog.objects(forRelationship: "walks").map { $0.value(forKey: "distance") as? Double },
+                           [10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0, -1])
+        }
     }
 
     func testNullifyRemovesTheDeletedObjectFromInverses() throws {

@@ -19,7 +19,7 @@ extension SQLiteStore {
                     if !violations.isEmpty { throw SaveError.constraintConflicts(violations) }
                 }
                 var conflicts: [(ManagedObject, Int64)] = []
-                let positions = orderPositions(changes)
+                let positions = try orderPositions(changes)
                 // Core Data's order is inserts, updates, deletes. With uniqueness constraints, deletes go first and
                 // inserts last: a row that takes over a deleted or changed row's values comes after it let them go.
                 if constrained {
@@ -184,23 +184,47 @@ extension SQLiteStore {
         let column: String
         let position: Int64
 
+        /// The distance between neighbouring members' keys when Core Data numbers them.
+        static let gap: Int64 = 1024
+
         /// Core Data's order key for the member at `index`: 2048, 3072, 4096, … (gaps of 1024).
-        static func position(at index: Int) -> Int64 { 2048 + 1024 * Int64(index) }
+        static func position(at index: Int) -> Int64 { 2 * gap + gap * Int64(index) }
     }
 
-    /// Order keys (Core Data's positions) of members of changed ordered one-to-many relationships, by member.
-    private func orderPositions(_ changes: SaveChanges) -> [OrderSlot: OrderKey] {
+    /// The order keys (Core Data's positions) to write for members of changed ordered one-to-many relationships, by
+    /// member: only the members whose stored key does not already fit the new order. Core Data numbers members with
+    /// gaps of 1024 so that a member can be added or moved without renumbering the others; members that keep their
+    /// relative order keep their keys (read from the store inside the save's transaction), the others get keys in
+    /// the gaps, and only when a gap is too small is the whole relationship renumbered 2048, 3072, ….
+    private func orderPositions(_ changes: SaveChanges) throws -> [OrderSlot: OrderKey] {
         var positions: [OrderSlot: OrderKey] = [:]
         for object in changes.inserted + changes.updated where !object.entity.orderKeyedRelationships.isEmpty {
             for relationship in object.entity.orderKeyedRelationships {
                 guard case .many(let storage) = object.values[relationship.index], storage.changed,
-                      let column = relationship.inverse?.orderColumnName else { continue }
-                for (i, member) in storage.objects.enumerated() {
-                    positions[OrderSlot(member: ObjectIdentifier(member), column: column)] = OrderKey(member: member, column: column, position: OrderKey.position(at: i))
+                      let inverse = relationship.inverse, let column = inverse.orderColumnName, let inverseColumn = inverse.columnName else { continue }
+                let members = storage.objects
+                let stored = object.isInserted ? [:] : try storedOrderKeys(table: relationship.destination.table.name, column: column,
+                                                                           inverseColumn: inverseColumn, owner: object.key)
+                let keys = OrderKeyAssignment.keys(members.map { $0.key > 0 ? stored[$0.key] : nil })
+                for (member, key) in zip(members, keys) {
+                    guard let key else { continue }
+                    positions[OrderSlot(member: ObjectIdentifier(member), column: column)] = OrderKey(member: member, column: column, position: key)
                 }
             }
         }
         return positions
+    }
+
+    /// The order keys the store holds for the members of `owner`'s relationship, by member key (NULL keys left out).
+    private func storedOrderKeys(table: String, column: String, inverseColumn: String, owner: Int64) throws -> [Int64: Int64] {
+        let statement = try statement("SELECT Z_PK, \(column) FROM \(table) WHERE \(inverseColumn) = ?")
+        defer { statement.reset() }
+        statement.bind(owner, at: 1)
+        var keys: [Int64: Int64] = [:]
+        while try wrap({ try statement.step() }) {
+            if !statement.isNull(at: 1) { keys[statement.int64(at: 0)] = statement.int64(at: 1) }
+        }
+        return keys
     }
 
     /// Members saved before this save get their order key updated in place (inserted ones got it in the INSERT).

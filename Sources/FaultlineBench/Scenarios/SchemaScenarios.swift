@@ -209,8 +209,9 @@ extension ScenarioCatalogue {
                     })
                     let store = try ScenarioStore.make(setup.folder, "ordered-\(ordered)", model: model, fill)
                     // A new song first in every playlist, on a copy of the filled store whose playlists and songs are
-                    // read outside the clock: the ordered relationship writes every member's new order key; the
-                    // unordered one writes the new song with a position below the others'.
+                    // read outside the clock: the ordered relationship reads its members' order keys and gives the new
+                    // song one below the first (the gaps of 1024 spare the others a rewrite); the unordered one writes
+                    // the new song with a position below the others'.
                     let frontURL = setup.folder.appendingPathComponent("ordered-\(ordered)-front.sqlite")
                     variants.append(BenchVariant(name(ordered, "add a song first"), operations: playlists) { probes in
                         let coordinator = try ScenarioStore.open(frontURL, from: store, model: model, probes: probes)
