@@ -203,21 +203,32 @@ extension ObjectLifetimeTests {
             var request = FetchRequest<ManagedObject>(entityName: "Dog")
             request.sortDescriptors = [FetchSortDescriptor(keyPath: "name")]
             request.fetchBatchSize = 2
-            try scope { XCTAssertEqual(try context.fetch(request).count, 6) }
-            XCTAssertTrue(context.batchMembership.isEmpty, "the faults left with the result")
+            // The members keep their batch; nothing else does.
+            weak var dropped: ManagedObjectContext.FaultBatch?
+            try scope {
+                let dogs = try context.fetch(request)
+                XCTAssertEqual(dogs.count, 6)
+                dropped = dogs[0].batch
+                XCTAssertNotNil(dropped)
+                XCTAssertEqual(dogs.map(\.batchIndex), [0, 1, 2, 3, 4, 5])
+            }
+            XCTAssertNil(dropped, "the batch left with the result")
             XCTAssertEqual(context.registry.count, 0)
 
             // A held result still fulfils a batch with one statement, skipping members that went away.
             let dogs = try context.fetch(request)
+            weak var batch = dogs[0].batch
             var kept = Array(dogs.prefix(1)) + Array(dogs.suffix(3))
             _ = consume dogs
+            XCTAssertEqual(batch?.members.map { $0 != nil }, [true, false, false, true, true, true], "dogs 1 and 2 left memory")
             XCTAssertEqual(context.registry.count, 4)
             let statements = coordinator.statistics.statementsExecuted
             XCTAssertEqual(kept[0].value(forKey: "name") as? String, "dog 0")
             XCTAssertEqual(coordinator.statistics.statementsExecuted - statements, 1)
             XCTAssertTrue(kept[1].isFault, "dog 3 is in the next batch")
+            XCTAssertEqual(batch?.members.map { $0 != nil }, [false, false, false, true, true, true], "dog 0 was fulfilled")
             kept.removeAll()
-            XCTAssertTrue(context.batchMembership.isEmpty)
+            XCTAssertNil(batch)
         }
     }
 

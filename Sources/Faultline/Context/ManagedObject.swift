@@ -34,6 +34,8 @@ open class ManagedObject: CustomStringConvertible {
     /// The values as last fetched or saved, kept apart from `values` only once they differ (see `committed`).
     @exclusivity(unchecked) var committedCopy = SlotRow()
     @exclusivity(unchecked) @usableFromInline final var flags: Flags = []
+    /// The fault's position in `batch` (declared here, it fills the padding after `flags`).
+    @exclusivity(unchecked) var batchIndex: UInt32 = 0
     @exclusivity(unchecked) var changes = ChangeMask()
     /// Transient values that have no stored form (transformable, undefined, object ID types), by slot.
     var transientObjects: [Int: Any] = [:]
@@ -41,6 +43,8 @@ open class ManagedObject: CustomStringConvertible {
     var pendingKey: Int64 = 0
     /// The version (Z_OPT) the current save gives the row.
     var pendingVersion: Int64 = 0
+    /// The batched fetch result whose fault this is (with `.batched` in `flags`).
+    var batch: ManagedObjectContext.FaultBatch?
 
     @usableFromInline
     struct Flags: OptionSet, Sendable {
@@ -62,7 +66,7 @@ open class ManagedObject: CustomStringConvertible {
         static let watched = Flags(rawValue: 256)
         /// The context observes changes or records undo: changes must be reported to it.
         static let tracked = Flags(rawValue: 512)
-        /// A fault of a batched fetch result, in the context's `batchMembership`.
+        /// A fault of a batched fetch result (`batch`, `batchIndex`).
         static let batched = Flags(rawValue: 1024)
         /// `values` is a row of the context's insert block that nothing else holds: changes are written in place
         /// (see `storeSlot`). Cleared when the row is assigned, changed through `values`, or handed out

@@ -16,7 +16,7 @@ extension ManagedObjectContext {
             if !object.flags.contains(.inaccessible) { object.awakeFromFetch() }
             return
         }
-        if !batchMembership.isEmpty, fulfillBatch(containing: object) { return }
+        if object.flags.contains(.batched), fulfillBatch(containing: object) { return }
         do {
             let maxAge = stalenessInterval < 0 ? nil : UInt64(min(stalenessInterval, 1e9) * 1e9)
             if let row = try reader.snapshotForFault(entity: object.entity, key: object.key, retain: !object.flags.contains(.holdsSnapshot), maxAge: maxAge) {

@@ -84,8 +84,6 @@ public final class ManagedObjectContext: @unchecked Sendable {
     @exclusivity(unchecked) var lastFetchedEntity: EntityDescription?
     /// Storage for scanning each fetch's predicate, kept between fetches. Used on the context's queue only.
     let predicateShape: PredicateShape
-    /// Faults of batched fetch results (by address: see `FaultBatch`), with their batch and position.
-    var batchMembership: [UnsafeMutableRawPointer: (FaultBatch, Int)] = [:]
     var updatedSet: [ObjectIdentifier: ManagedObject] = [:]
     var deletedSet: [ObjectIdentifier: ManagedObject] = [:]
 
@@ -411,6 +409,8 @@ public final class ManagedObjectContext: @unchecked Sendable {
             object.flags.remove(.holdsSnapshot)
             reader.releaseSnapshot(key)
         }
+        // Its `deinit` will not reach this context: its batch position goes now.
+        if object.flags.contains(.batched) { leaveBatch(object) }
         object.managedObjectContext = nil
     }
 
@@ -421,6 +421,7 @@ public final class ManagedObjectContext: @unchecked Sendable {
         reportPrefetchUse()
         let held = registry.values.compactMap { $0.flags.contains(.holdsSnapshot) ? $0.objectKeyForCache : nil }
         for object in registry.values {
+            if object.flags.contains(.batched) { leaveBatch(object) }
             object.managedObjectContext = nil
             object.flags.remove(.holdsSnapshot)
             object.values = []
@@ -436,7 +437,6 @@ public final class ManagedObjectContext: @unchecked Sendable {
         materializedCount = 0
         insertionOrder.removeAll()
         insertedCount = 0
-        batchMembership.removeAll()
         updatedSet.removeAll()
         deletedSet.removeAll()
         if let changeTracker { _ = changeTracker.take() }

@@ -26,7 +26,7 @@ extension ManagedObjectContext {
             }
         }
         if flags.contains(.watched) { watchedObjects[ObjectIdentifier(object)] = nil }
-        if flags.contains(.batched) { batchMembership[object.address] = nil }
+        if flags.contains(.batched) { leaveBatch(object) }
         guard !object.values.isEmpty || flags.contains(.hasCommittedCopy) else { return }
         if releasingObjects {
             deferredReleases.append(object.values)

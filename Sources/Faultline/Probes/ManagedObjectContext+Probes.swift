@@ -66,7 +66,7 @@ extension ManagedObjectContext {
     func tracedFault(_ object: ManagedObject, _ body: () -> Void) {
         probeSection {
             let before = coordinator.probeTotals().statements
-            let batched = batchMembership[object.address].map { $0.0.size }
+            let batched = object.flags.contains(.batched) ? object.batch?.size : nil
             let start = ProbeClock.now()
             body()
             let end = ProbeClock.now()
