@@ -172,7 +172,7 @@ extension ScenarioCatalogue {
         func name(_ ordered: Bool, _ step: String) -> String { "\(ordered ? "ordered" : "unordered + position"): \(step)" }
         return BenchScenario(
             id: "ordered-relationships", title: "Playlists of songs: an ordered relationship, or an unordered one sorted by a position",
-            claim: "Ordered relationships cost writes (Core Data maintains the order in the store: inserting or reordering members rewrites their order) and make reading in order cheaper than sorting the members.",
+            claim: "An ordered relationship is slower where objects are inserted or updated, because Core Data must maintain and persist the order; reading its members in order is faster than fetching them and sorting.",
             theme: .schema,
             sources: [.objcio("Performance", "Avoiding Fetch Requests", "P-21", "B-ORDERED"), ClaimSource(.kodeco, "The Core Data Stack", "DogWalk: ordered walks", keys: ["perf-12"])],
             ratios: [RatioSpec(name(true, "insert"), over: name(false, "insert")), RatioSpec(name(true, "add a song first"), over: name(false, "add a song first")),
