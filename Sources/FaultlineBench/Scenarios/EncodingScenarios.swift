@@ -34,7 +34,7 @@ extension ScenarioCatalogue {
             alternatesOrder: true,
             variants: { setup in
                 ValueTransformerRegistry.register(ThreeByteColorsTransformer(), name: ThreeByteColorsTransformer.name)
-                let moods = setup.scale.part(20, minimum: 500)
+                let moods = setup.scale.part(40, minimum: 500)
                 return try [(archive, nil as String?), (custom, ThreeByteColorsTransformer.name)].map { name, transformer in
                     let model = try ManagedObjectModel(entities: [EntityDescription(name: "Mood", properties: [
                         AttributeDescription(name: "date", type: .date),

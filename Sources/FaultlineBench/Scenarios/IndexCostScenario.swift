@@ -19,7 +19,7 @@ extension ScenarioCatalogue {
             ratios: [RatioSpec(insertName(4), over: insertName(0)), RatioSpec(updateName(4), over: updateName(0))],
             alternatesOrder: true,
             variants: { setup in
-                let rows = setup.scale.part(4, minimum: 200)
+                let rows = setup.scale.part(8, minimum: 200)
                 var variants: [BenchVariant] = []
                 for k in indexCounts {
                     let model = try ManagedObjectModel(entities: [

@@ -28,7 +28,7 @@ extension ScenarioCatalogue {
             ratios: [RatioSpec(full, over: core), RatioSpec(off, over: core), RatioSpec(rollback, over: core), RatioSpec(memory, over: core)],
             variants: { setup in
                 let model = try RowWorkload.model()
-                let saves = setup.scale.part(200, minimum: 50)
+                let saves = setup.scale.part(400, minimum: 50)
                 return variants.map { variant in
                     let url = setup.folder.appendingPathComponent("durability-\(variant.name.filter(\.isLetter)).sqlite")
                     return BenchVariant(variant.name, operations: saves) { probes in

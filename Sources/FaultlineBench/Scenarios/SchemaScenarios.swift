@@ -179,7 +179,7 @@ extension ScenarioCatalogue {
                      RatioSpec(name(true, "read in order"), over: name(false, "read in order"))],
             alternatesOrder: true,
             variants: { setup in
-                let playlists = setup.scale.part(40, minimum: 20), songsPerPlaylist = 10
+                let playlists = setup.scale.part(80, minimum: 20), songsPerPlaylist = 10
                 var variants: [BenchVariant] = []
                 for ordered in [true, false] {
                     let model = try ManagedObjectModel(entities: [
