@@ -176,6 +176,56 @@ final class CoreDataLogTests: XCTestCase {
         XCTAssertTrue(findings.allSatisfy { !$0.fix.contains("The log names no code") }, "the hint is the page's, once")
     }
 
+    /// Level 3 of the iOS 6 era: `fetch using NSSQLiteStatement … returned N rows with values: (…)` carries a whole
+    /// fetch — its entity, its SQL and its rows. A log of only such lines gives its fetches; with the `sql:` line
+    /// before it the statement is that one (not counted twice); with a total after it the total times it. The values
+    /// are skipped however long, with quotes or the words "returned 9 rows" in them, over several lines, or cut off.
+    func testLevelThreeLinesAreFetches() throws {
+        let only = try read("""
+            CoreData: annotation: fetch using NSSQLiteStatement <0x8c8cd40> on entity 'Event' with sql text 'SELECT 0, t0.Z_PK, t0.Z_OPT, t0.ZTIMESTAMP FROM ZEVENT t0 ORDER BY t0.ZTIMESTAMP DESC' returned 3 rows with values: (
+                "<NSSQLRow: 0x8c90bb0>{Event 1-1-1 timeStamp=2013-02-01 note='it returned 9 rows' }",
+                "<NSSQLRow: 0x8c90bc0>{Event 1-2-1 timeStamp=2013-02-02 }",
+                "<NSSQLRow: 0x8c90bd0>{Event 1-3-1 timeStamp=2013-02-03 }"
+            )
+            CoreData: annotation: fetch using NSSQLiteStatement <0x8c8ce00> on entity 'Tag' with sql text 'SELECT 0, t0.Z_PK, t0.Z_OPT, t0.ZNAME FROM ZTAG t0 WHERE  t0.ZNAME = ?' returned 1 rows with values: ("<NSSQLRow: 0x1>{Tag 2-1-1 name='a' returned 4 rows'}")
+            CoreData: annotation: fetch using NSSQLiteStatement <0x8c8ce10> on entity 'Tag' with sql text 'SELECT 0, t0.Z_PK, t0.Z_OPT, t0.ZNAME FROM ZTAG t0' returned 250 rows with values: ("<NSSQLRow: 0x1>{Tag 2-1-1 name='a'}", "<NSSQLRow: 0x2>{Ta
+            """)
+        let stats = try XCTUnwrap(only.logStatistics)
+        XCTAssertEqual(stats.notUnderstood, 0)
+        XCTAssertEqual(stats.otherLines, 0, "the value rows are the line's, not the app's")
+        let fetches = only.events.filter { $0.kind == .fetch }
+        XCTAssertEqual(fetches.map(\.entity), ["Event", "Tag", "Tag"])
+        XCTAssertEqual(fetches.map(\.rows), [3, 1, 250])
+        XCTAssertEqual(fetches.map(\.statements), [1, 1, 1])
+        XCTAssertEqual(fetches.map(\.sort), [["ZTIMESTAMP"], [], []])
+        XCTAssertEqual(fetches[1].predicate, "WHERE t0.ZNAME = ?")
+        XCTAssertEqual(only.events.filter { $0.kind == .statement }.map(\.sql),
+                       ["SELECT 0, t0.Z_PK, t0.Z_OPT, t0.ZTIMESTAMP FROM ZEVENT t0 ORDER BY t0.ZTIMESTAMP DESC",
+                        "SELECT 0, t0.Z_PK, t0.Z_OPT, t0.ZNAME FROM ZTAG t0 WHERE t0.ZNAME = ?", "SELECT 0, t0.Z_PK, t0.Z_OPT, t0.ZNAME FROM ZTAG t0"])
+
+        // With the `sql:` lines (timed) and no totals: one statement each, timed by its connection time.
+        let withSQL = try read("""
+            CoreData: sql: SELECT 0, t0.Z_PK, t0.Z_OPT, t0.ZNAME FROM ZTAG t0 WHERE  t0.ZNAME = ?
+            CoreData: details: SQLite bind[0] = "a"
+            CoreData: annotation: sql connection fetch time: 0.0040s
+            CoreData: annotation: fetch using NSSQLiteStatement <0x8c8ce00> on entity 'Tag' with sql text 'SELECT 0, t0.Z_PK, t0.Z_OPT, t0.ZNAME FROM ZTAG t0 WHERE  t0.ZNAME = ?' returned 2 rows with values: (
+                "<NSSQLRow: 0x1>{Tag 2-1-1 name='a'}",
+                "<NSSQLRow: 0x2>{Tag 2-2-1 name='a'}"
+            )
+            CoreData: sql: SELECT 0, t0.Z_PK, t0.Z_OPT, t0.ZNAME FROM ZTAG t0
+            CoreData: annotation: sql connection fetch time: 0.0010s
+            CoreData: annotation: fetch using NSSQLiteStatement <0x8c8ce10> on entity 'Tag' with sql text 'SELECT 0, t0.Z_PK, t0.Z_OPT, t0.ZNAME FROM ZTAG t0' returned 7 rows with values: ()
+            CoreData: annotation: total fetch execution time: 0.0012s for 7 rows.
+            """)
+        XCTAssertEqual(withSQL.logStatistics?.notUnderstood, 0)
+        XCTAssertEqual(withSQL.logStatistics?.otherLines, 0)
+        let timed = withSQL.events.filter { $0.kind == .fetch }
+        XCTAssertEqual(timed.map(\.rows), [2, 7])
+        XCTAssertEqual(timed.map(\.statements), [1, 1])
+        XCTAssertEqual(timed.map(\.duration), [0.004, 0.0012], "the first by its statement, the second by its total")
+        XCTAssertEqual(withSQL.events.filter { $0.kind == .statement }.count, 2)
+    }
+
     /// How people paste the log changes nothing the reader makes of it.
     func testPastedFormsReadAsTheBareLog() throws {
         let bare = Self.shapes.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
@@ -288,7 +338,62 @@ final class CoreDataLogTests: XCTestCase {
     /// the microsecond; the N+1 ranks first and names `Order.customer` from the model; the Currency fetches are 12;
     /// the prefetch makes no "large fetch".
     func testFaultsCostTheirStatementsAndTheCostliestFindingComesFirst() throws {
-        let model = try ManagedObjectModel(entities: [
+        let trace = try read(Self.orderLog, model: Self.orderModel())
+        XCTAssertEqual(trace.logStatistics?.notUnderstood, 0)
+        let events = trace.events
+        let faults = events.filter { $0.kind == .cacheMiss }
+        XCTAssertEqual(faults.count, 48)
+        XCTAssertTrue(faults.allSatisfy { $0.duration == 0.00054 && $0.via == "Order.customer" && $0.objectEntity == "Customer" })
+        let fetches = events.filter { $0.kind == .fetch }
+        XCTAssertEqual(fetches.map { $0.entity ?? "?" }, ["Order"] + Array(repeating: "Currency", count: 12) + ["Item"])
+        XCTAssertEqual(fetches.map(\.rows), [48] + Array(repeating: 1, count: 12) + [190], "each fetch's rows are its statement's")
+        XCTAssertEqual(fetches.last?.prefetch, ["attachments"])
+        XCTAssertEqual(events.first { $0.sql?.contains("ZATTACHMENT") == true }?.rows, 1_581)
+
+        let findings = Analyzers().findings(in: trace)
+        let first = try XCTUnwrap(findings.first)
+        XCTAssertEqual(first.kind, .nPlusOne, "\(findings.map { "\($0.kind) \($0.cost)" })")
+        XCTAssertEqual(first.count, 48)
+        XCTAssertEqual((first.cost * 1e6).rounded(), (48 * 0.00054 * 1e6).rounded(), "the faults' statements' time, to the microsecond")
+        XCTAssertTrue(first.evidence.contains("likely through Order.customer (the Order fetch came before them, and it is Order's only to-one to Customer)"),
+                      "an inference, said to be one: \(first.evidence)")
+        XCTAssertTrue(first.fix.contains("request.relationshipKeyPathsForPrefetching = [\"customer\"]"), first.fix)
+        XCTAssertEqual(first.inferredRelationship, "Order.customer")
+        XCTAssertTrue(findings.dropFirst().contains { $0.kind == .repeatedFetch && $0.count == 12 }, "\(findings.map(\.evidence))")
+        XCTAssertFalse(findings.contains { $0.kind == .largeFetchWithoutBatchSize }, "a prefetch is not a large fetch: \(findings.map(\.evidence))")
+        XCTAssertEqual(findings.map(\.cost), findings.map(\.cost).sorted(by: >), "costliest first")
+    }
+
+    /// The same log without a model: the relationship is read off the SQL — the Order fetch selected `t0.ZCUSTOMER`
+    /// just before the `ZCUSTOMER` faults — spelled as the log's URIs spell Customer, and said to be inferred in the
+    /// evidence and in JSON (`relationship`, `relationshipInferred`).
+    func testWithoutAModelTheNPlusOneNamesTheRelationshipTheFetchRead() throws {
+        let trace = try read(Self.orderLog)
+        let faults = trace.events.filter { $0.kind == .cacheMiss }
+        XCTAssertEqual(faults.count, 48)
+        XCTAssertTrue(faults.allSatisfy { $0.via == "Order.customer" && $0.viaFromLog && $0.objectEntity == "Customer" }, "\(faults.map { $0.objectEntity ?? "?" })")
+        let findings = Analyzers().findings(in: trace)
+        let first = try XCTUnwrap(findings.first)
+        XCTAssertEqual(first.kind, .nPlusOne)
+        XCTAssertEqual(first.count, 48, "one finding: faults seen by their SELECT and by their URI are the same entity's")
+        XCTAssertTrue(first.evidence.hasPrefix("Customer: 48 faults fulfilled one at a time from SQLite (N+1), likely through Order.customer "
+            + "(inferred from the log, no model given: the fetch of ZORDER read ZCUSTOMER just before them)"), first.evidence)
+        XCTAssertTrue(first.fix.contains("prefetch it with the Order fetch: request.relationshipKeyPathsForPrefetching = [\"customer\"]"), first.fix)
+        let json = try XCTUnwrap(try JSONSerialization.jsonObject(with: FindingsJSON.data([("console.txt", trace.source, findings)])) as? [[String: Any]])
+        let object = try XCTUnwrap(json.first)
+        XCTAssertEqual(object["relationship"] as? String, "Order.customer")
+        XCTAssertEqual(object["relationshipInferred"] as? Bool, true)
+        XCTAssertEqual(json.dropFirst().compactMap { $0["relationshipInferred"] as? Bool }.filter { $0 }.count, 0, "only the N+1 is inferred")
+
+        // A fetch that did not read the faulted table's column names nothing.
+        let unrelated = try read(Self.orderLog.replacingOccurrences(of: "t0.ZNUMBER, t0.ZCUSTOMER FROM ZORDER", with: "t0.ZNUMBER FROM ZORDER"))
+        let storm = try XCTUnwrap(Analyzers().findings(in: unrelated).first { $0.kind == .nPlusOne })
+        XCTAssertNil(storm.inferredRelationship)
+        XCTAssertTrue(storm.fix.contains("prefetch the relationship that leads to Customer"), storm.fix)
+    }
+
+    static func orderModel() throws -> ManagedObjectModel {
+        try ManagedObjectModel(entities: [
             EntityDescription(name: "Order", properties: [
                 AttributeDescription(name: "number", type: .integer64),
                 RelationshipDescription(name: "customer", destination: "Customer", inverse: "orders"),
@@ -307,6 +412,9 @@ final class CoreDataLogTests: XCTestCase {
                 RelationshipDescription(name: "item", destination: "Item", inverse: "attachments"),
             ]),
         ])
+    }
+
+    static var orderLog: String {
         var log = """
             CoreData: sql: SELECT 0, t0.Z_PK, t0.Z_OPT, t0.ZNUMBER, t0.ZCUSTOMER FROM ZORDER t0 ORDER BY t0.ZNUMBER
             CoreData: annotation: sql connection fetch time: 0.0010s
@@ -345,29 +453,7 @@ final class CoreDataLogTests: XCTestCase {
             CoreData: annotation: Changing objectID 0x600000a1 <x-coredata:///Currency/t1> to 0x600000a2 <\(Self.uri)/Currency/p13>
 
             """
-        let trace = try read(log, model: model)
-        XCTAssertEqual(trace.logStatistics?.notUnderstood, 0)
-        let events = trace.events
-        let faults = events.filter { $0.kind == .cacheMiss }
-        XCTAssertEqual(faults.count, 48)
-        XCTAssertTrue(faults.allSatisfy { $0.duration == 0.00054 && $0.via == "Order.customer" && $0.objectEntity == "Customer" })
-        let fetches = events.filter { $0.kind == .fetch }
-        XCTAssertEqual(fetches.map { $0.entity ?? "?" }, ["Order"] + Array(repeating: "Currency", count: 12) + ["Item"])
-        XCTAssertEqual(fetches.map(\.rows), [48] + Array(repeating: 1, count: 12) + [190], "each fetch's rows are its statement's")
-        XCTAssertEqual(fetches.last?.prefetch, ["attachments"])
-        XCTAssertEqual(events.first { $0.sql?.contains("ZATTACHMENT") == true }?.rows, 1_581)
-
-        let findings = Analyzers().findings(in: trace)
-        let first = try XCTUnwrap(findings.first)
-        XCTAssertEqual(first.kind, .nPlusOne, "\(findings.map { "\($0.kind) \($0.cost)" })")
-        XCTAssertEqual(first.count, 48)
-        XCTAssertEqual((first.cost * 1e6).rounded(), (48 * 0.00054 * 1e6).rounded(), "the faults' statements' time, to the microsecond")
-        XCTAssertTrue(first.evidence.contains("likely through Order.customer (the Order fetch came before them, and it is Order's only to-one to Customer)"),
-                      "an inference, said to be one: \(first.evidence)")
-        XCTAssertTrue(first.fix.contains("request.relationshipKeyPathsForPrefetching = [\"customer\"]"), first.fix)
-        XCTAssertTrue(findings.dropFirst().contains { $0.kind == .repeatedFetch && $0.count == 12 }, "\(findings.map(\.evidence))")
-        XCTAssertFalse(findings.contains { $0.kind == .largeFetchWithoutBatchSize }, "a prefetch is not a large fetch: \(findings.map(\.evidence))")
-        XCTAssertEqual(findings.map(\.cost), findings.map(\.cost).sorted(by: >), "costliest first")
+        return log
     }
 
     /// Each statement's time goes to the work that ran it: a batched fetch's batches (read after its total) to the

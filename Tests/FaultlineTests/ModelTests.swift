@@ -289,8 +289,8 @@ final class ModelTests: XCTestCase {
         XCTAssertEqual(model.entity(named: "Post")?.fetchIndexes.map(\.name), ["byAuthorNewestFirst", "byPlace"])
     }
 
-    /// Core Data's column order as a real store shows it: integers and booleans, then to-one keys (each followed by
-    /// its `Z_FOK_` column), then doubles, floats and dates together by name, then strings, then data and UUIDs.
+    /// Core Data's column order as a real store shows it: integers and booleans, then to-one keys, then their
+    /// `Z_FOK_` columns, then doubles, floats and dates together by name, then strings, then data and UUIDs.
     func testColumnOrderInterleavesRealsAndDatesByName() throws {
         let model = try ManagedObjectModel(entities: [
             EntityDescription(name: "Goal", properties: [

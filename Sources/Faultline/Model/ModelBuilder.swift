@@ -203,7 +203,9 @@ struct ModelBuilder {
             }
             // Core Data's column order: grouped by type (integers and to-one keys, then reals, dates, strings, data);
             // within a group the root's columns, then each sub-entity's; within an entity attributes, then
-            // relationships, each by name.
+            // relationships (a to-one's entity column right after it), then the `Z_FOK_` order columns of the
+            // to-ones whose inverse is ordered, each by name (real stores; coredata-formats.md §3). Kinds: 0
+            // attribute, 1 to-one, 2 order column, 3 a to-many without inverse kept here.
             // A composite's elements sit where the composite's name puts them, in the composite's order.
             let hierarchy = root.selfAndDescendants
             var stored: [(group: Int, entity: Int, kind: Int, name: String, element: Int, property: PropertyDescription)] = []
@@ -229,27 +231,29 @@ struct ModelBuilder {
                     if (property as? AttributeDescription)?.type == .composite { continue }
                     let place = elementPosition[ObjectIdentifier(property)] ?? (property.name, 0)
                     stored.append((Self.columnGroup(property), position, property is AttributeDescription ? 0 : 1, place.name, place.index, property))
+                    if let relationship = property as? RelationshipDescription, relationship.inverse?.isOrdered == true {
+                        stored.append((Self.columnGroup(property), position, 2, relationship.name, 0, relationship))
+                    }
                 }
                 for relationship in keptInDestination[ObjectIdentifier(entity)] ?? [] {
                     let name = "Z\(relationship.entity.entityNumber)\(relationship.name.uppercased())"
-                    stored.append((0, position, 2, name, 0, relationship))
+                    stored.append((0, position, 3, name, 0, relationship))
                 }
             }
             stored.sort { ($0.group, $0.entity, $0.kind) != ($1.group, $1.entity, $1.kind)
                 ? ($0.group, $0.entity, $0.kind) < ($1.group, $1.entity, $1.kind)
                 : ($0.name, $0.element) < ($1.name, $1.element) }
             for (_, _, kind, name, _, property) in stored {
-                if kind == 2 {
+                if kind == 3 {
                     keptColumns[ObjectIdentifier(property)] = addColumn(name, type: "INTEGER")
+                } else if kind == 2, let relationship = property as? RelationshipDescription {
+                    relationship.orderColumnName = addColumn("Z_FOK_" + relationship.name.uppercased(), type: "INTEGER")
                 } else if let attribute = property as? AttributeDescription {
                     attribute.columnName = addColumn("Z" + (attribute.elementName ?? attribute.name).uppercased(), type: attribute.type.columnType)
                 } else if let relationship = property as? RelationshipDescription {
                     relationship.columnName = addColumn("Z" + relationship.name.uppercased(), type: "INTEGER")
                     if !relationship.destination.subentities.isEmpty {
                         relationship.entityColumnName = addColumn("Z\(relationship.destination.entityNumber)_" + relationship.name.uppercased(), type: "INTEGER")
-                    }
-                    if let inverse = relationship.inverse, inverse.isOrdered {
-                        relationship.orderColumnName = addColumn("Z_FOK_" + relationship.name.uppercased(), type: "INTEGER")
                     }
                 }
             }

@@ -344,11 +344,17 @@ public struct Analyzers {
             }
             if let via = e.via, !via.contains(" or "), let dot = via.firstIndex(of: ".") {
                 // Inferred, and said so: a log does not say which relationship fired a fault; the model's only to-one
-                // from the entity fetched before the faults to theirs is the likely one.
+                // from the entity fetched before the faults to theirs is the likely one — or, with no model, the
+                // column the fetch before them read that is named after their table.
                 let source = via[..<dot], relationship = via[via.index(after: dot)...]
-                return g.finding(.nPlusOne,
-                                 evidence: "\(entity): \(g.count) faults fulfilled one at a time from SQLite (N+1), likely through \(via) (the \(source) fetch came before them, and it is \(source)'s only to-one to \(entity))",
-                                 fix: "prefetch it with the \(source) fetch: request.relationshipKeyPathsForPrefetching = [\"\(relationship)\"] — one statement instead of \(g.count)")
+                let why = e.viaFromLog
+                    ? "inferred from the log, no model given: the fetch of Z\(source.uppercased()) read Z\(relationship.uppercased()) just before them"
+                    : "the \(source) fetch came before them, and it is \(source)'s only to-one to \(entity)"
+                var finding = g.finding(.nPlusOne,
+                                        evidence: "\(entity): \(g.count) faults fulfilled one at a time from SQLite (N+1), likely through \(via) (\(why))",
+                                        fix: "prefetch it with the \(source) fetch: request.relationshipKeyPathsForPrefetching = [\"\(relationship)\"] — one statement instead of \(g.count)")
+                finding.inferredRelationship = via
+                return finding
             }
             let leads = e.via.map { "the relationship that leads to \(entity) (\($0))" } ?? "the relationship that leads to \(entity)"
             return g.finding(.nPlusOne,

@@ -56,6 +56,10 @@ public struct Finding: Sendable, Equatable {
     public var fetch: FetchShape?
     /// For scans and sorts: the statement's SQL (what a Core Data log gives instead of a fetch).
     public var sql: String? = nil
+    /// For N+1 faults read from a Core Data log: the relationship behind them ("Order.customer"), which a log never
+    /// names — always an inference (`relationshipInferred`), from the model's only to-one or, with no model, from the
+    /// column the fetch before them read.
+    public var inferredRelationship: String? = nil
 
     /// What a fetch asked for, as the trace records it.
     public struct FetchShape: Sendable, Equatable {

@@ -72,7 +72,8 @@ public enum FindingsJSON {
                     "time": finding.cost, "sharedTime": finding.sharedCost, "lines": finding.lines, "evidence": finding.evidence, "fix": finding.fix,
                 ]
                 object["entity"] = finding.entity ?? NSNull()
-                object["relationship"] = finding.relationship ?? NSNull()
+                object["relationship"] = finding.inferredRelationship ?? finding.relationship ?? NSNull()
+                object["relationshipInferred"] = finding.inferredRelationship != nil
                 object["callSite"] = finding.callSite ?? NSNull()
                 if let site = finding.faultlineSite { object["faultlineSite"] = site }
                 if !finding.segment.isEmpty { object["segment"] = finding.segment }

@@ -35,8 +35,19 @@ struct CoreDataLogReader {
     /// The last fetch event, which a fault or relationship-fault annotation may turn out to own.
     private var lastFetch: TraceEvent?
     private var lastFetchStatement: TraceEvent?
-    /// The main fetch a prefetch or a batch belongs to.
+    /// The main fetch a prefetch or a batch belongs to, and its SELECT (whose columns name the to-ones it read).
     private var lastMainFetch: TraceEvent?
+    private var lastMainFetchSQL: CoreDataSQL?
+    /// Entity names the log spells out (object URIs, level-3 lines), by their upper-cased form: how a table or
+    /// column name is turned back into the model's spelling when no model is given.
+    private var spelledNames: [String: String] = [:]
+    /// A level-3 `fetch using NSSQLiteStatement … returned N rows` line not yet followed by its total: it becomes a
+    /// fetch of its own unless a `total fetch execution time` line claims it first.
+    private var statementFetch: (rows: Int, line: Int)?
+    /// Inside the values a level-3 line lists over several lines (`with values: (` … `)`): those lines are skipped.
+    private var inValues = false
+    /// Faults whose relationship the SQL suggests (no model): the fetched table and the column it read.
+    private var inferredFromLog: [(fault: TraceEvent, source: String, column: String)] = []
     /// SELECTs since the last fetch was timed (a fetch's own, then its prefetches'), and prefetched keys seen then.
     private var selectsSinceFetch: [(event: TraceEvent, sql: CoreDataSQL)] = []
     private var prefetchesSinceFetch: [String] = []
@@ -53,8 +64,11 @@ struct CoreDataLogReader {
         for table in model?.tables ?? [] { entities[table.name] = table.root.name }
     }
 
-    /// The to-ones of the last fetched entity (its sub-entities' too) that lead to `faulted`, as "Entity.relationship".
-    private func relationshipsLeading(to faulted: String?) -> String? {
+    /// The to-ones of the last fetched entity (its sub-entities' too) that lead to `faulted` (whose rows are in
+    /// `table`), as "Entity.relationship". With a model, the model's to-ones; without one, the fetch's selected column
+    /// named after the faulted table (`t0.ZCUSTOMER` before faults of `ZCUSTOMER`), spelled as the log spells the
+    /// entities — an inference, and marked as one.
+    private func relationshipsLeading(to faulted: String?, table: String?) -> String? {
         guard let model, let faulted, let target = model.entity(named: faulted), let fetched = lastMainFetch?.entity,
               let source = model.entity(named: fetched) else { return nil }
         let names = source.selfAndDescendants.flatMap { entity in
@@ -62,6 +76,36 @@ struct CoreDataLogReader {
                 .map { "\(entity.name).\($0.name)" }
         }
         return names.isEmpty ? nil : names.joined(separator: " or ")
+    }
+
+    /// Without a model: the table fetched before a fault of `table` and the column it read that is named after it.
+    private func foreignKeyColumn(to table: String?) -> (source: String, column: String)? {
+        guard let sql = lastMainFetchSQL, let fetchedTable = sql.table, fetchedTable.count > 1,
+              let table, table.count > 1, table.hasPrefix("Z") else { return nil }
+        let column = String(table.dropFirst())
+        guard sql.selectedColumns.contains(where: { $0 == "t0.Z" + column }) else { return nil }
+        return (fetchedTable, column)
+    }
+
+    /// "Order.customer" for a fetch of ZORDER that read ZCUSTOMER, spelled as the whole log spells the entities: the
+    /// source's name (else the table's, title-cased) and the faulted entity's name with a lower-case first letter
+    /// (else the column's name in lower case).
+    private func spelledRelationship(source: String, column: String) -> String {
+        let entity = entities[source] ?? spelledNames[String(source.dropFirst())] ?? Self.titleCased(source.dropFirst())
+        let relationship = spelledNames[column].map { $0.prefix(1).lowercased() + $0.dropFirst() } ?? column.lowercased()
+        return "\(entity).\(relationship)"
+    }
+
+    /// Longest entity name remembered for spelling (a longer one is no model's).
+    static let longestSpelledName = 1_000
+
+    /// `ORDER` → `Order`: a table's entity when nothing in the log spells it.
+    private static func titleCased(_ name: Substring) -> String { name.prefix(1).uppercased() + name.dropFirst().lowercased() }
+
+    /// Remembers how the log spells an entity's name.
+    private mutating func learnSpelling(_ entity: String?) {
+        guard let entity, !entity.isEmpty, entity.utf8.count <= Self.longestSpelledName else { return }
+        spelledNames[entity.uppercased()] = entity
     }
 
     /// Reads a whole log.
@@ -74,10 +118,38 @@ struct CoreDataLogReader {
         }
         finishPlan()
         flush()
+        settleStatementFetch()
         settleFault()
+        if model == nil { spellEntities() }
+    }
+
+    /// Without a model, the tables the log reads are named by the entities it spells out (`ZCUSTOMER` is `Customer`
+    /// when a fault's URI says so), wherever in the log that spelling came.
+    private mutating func spellEntities() {
+        for (fault, source, column) in inferredFromLog { fault.via = spelledRelationship(source: source, column: column) }
+        guard !spelledNames.isEmpty else { return }
+        func spelled(_ name: String) -> String {
+            guard entities[name] == nil, name.hasPrefix("Z"), let spelling = spelledNames[String(name.dropFirst())] else { return name }
+            return spelling
+        }
+        for event in events {
+            if let entity = event.entity { event.entity = spelled(entity) }
+            if event.kind == .save {
+                event.inserted = Dictionary(event.inserted.map { (spelled($0.key), $0.value) }, uniquingKeysWith: +)
+                event.updated = Dictionary(event.updated.map { (spelled($0.key), $0.value) }, uniquingKeysWith: +)
+                event.deleted = Dictionary(event.deleted.map { (spelled($0.key), $0.value) }, uniquingKeysWith: +)
+            }
+        }
     }
 
     private mutating func read(_ raw: Substring, at line: Int) {
+        if inValues {
+            // A level-3 line's values, one row a line, up to a line that is `)` (or Core Data's next line).
+            let trimmed = raw.trimmingCharacters(in: .whitespacesAndNewlines)
+            if trimmed == ")" || trimmed == ")." { inValues = false; return }
+            if CoreDataLogLine(raw) == nil { return }
+            inValues = false
+        }
         guard let parsed = CoreDataLogLine(raw) else {
             if plan != nil, let row = Self.planRow(raw.trimmingCharacters(in: .whitespacesAndNewlines)) {
                 plan?.rows.append(row)
@@ -95,6 +167,8 @@ struct CoreDataLogReader {
         case .details: understood = details(parsed.text, at: line)
         case .debug, .error, .warning, .info, .cloudKit: finishPlan(); understood = true // Core Data's messages: not analysed
         }
+        // Values listed over several lines (`… with values: (` then a row a line, then `)`).
+        if parsed.text.hasSuffix("values: (") { inValues = true }
         if !understood {
             notUnderstood += 1
             if firstNotUnderstood == nil { firstNotUnderstood = line }
@@ -106,6 +180,7 @@ struct CoreDataLogReader {
     private mutating func sql(_ text: String, at line: Int) -> Bool {
         finishPlan()
         flush()
+        settleStatementFetch()
         settleFault()
         let statement = CoreDataSQL(text)
         switch statement.kind {
@@ -182,18 +257,29 @@ struct CoreDataLogReader {
     /// Turns the fault SELECT just read into its fault event (the statement stays, as a trace's does).
     private mutating func claimFault(_ statement: TraceEvent, sql: CoreDataSQL) -> TraceEvent {
         selectsSinceFetch.removeAll { $0.event === statement }
+        statementFetch = nil
         let fault = TraceEvent(kind: .cacheMiss, time: clock, line: statement.line)
         fault.faultKind = "object"
         fault.entity = sql.table.map(entityName)
         fault.duration = statement.duration
         fault.rows = statement.rows
-        fault.via = relationshipsLeading(to: fault.entity)
+        setVia(fault, faulted: fault.entity, table: sql.table)
         events.append(fault)
         lastFetch = nil
         return fault
     }
 
     private func entityName(_ table: String) -> String { entities[table] ?? table }
+
+    private mutating func setVia(_ fault: TraceEvent, faulted: String?, table: String?) {
+        if model != nil {
+            fault.via = relationshipsLeading(to: faulted, table: table)
+        } else if let found = foreignKeyColumn(to: table ?? faulted.map { "Z" + $0.uppercased() }) {
+            // Spelled once the whole log is read (a later line may spell the entities).
+            fault.viaFromLog = true
+            inferredFromLog.append((fault, found.source, found.column))
+        }
+    }
 
     // MARK: annotation:
 
@@ -222,6 +308,7 @@ struct CoreDataLogReader {
         if text.hasPrefix("fault fulfilled from database for") {
             guard let object = Self.objectURI(in: text) else { return false }
             flush()
+            learnSpelling(Self.entity(inURI: object))
             if let fault = events.last, fault.kind == .cacheMiss, fault.faultKind == "object", fault.object == nil {
                 // The one-row SELECT just read was this fault.
                 fault.object = object
@@ -238,7 +325,8 @@ struct CoreDataLogReader {
             let fault = TraceEvent(kind: .cacheMiss, time: clock, line: line)
             fault.faultKind = "object"
             fault.object = object
-            fault.via = relationshipsLeading(to: fault.objectEntity)
+            learnSpelling(fault.objectEntity)
+            setVia(fault, faulted: fault.objectEntity, table: nil)
             lastFetch = nil
             events.append(fault)
             return true
@@ -287,12 +375,7 @@ struct CoreDataLogReader {
             return true
         }
         if text.hasPrefix("fetch using NSSQLiteStatement") {
-            // Level 3 (iOS 6 era): names the entity of the SQL's table.
-            if let entity = Self.quoted(in: text, quote: "'"), let sqlStart = text.range(of: "with sql text '") {
-                let statement = CoreDataSQL(String(text[sqlStart.upperBound...]))
-                if let table = statement.table, entities[table] == nil { entities[table] = entity }
-            }
-            return true
+            return statementLine(text, at: line)
         }
         // Read and deliberately not analysed: Core Data's count-request echo, an object ID that a save made
         // permanent, migration and post-save maintenance lines, Faultline's own extra annotations.
@@ -304,9 +387,55 @@ struct CoreDataLogReader {
         return false
     }
 
+    /// Level 3 (iOS 6 era): `fetch using NSSQLiteStatement <0x…> on entity 'E' with sql text '…' returned N rows with
+    /// values: (…)`. It names the entity of the SQL's table, and is a fetch with its rows: of the `sql:` line just
+    /// read when that is its statement, else of a statement only this line shows. A `total fetch execution time`
+    /// that follows times it; without one it is a fetch all the same. The values are skipped, on this line and on
+    /// the lines they continue over.
+    private mutating func statementLine(_ text: String, at line: Int) -> Bool {
+        guard let entityStart = text.range(of: "on entity '"), let sqlStart = text.range(of: "with sql text '") else { return false }
+        let entity = text[entityStart.upperBound...].prefix { $0 != "'" }
+        // The SQL ends at the first `' returned N row`: values (after it) may hold anything.
+        var search = sqlStart.upperBound
+        var found: (end: String.Index, rows: Int)?
+        while found == nil, let quote = text.range(of: "' returned ", range: search..<text.endIndex) {
+            let digits = text[quote.upperBound...].prefix { $0.isNumber }
+            if !digits.isEmpty, text[digits.endIndex...].hasPrefix(" row"), let rows = Int(digits), rows <= Int(Limits.traceCount) {
+                found = (quote.lowerBound, rows)
+            }
+            search = quote.upperBound
+        }
+        guard let found else { return false }
+        settleStatementFetch()
+        let statement = CoreDataSQL(String(text[sqlStart.upperBound..<found.end]))
+        guard statement.kind == .select else { return false }
+        if !entity.isEmpty, let table = statement.table, entities[table] == nil { entities[table] = String(entity) }
+        learnSpelling(entity.isEmpty ? nil : String(entity))
+        let pendingText = pending?.sql.text
+        let last = selectsSinceFetch.last
+        if pendingText != statement.text && !(pending == nil && last?.sql.text == statement.text && last?.event === events.last) {
+            // Its statement was not logged as `sql:` (or another came between): this line stands for it.
+            flush()
+            settleFault()
+            pending = Pending(sql: statement, line: line)
+        }
+        flush()
+        statementFetch = (found.rows, line)
+        return true
+    }
+
+    /// A level-3 fetch no total claimed: it is a fetch of its rows, timed by its statement.
+    private mutating func settleStatementFetch() {
+        guard let open = statementFetch else { return }
+        statementFetch = nil
+        let seconds = selectsSinceFetch.reduce(0) { $0 + $1.event.duration }
+        fetchFinished(seconds: seconds, rows: open.rows, count: false, line: open.line)
+    }
+
     /// A fetch's total time: it ran the SELECTs since the last fetch, the first of them its own (prefetches follow).
     private mutating func fetchFinished(seconds: Double, rows: Int, count: Bool, line: Int) {
         flush()
+        statementFetch = nil
         let selects = selectsSinceFetch
         let prefetched = prefetchesSinceFetch
         if !count, let last = selects.last, last.sql.isPrefetch, !prefetchAnnounced, selects.contains(where: { !$0.sql.usesIntarray }) {
@@ -335,7 +464,7 @@ struct CoreDataLogReader {
             fault.entity = sql.table.map(entityName)
             fault.duration = seconds
             fault.rows = rows
-            fault.via = relationshipsLeading(to: fault.entity)
+            setVia(fault, faulted: fault.entity, table: sql.table)
             events.append(fault)
             lastFetch = nil
             return
@@ -361,7 +490,10 @@ struct CoreDataLogReader {
         events.append(fetch)
         lastFetch = fetch
         lastFetchStatement = main
-        if sql?.isObjectFault != true { lastMainFetch = fetch }
+        if sql?.isObjectFault != true {
+            lastMainFetch = fetch
+            lastMainFetchSQL = sql
+        }
     }
 
     // MARK: details:
@@ -434,6 +566,12 @@ struct CoreDataLogReader {
         guard let start = text.range(of: "x-coredata://") else { return nil }
         let uri = text[start.lowerBound...].prefix { $0 != ">" && $0 != " " && $0 != ")" }
         return uri.split(separator: "/").count >= 3 ? String(uri) : nil
+    }
+
+    /// The entity an object URI names (`x-coredata://UUID/Entity/p12` → Entity).
+    static func entity(inURI uri: String) -> String? {
+        let parts = uri.split(separator: "/")
+        return parts.count >= 2 ? String(parts[parts.count - 2]) : nil
     }
 
     /// The first text between two `quote`s.

@@ -75,9 +75,14 @@ struct CoreDataSQL {
     /// A SELECT of keys only (`SELECT 0, t0.Z_PK FROM …`, `SELECT t0.Z_ENT, t0.Z_PK FROM …`): the first step of a
     /// batched fetch, or an object-ID fetch.
     var selectsKeysOnly: Bool {
-        guard kind == .select, let from = text.range(of: " FROM ") else { return false }
-        let columns = text[text.index(text.startIndex, offsetBy: 7)..<from.lowerBound].split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
-        return columns.allSatisfy { $0 == "0" || $0 == "1" || $0 == "t0.Z_PK" || $0 == "t0.Z_ENT" || $0 == "DISTINCT t0.Z_PK" } && columns.contains { $0.hasSuffix("Z_PK") }
+        let columns = selectedColumns.map { $0.trimmingCharacters(in: .whitespaces) }
+        return !columns.isEmpty && columns.allSatisfy { $0 == "0" || $0 == "1" || $0 == "t0.Z_PK" || $0 == "t0.Z_ENT" || $0 == "DISTINCT t0.Z_PK" } && columns.contains { $0.hasSuffix("Z_PK") }
+    }
+
+    /// The columns a SELECT reads, as written (`t0.ZCUSTOMER`), up to its first FROM.
+    var selectedColumns: [Substring] {
+        guard kind == .select, let from = text.range(of: " FROM ") else { return [] }
+        return text[text.index(text.startIndex, offsetBy: 7)..<from.lowerBound].split(separator: ",").map { $0.drop { $0 == " " } }
     }
 
     /// A count request's SELECT.

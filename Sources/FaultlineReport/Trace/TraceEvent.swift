@@ -56,9 +56,12 @@ public final class TraceEvent: @unchecked Sendable {
     public var faultKind: String?
     public var object: String?
     public var relationship: String?
-    /// An object fault in a Core Data log read with a model: the to-one ("Order.customer", or several joined by
+    /// An object fault in a Core Data log: the to-one ("Order.customer", or several joined by
     /// " or ") of the entity fetched before it that leads to the faulted entity.
     public var via: String?
+    /// `via` was inferred from the log's SQL alone (no model): the fetch before the faults selected a column named
+    /// after the faulted table.
+    public var viaFromLog = false
     public var batch: Int?
     /// A relationship fault fired only to count the members.
     public var countOnly = false
