@@ -58,37 +58,37 @@ struct BenchCommand: ParsableCommand {
             if let markdown {
                 let results = try BenchResults.load(from: URL(fileURLWithPath: markdown))
                 switch table {
-                case .speed: print(MarkdownTable.speed(results), terminator: "")
-                case .memory: print(MarkdownTable.memory(results), terminator: "")
-                case .claims: print(MarkdownTable.claims(results, waiting: ScenarioCatalogue.waiting), terminator: "")
+                case .speed: try Console.out(MarkdownTable.speed(results), terminator: "")
+                case .memory: try Console.out(MarkdownTable.memory(results), terminator: "")
+                case .claims: try Console.out(MarkdownTable.claims(results, waiting: ScenarioCatalogue.waiting), terminator: "")
                 }
                 return
             }
             let options = BenchRunner.Options(scale: BenchScale(parsing: scale)!, repetitions: repetitions, outputFolder: URL(fileURLWithPath: out),
                                               scenarioIDs: scenarios, keepData: keepData, modelPath: model, storePath: store,
                                               allocationCounter: AllocationCounting.counter) { step in
-                FileHandle.standardError.write(Data("… \(step)\n".utf8))
+                Console.error("… \(step)")
             }
             var withTags = options
             withTags.tags = tags
             let runner = BenchRunner(options: withTags)
             if !list { try OutputFile.checkFolder(out) }
             if list {
-                print(ScenarioListing.text(try BenchRunner(options: options).scenarios(), waiting: model == nil && store == nil ? ScenarioCatalogue.waiting : [],
+                try Console.out(ScenarioListing.text(try BenchRunner(options: options).scenarios(), waiting: model == nil && store == nil ? ScenarioCatalogue.waiting : [],
                                            themes: tags), terminator: "")
                 return
             }
             let baselineResults = try baseline.map { try BenchResults.load(from: URL(fileURLWithPath: $0)) }
             #if DEBUG
-            FileHandle.standardError.write(Data("""
+            Console.error("""
                 faultline bench: WARNING: this is a DEBUG build. Its times say nothing about the engine's speed;
                 faultline bench: build with `swift build -c release` (or run `make bench`) before comparing numbers.
-
-                """.utf8))
+                """)
             #endif
             let results = try runner.run()
-            print(SummaryTable.text(results, baseline: baselineResults), terminator: "")
-            print("wrote \(out)/\(BenchRunner.resultsFile), \(out)/\(BenchRunner.traceFile), \(out)/\(BenchRunner.pageFile)")
+            Console.committed = "wrote \(out)/\(BenchRunner.resultsFile), \(out)/\(BenchRunner.traceFile), \(out)/\(BenchRunner.pageFile)"
+            try Console.out(SummaryTable.text(results, baseline: baselineResults), terminator: "")
+            try Console.out("wrote \(out)/\(BenchRunner.resultsFile), \(out)/\(BenchRunner.traceFile), \(out)/\(BenchRunner.pageFile)")
             if results.scenarios.contains(where: { $0.status == "failed" }) { throw ExitCode.failure }
         }
     }

@@ -45,7 +45,7 @@ struct CompareCommand: ParsableCommand {
             if isTrace(base) || isTrace(new) {
                 guard html == nil else { throw OutputFile.Failure(description: "--html goes with results files, not traces (use faultline report for a trace's page)") }
                 let comparison = TraceComparison(base: try TraceFile(path: base), new: try TraceFile(path: new), analyzers: Analyzers())
-                print(comparison.text, terminator: "")
+                try Console.out(comparison.text, terminator: "")
                 passes = comparison.passes
                 return
             }
@@ -53,7 +53,7 @@ struct CompareCommand: ParsableCommand {
                                                new: try BenchResults.load(from: URL(fileURLWithPath: new)),
                                                maxSlowdown: ResultsComparison.parseSlowdown(maxSlowdown)!,
                                                maxMemoryGrowth: ResultsComparison.parseSlowdown(maxMemoryGrowth)!, allowed: Set(allow))
-            print(comparison.text, terminator: "")
+            try Console.out(comparison.text, terminator: "")
             if let html { try OutputFile.write(Data(comparison.html.utf8), to: html) }
             passes = comparison.passes
         }

@@ -48,7 +48,8 @@ struct DiagramCommand: ParsableCommand {
             guard let store else {
                 let diagram = ModelDiagram(model: try loadModel(model!, hint: "give its model file instead"))
                 try OutputFile.write(GraphvizRenderer.render(diagram.dot, as: format), to: output)
-                print("wrote \(output) (\(diagram.entities.count) entities\(diagram.note.map { "; \($0)" } ?? ""))")
+                Console.committed = "wrote \(output)"
+                try Console.out("wrote \(output) (\(diagram.entities.count) entities\(diagram.note.map { "; \($0)" } ?? ""))")
                 return
             }
             guard FileManager.default.fileExists(atPath: store) else { throw ValidationError("no store at '\(store)'") }
@@ -62,7 +63,8 @@ struct DiagramCommand: ParsableCommand {
                 return context.objectGraphSnapshot(limit: limit)
             }
             try OutputFile.write(ObjectGraphDiagram(snapshot: snapshot).render(as: format), to: output)
-            print("wrote \(output) (\(snapshot.nodes.count) objects\(snapshot.omitted > 0 ? ", \(snapshot.omitted) more not shown" : ""))")
+            Console.committed = "wrote \(output)"
+            try Console.out("wrote \(output) (\(snapshot.nodes.count) objects\(snapshot.omitted > 0 ? ", \(snapshot.omitted) more not shown" : ""))")
         }
     }
 }

@@ -32,7 +32,7 @@ struct ExplainCommand: ParsableCommand {
             for suggestion in explanation.suggestions {
                 out += "\nsuggestion: \(suggestion.sql)\n  gives: \(suggestion.reason) (checked on a scratch copy)\n\n\(suggestion.planWithIndex)\n"
             }
-            print(out, terminator: "")
+            try Console.out(out, terminator: "")
         }
     }
 }

@@ -22,15 +22,30 @@ struct FaultlineCommand: ParsableCommand {
         while let i = arguments.firstIndex(where: launchArguments.contains) {
             arguments.removeSubrange(i..<min(i + 2, arguments.count))
         }
+        var name = "faultline"
         do {
             var command = try parseAsRoot(arguments)
+            name += " " + (type(of: command).configuration.commandName ?? "")
             try command.run()
             Probes.shared.flush()
+            try Console.flush()
+        } catch let error as Console.WriteError {
+            Probes.shared.flush()
+            Console.error(writeFailure(name, error))
+            Foundation.exit(1)
         } catch {
             Probes.shared.flush()
+            // What was printed before the error goes out first (the error keeps its own status either way).
+            try? Console.flush()
             exit(withError: error)
         }
     }
+}
+
+/// The message for output that could not be written: what the command had done that stays done, then why.
+func writeFailure(_ command: String, _ error: Console.WriteError) -> String {
+    guard let committed = Console.committed else { return "\(command): \(error)" }
+    return "\(command): \(committed); could not print the summary: \(error.reason)"
 }
 
 /// Runs `body`, turning any error into one line on stderr and a non-zero exit.
@@ -39,8 +54,11 @@ func reportingErrors(_ command: String, _ body: () throws -> Void) throws {
         try body()
     } catch let error as ExitCode {
         throw error
+    } catch let error as Console.WriteError {
+        Console.error(writeFailure("faultline \(command)", error))
+        throw ExitCode.failure
     } catch {
-        FileHandle.standardError.write(Data("faultline \(command): \(error)\n".utf8))
+        Console.error("faultline \(command): \(error)")
         throw ExitCode.failure
     }
 }
@@ -57,7 +75,7 @@ func openStore(_ store: String, model modelPath: String?, readOnly: Bool, modelH
         let current = try ManagedObjectModel.currentVersion(ofBundle: modelURL).deletingPathExtension().lastPathComponent
         let (coordinator, version) = try PersistentStoreCoordinator.open(storeURL, withVersionOf: modelURL, options: readOnly ? .readOnly : [])
         if version != current {
-            FileHandle.standardError.write(Data("faultline: the store was made with model version '\(version)' (the bundle's current version is '\(current)'); using '\(version)'\n".utf8))
+            Console.error("faultline: the store was made with model version '\(version)' (the bundle's current version is '\(current)'); using '\(version)'")
         }
         return coordinator
     }
@@ -78,7 +96,7 @@ func loadModel(_ path: String, hint: String = "give --model") throws -> ManagedO
     }
     let model = try ManagedObjectModel(contentsOf: URL(fileURLWithPath: path))
     for warning in model.warnings {
-        FileHandle.standardError.write(Data("faultline: warning: \(warning)\n".utf8))
+        Console.error("faultline: warning: \(warning)")
     }
     return model
 }

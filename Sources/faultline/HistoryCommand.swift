@@ -42,10 +42,10 @@ struct HistoryCommand: ParsableCommand {
             }
             let history = try PersistentHistory.read(storeAt: url, model: storeModel)
             if json {
-                print(try Self.json(history, hasModel: storeModel != nil))
+                try Console.out(try Self.json(history, hasModel: storeModel != nil))
                 return
             }
-            print(Self.text(history, store: store, limit: limit, hasModel: storeModel != nil))
+            try Console.out(Self.text(history, store: store, limit: limit, hasModel: storeModel != nil))
         }
     }
 

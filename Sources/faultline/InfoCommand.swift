@@ -54,7 +54,7 @@ struct InfoCommand: ParsableCommand {
                     throw error
                 }
             }
-            print(json ? try Self.json(info) : Self.text(info), terminator: "")
+            try Console.out(json ? try Self.json(info) : Self.text(info), terminator: "")
         }
     }
 

@@ -31,7 +31,9 @@ struct LoadCommand: ParsableCommand {
                 throw error
             }
             let detail = summary.inserted.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }.joined(separator: ", ")
-            print("loaded \(summary.total) object\(summary.total == 1 ? "" : "s") into \(options.store)\(detail.isEmpty ? "" : ": " + detail)")
+            let loaded = "loaded \(summary.total) object\(summary.total == 1 ? "" : "s") into \(options.store)"
+            Console.committed = loaded
+            try Console.out(loaded + (detail.isEmpty ? "" : ": " + detail))
         }
     }
 }

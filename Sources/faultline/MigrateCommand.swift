@@ -51,8 +51,9 @@ struct MigrateCommand: ParsableCommand {
             }
             let plan = try PersistentStoreCoordinator.migrateStore(at: URL(fileURLWithPath: store), toVersionOf: URL(fileURLWithPath: model),
                                                                     version: to, from: from, dryRun: dryRun, allowLoss: allowLoss || dryRun, mappings: mappings)
-            print(plan, terminator: "")
-            if !dryRun && !plan.steps.isEmpty { print("migrated \(store) to '\(plan.to)'") }
+            if !dryRun && !plan.steps.isEmpty { Console.committed = "migrated \(store) to '\(plan.to)'" }
+            try Console.out("\(plan)", terminator: "")
+            if !dryRun && !plan.steps.isEmpty { try Console.out("migrated \(store) to '\(plan.to)'") }
             // A dry run of a migration that drops values says yes only to a run with --allow-loss: it exits 1 without it.
             if dryRun && plan.dropped > 0 && !allowLoss { throw ExitCode.failure }
         }

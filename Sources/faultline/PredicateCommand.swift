@@ -19,12 +19,12 @@ struct PredicateCommand: ParsableCommand {
             let predicate = arguments.isEmpty
                 ? try ObjectPredicate(unboundFormat: format)
                 : try ObjectPredicate(format: format, argumentArray: arguments.map(ArgumentValues.parse))
-            print(predicate.predicateFormat)
+            try Console.out(predicate.predicateFormat)
         } catch let error as ObjectPredicateError {
-            FileHandle.standardError.write(Data("faultline predicate: \(error.caretDescription)\n".utf8))
+            Console.error("faultline predicate: \(error.caretDescription)")
             throw ExitCode.failure
         } catch let error as ArgumentValues.Failure {
-            FileHandle.standardError.write(Data("faultline predicate: \(error)\n".utf8))
+            Console.error("faultline predicate: \(error)")
             throw ExitCode.failure
         }
     }

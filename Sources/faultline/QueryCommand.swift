@@ -77,7 +77,7 @@ struct QueryCommand: ParsableCommand {
             let output = try DataExporter(context: context).export(request, result: result, format: format, limit: limit)
             // A fault the store could not fulfil (a damaged row) would print as empty values: the error instead.
             if let error = context.lastFaultError { throw error }
-            print(output, terminator: "")
+            try Console.out(output, terminator: "")
         }
     }
 }

@@ -168,40 +168,42 @@ struct ReportCommand: ParsableCommand {
             let history = try store.map { store in (store, try PersistentHistory.read(storeAt: URL(fileURLWithPath: store), model: prover?.coordinator.managedObjectModel)) }
             if let output { try OutputFile.write(Data(ReportPage(inputs: inputs, history: history).html.utf8), to: output) }
             try chromeFile?.commit()
+            let written = [output, chrome].compactMap { $0 }
+            if !written.isEmpty { Console.committed = "wrote " + written.joined(separator: " and ") }
             let failing = try failingKinds()
             let gated = inputs.flatMap(\.findings).filter { failing.contains($0.kind) }
             defer {
                 if !gated.isEmpty {
                     let kinds = Set(gated.map(\.kind.slug)).sorted().joined(separator: ", ")
-                    FileHandle.standardError.write(Data("faultline report: \(gated.count) finding\(gated.count == 1 ? "" : "s") of the kinds --fail-on names (\(kinds))\n".utf8))
+                    Console.error("faultline report: \(gated.count) finding\(gated.count == 1 ? "" : "s") of the kinds --fail-on names (\(kinds))")
                 }
             }
             if json {
                 let data = try FindingsJSON.data(inputs.map { ($0.path, $0.info.source, $0.findings) })
-                print(String(decoding: data, as: UTF8.self))
+                try Console.out(String(decoding: data, as: UTF8.self))
                 if !gated.isEmpty { throw ExitCode(1) }
                 return
             }
             for input in inputs {
-                print("\(input.path): \(input.summary.events) events, \(input.summary.statementCount) statements, \(input.findings.count) findings")
+                try Console.out("\(input.path): \(input.summary.events) events, \(input.summary.statementCount) statements, \(input.findings.count) findings")
                 if let log = input.info.logStatistics {
-                    print("  a Core Data SQL debug log: \(log.coreDataLines) Core Data line\(log.coreDataLines == 1 ? "" : "s"), \(log.otherLines) other line\(log.otherLines == 1 ? "" : "s")")
+                    try Console.out("  a Core Data SQL debug log: \(log.coreDataLines) Core Data line\(log.coreDataLines == 1 ? "" : "s"), \(log.otherLines) other line\(log.otherLines == 1 ? "" : "s")")
                 }
-                if !input.findings.isEmpty { print("  " + input.explanation) }
-                if input.info.logStatistics != nil, !input.findings.isEmpty { print("  " + Analyzers.callSiteHint) }
+                if !input.findings.isEmpty { try Console.out("  " + input.explanation) }
+                if input.info.logStatistics != nil, !input.findings.isEmpty { try Console.out("  " + Analyzers.callSiteHint) }
                 for finding in input.findings.prefix(20) {
                     let segments = finding.segments.count > 1 ? "\(finding.segments.count) segments" : finding.segment
                     let place = [segments, finding.callSite ?? "", finding.faultlineSite.map { "Faultline's own code, \($0)" } ?? ""]
                         .filter { !$0.isEmpty }.joined(separator: " at ")
-                    print("  \(finding.kind.rawValue)\(place.isEmpty ? "" : " (\(place))"): \(finding.evidence)\n    fix: \(finding.fix)")
+                    try Console.out("  \(finding.kind.rawValue)\(place.isEmpty ? "" : " (\(place))"): \(finding.evidence)\n    fix: \(finding.fix)")
                 }
-                if input.findings.count > 20 { print("  … \(input.findings.count - 20) more in the report") }
-                for warning in input.info.warnings { print("  warning: \(warning)") }
+                if input.findings.count > 20 { try Console.out("  … \(input.findings.count - 20) more in the report") }
+                for warning in input.info.warnings { try Console.out("  warning: \(warning)") }
             }
             if let (store, history) = history, history.isTracked {
-                print("\(store): persistent history: " + HistorySection.lines(HistorySummary(history)).joined(separator: "; "))
+                try Console.out("\(store): persistent history: " + HistorySection.lines(HistorySummary(history)).joined(separator: "; "))
             }
-            if let output { print("wrote \(output)" + (chrome.map { " and \($0)" } ?? "")) }
+            if let output { try Console.out("wrote \(output)" + (chrome.map { " and \($0)" } ?? "")) }
             if !gated.isEmpty { throw ExitCode(1) }
         }
     }
@@ -215,31 +217,34 @@ struct ReportCommand: ParsableCommand {
         for path in files { fleet.add(path: path) }
         for (path, error) in fleet.unreadable {
             let message = error.hasPrefix(path) ? error : "\(path): \(error)"
-            FileHandle.standardError.write(Data("faultline report: \(message)\n".utf8))
+            Console.error("faultline report: \(message)")
         }
         guard !fleet.files.isEmpty else { throw ReportError("no file could be read (\(fleet.unreadable.count) tried)") }
         var input = fleet.input
         if !allowedFingerprints.isEmpty {
             input.findings.removeAll { $0.sql.map { allowedFingerprints.contains(StatementFingerprint.of($0)) } ?? false }
         }
-        if let output { try OutputFile.write(Data(ReportPage(inputs: [input], history: nil).html.utf8), to: output) }
+        if let output {
+            try OutputFile.write(Data(ReportPage(inputs: [input], history: nil).html.utf8), to: output)
+            Console.committed = "wrote \(output)"
+        }
         let failing = try failingKinds()
         let gated = input.findings.filter { failing.contains($0.kind) }
         if json {
-            print(String(decoding: try FindingsJSON.data([(input.path, input.info.source, input.findings)]), as: UTF8.self))
+            try Console.out(String(decoding: try FindingsJSON.data([(input.path, input.info.source, input.findings)]), as: UTF8.self))
         } else {
-            print("\(input.path) (\(fleet.unreadable.count) not read): \(input.summary.events) events, \(input.summary.statementCount) statements, \(input.findings.count) findings")
+            try Console.out("\(input.path) (\(fleet.unreadable.count) not read): \(input.summary.events) events, \(input.summary.statementCount) statements, \(input.findings.count) findings")
             for finding in input.findings.prefix(20) {
                 let shown = FleetAnalysis.processes(of: finding)
                 let place = finding.callSite.map { " at \($0)" } ?? ""
-                print("  \(finding.kind.rawValue) (\(shown.count) of \(fleet.processes.count) processes\(place)): \(finding.evidence)\n    processes: \(shown.prefix(5).joined(separator: ", "))\(shown.count > 5 ? ", …" : "")\n    fix: \(finding.fix)")
+                try Console.out("  \(finding.kind.rawValue) (\(shown.count) of \(fleet.processes.count) processes\(place)): \(finding.evidence)\n    processes: \(shown.prefix(5).joined(separator: ", "))\(shown.count > 5 ? ", …" : "")\n    fix: \(finding.fix)")
             }
-            if input.findings.count > 20 { print("  … \(input.findings.count - 20) more in the report") }
-            for warning in input.info.warnings where !warning.contains(": not read: ") { print("  warning: \(warning)") }
-            if let output { print("wrote \(output)") }
+            if input.findings.count > 20 { try Console.out("  … \(input.findings.count - 20) more in the report") }
+            for warning in input.info.warnings where !warning.contains(": not read: ") { try Console.out("  warning: \(warning)") }
+            if let output { try Console.out("wrote \(output)") }
         }
         if !gated.isEmpty {
-            FileHandle.standardError.write(Data("faultline report: \(gated.count) finding\(gated.count == 1 ? "" : "s") of the kinds --fail-on names\n".utf8))
+            Console.error("faultline report: \(gated.count) finding\(gated.count == 1 ? "" : "s") of the kinds --fail-on names")
         }
         if !gated.isEmpty || !fleet.unreadable.isEmpty { throw ExitCode(1) }
     }

@@ -12,7 +12,7 @@ struct SchemaCommand: ParsableCommand {
 
     func run() throws {
         try reportingErrors("schema") {
-            print(SchemaGenerator.script(for: try loadModel(model, hint: "give its model file instead")), terminator: "")
+            try Console.out(SchemaGenerator.script(for: try loadModel(model, hint: "give its model file instead")), terminator: "")
         }
     }
 }

@@ -95,6 +95,81 @@ final class HostileTraceTests: XCTestCase {
         }
     }
 
+    /// Every string a trace carries, 10 MB long, in every field of every event kind (one such field an event: a line
+    /// holds at most 16 MB): read, analysed, drawn on the page and its charts, exported to Chrome's format and to
+    /// JSON, each in time linear in the text. A 10 MB entity name once took minutes (a chart label shortened a
+    /// character at a time, re-measuring the whole name each time); a statement of many `(?, ?)` lists did too.
+    func testTenMegabytesInEveryStringFieldCostLinearTime() throws {
+        let size = 10 << 20
+        let texts = ["x", "(?, ?) ", "a <é&\"\u{301} 'q' "].map { unit in String(repeating: unit, count: size / unit.utf8.count) }
+        // JSON text by bytes: `"` and U+0301 are one Character, which a Character-wise replace would not see.
+        func json(_ text: String) -> String {
+            var out: [UInt8] = [UInt8(ascii: "\"")]
+            for part in text.utf8.split(separator: UInt8(ascii: "\""), omittingEmptySubsequences: false) {
+                if out.count > 1 { out += [UInt8(ascii: "\\"), UInt8(ascii: "\"")] }
+                out += part
+            }
+            return String(decoding: out + [UInt8(ascii: "\"")], as: UTF8.self)
+        }
+        var lines = [header]
+        var t = 0.0
+        for (index, text) in texts.enumerated() {
+            let big = json(text)
+            // A template per kind, `BIG` where one field at a time takes the text.
+            let templates: [String] = [
+                #"{"type":"connect","path":BIG}"#,
+                #"{"type":"signpost","name":BIG}"#,
+                #"{"type":"statement","sql":BIG,"purpose":"fetch","duration":0.001,"rows":1}"#,
+                #"{"type":"statement","sql":"SELECT 0 FROM ZE t0 WHERE t0.ZA = ?","purpose":"fetch","bindings":[BIG],"duration":0.001,"rows":1}"#,
+                #"{"type":"queryPlan","sql":BIG,"nodes":[{"id":1,"parent":0,"detail":"SCAN t0"}]}"#,
+                #"{"type":"queryPlan","sql":"SELECT 0 FROM ZE t0","nodes":[{"id":1,"parent":0,"detail":BIG}]}"#,
+                #"{"type":"fetch","entity":BIG,"predicate":"a == 1","resultType":"objects","statements":1,"rows":900,"results":900,"totalTime":0.002,"callSite":"App/F.swift:1","context":1}"#,
+                #"{"type":"fetch","entity":"E","predicate":BIG,"sort":["k"],"resultType":"objects","statements":1,"rows":1,"results":1,"totalTime":0.002,"callSite":"App/F.swift:1","context":1,"optionalNotEqual":["o"]}"#,
+                #"{"type":"fetch","entity":"E","sort":[BIG],"prefetch":[BIG],"resultType":"objects","statements":1,"rows":1,"results":1,"totalTime":0.002,"callSite":BIG,"context":1,"optionalNotEqual":[BIG]}"#,
+                #"{"type":"fault","kind":"object","object":BIG,"relationship":null,"source":"rowCache","duration":0.0001,"context":1,"callSite":"App/F.swift:2"}"#,
+                #"{"type":"fault","kind":"relationship","object":"x-coredata://U/E/p1","relationship":BIG,"source":"rowCache","duration":0.0001,"context":1,"callSite":BIG}"#,
+                #"{"type":"cacheMiss","kind":"object","object":BIG,"source":"database","duration":0.0001,"context":1,"callSite":"App/F.swift:3"}"#,
+                #"{"type":"cacheMiss","kind":"relationship","object":"x-coredata://U/E/p1","relationship":BIG,"source":"database","duration":0.0001,"context":1,"callSite":BIG,"count":3}"#,
+                #"{"type":"save","inserted":{BIG:1},"updated":{"U":1},"deleted":{"D":1},"statements":3,"duration":0.001,"conflicts":0,"error":null,"callSite":"App/F.swift:4","context":1}"#,
+                #"{"type":"save","inserted":{"I":1},"updated":{BIG:1},"deleted":{"D":1},"statements":3,"duration":0.001,"conflicts":0,"error":BIG,"callSite":BIG,"context":1}"#,
+                #"{"type":"save","inserted":{"I":1},"deleted":{BIG:1},"statements":3,"duration":0.001,"conflicts":0,"error":null,"context":1}"#,
+                #"{"type":"batch","kind":"update","entity":BIG,"rows":1,"statements":1,"duration":0.001,"error":BIG,"callSite":BIG,"context":1}"#,
+                #"{"type":"migration","step":1,"from":BIG,"to":BIG,"entity":BIG,"rows":1,"statements":2,"duration":0.001}"#,
+                #"{"type":"prefetchUse","keyPath":BIG,"entity":BIG,"loaded":5,"used":1,"callSite":BIG,"context":1}"#,
+            ]
+            for template in templates {
+                // Each `BIG` in turn; the others a short text.
+                let parts = template.components(separatedBy: "BIG")
+                // Every field with plain text; the texts made to trip a parser (placeholder lists, quotes, markup) in
+                // the fields that are parsed: a fetch's entity and predicate, a statement's SQL.
+                for position in 1..<parts.count where index == 0 || (templates.firstIndex(of: template)! < 8
+                    && ["\"entity\":", "\"sql\":", "\"predicate\":"].contains { parts[position - 1].hasSuffix($0) }) {
+                    var line = parts[0]
+                    for k in 1..<parts.count { line += (k == position ? big : "\"s\(k)\"") + parts[k] }
+                    t += 0.001
+                    lines.append(String(line.dropLast()) + ",\"t\":\(t)}")
+                }
+            }
+        }
+        let path = try trace(lines)
+        var analysis = TraceAnalysis(analyzers: Analyzers())
+        var chrome = 0
+        let writer = ChromeTraceWriter { chrome += $0.count }
+        let info = try TraceFile.read(path: path) { event in
+            analysis.add(event)
+            try writer.add(event)
+        }
+        try writer.finish()
+        XCTAssertEqual(info.warnings, [])
+        let input = ReportPage.Input(path: path, info: info, analysis: analysis)
+        let page = ReportPage(inputs: [input], history: nil).html
+        XCTAssertGreaterThan(page.utf8.count, size, "the page shows what the trace holds")
+        XCTAssertGreaterThan(chrome, size)
+        let findings = try FindingsJSON.data([(path, info.source, input.findings)])
+        XCTAssertFalse(findings.isEmpty)
+        XCTAssertTrue(input.findings.contains { $0.kind == .optionalNotEqual }, "\(input.findings.map(\.kind))")
+    }
+
     /// A name with a right-to-left override would read backwards on the page ("exe.txt" as "txt.exe"): shown as
     /// `[U+202E]` instead, in the HTML and in the SVG Graphviz draws.
     func testBidirectionalControlsAreShownNotObeyed() throws {

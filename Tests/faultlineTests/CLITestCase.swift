@@ -48,24 +48,31 @@ class CLITestCase: XCTestCase {
         let status: Int32
         let stdout: String
         let stderr: String
+        /// False when the process ended by a signal (a trap), not by exiting.
+        var exited = true
     }
 
     /// Runs the binary in the test's folder. The child gets this process's environment less every inherited
     /// `FAULTLINE_*` variable (a developer's shell must not change what a test sees), plus `environment`.
-    func run(_ arguments: [String], environment: [String: String] = [:]) throws -> Run {
+    /// `standardOutput` or `standardError`, when given, replace the pipe the test reads (`/dev/full`, say).
+    func run(_ arguments: [String], environment: [String: String] = [:], standardOutput: FileHandle? = nil,
+             standardError: FileHandle? = nil) throws -> Run {
         let process = Process()
         process.executableURL = binary
         process.arguments = arguments
         process.currentDirectoryURL = dir
         process.environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("FAULTLINE_") }.merging(environment) { $1 }
         let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
+        process.standardOutput = standardOutput ?? out
+        process.standardError = standardError ?? err
         try process.run()
-        let stdout = out.fileHandleForReading.readDataToEndOfFile()
-        let stderr = err.fileHandleForReading.readDataToEndOfFile()
+        try? out.fileHandleForWriting.close()
+        try? err.fileHandleForWriting.close()
+        let stdout = standardOutput == nil ? out.fileHandleForReading.readDataToEndOfFile() : Data()
+        let stderr = standardError == nil ? err.fileHandleForReading.readDataToEndOfFile() : Data()
         process.waitUntilExit()
-        return Run(status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self), stderr: String(decoding: stderr, as: UTF8.self))
+        return Run(status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self), stderr: String(decoding: stderr, as: UTF8.self),
+                   exited: process.terminationReason == .exit)
     }
 
     func write(_ name: String, _ text: String) throws -> String {

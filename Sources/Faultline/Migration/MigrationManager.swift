@@ -65,7 +65,7 @@ extension PersistentStoreCoordinator {
                                     mappings: [MappingModel] = [], policies: MigrationPolicies = MigrationPolicies(),
                                     debug: Bool = ProbeConfiguration.environment.migrationDebug, probes: Probes = .shared) throws -> MigrationPlan {
         func note(_ text: String) {
-            if debug { FileHandle.standardError.write(Data("Faultline: annotation: migration: \(text)\n".utf8)) }
+            if debug { StandardError.write("Faultline: annotation: migration: \(text)") }
         }
         probes.beginOperation(.migration)
         defer { probes.endOperation() }

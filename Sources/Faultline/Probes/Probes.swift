@@ -46,7 +46,7 @@ public final class Probes: @unchecked Sendable {
             if let writer = try? TraceWriter(path: path, includeBindValues: configuration.traceBindValues) {
                 recorders.append(writer)
             } else {
-                FileHandle.standardError.write(Data("Faultline: error: cannot write the trace to \"\(path)\"\n".utf8))
+                StandardError.write("Faultline: error: cannot write the trace to \"\(path)\"")
             }
         }
         self.recorders = recorders

@@ -10,7 +10,7 @@ public final class SQLDebugLogger: ProbeRecorder, @unchecked Sendable {
     /// A logger at `level`, writing lines to standard error (or to `write`).
     public init(level: Int, write: (@Sendable (String) -> Void)? = nil) {
         self.level = level
-        self.write = write ?? { line in FileHandle.standardError.write(Data((line + "\n").utf8)) }
+        self.write = write ?? { line in StandardError.write(line) }
     }
 
     public func record(_ event: consuming ProbeEvent, at time: UInt64) {

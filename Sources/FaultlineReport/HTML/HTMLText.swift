@@ -4,21 +4,39 @@ public enum HTMLText {
     /// results file (SQL, values, names, paths) goes through here. Bidirectional embedding, override and isolate
     /// controls are shown as `[U+202E]`, so that text cannot be made to read other than it is.
     public static func escape(_ text: String) -> String {
-        var out = ""
-        out.reserveCapacity(text.utf8.count)
-        for c in text.unicodeScalars {
-            switch c {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "\"": out += "&quot;"
-            case "'": out += "&#39;"
-            default:
-                if isBidiControl(c) { out += visible(c) } else { out.unicodeScalars.append(c) }
+        // The runs between the bytes that may need a change are copied whole. The controls are E2 80 AA–AE and
+        // E2 81 A6–A9 in UTF-8; a run stops at each E2 to look.
+        var out: [UInt8] = []
+        out.reserveCapacity(text.utf8.count + text.utf8.count / 8)
+        var pending: [UInt8] = []
+        var changed = false
+        ByteRuns.forEach(in: text, stoppingAt: Self.special) { run, stop in
+            if !pending.isEmpty, let first = run.first, let second = run.dropFirst().first, pending == [0xE2],
+               (first == 0x80 && (0xAA...0xAE).contains(second)) || (first == 0x81 && (0xA6...0xA9).contains(second)) {
+                let value = 0x2000 | (UInt32(first & 0x3F) << 6) | UInt32(second & 0x3F)
+                out.append(contentsOf: visible(Unicode.Scalar(value)!).utf8)
+                out.append(contentsOf: run.dropFirst(2))
+                changed = true
+            } else {
+                out.append(contentsOf: pending)
+                out.append(contentsOf: run)
+            }
+            pending = []
+            switch stop {
+            case UInt8(ascii: "&"): out.append(contentsOf: "&amp;".utf8); changed = true
+            case UInt8(ascii: "<"): out.append(contentsOf: "&lt;".utf8); changed = true
+            case UInt8(ascii: ">"): out.append(contentsOf: "&gt;".utf8); changed = true
+            case UInt8(ascii: "\""): out.append(contentsOf: "&quot;".utf8); changed = true
+            case UInt8(ascii: "'"): out.append(contentsOf: "&#39;".utf8); changed = true
+            case 0xE2: pending = [0xE2]
+            case let byte?: out.append(byte) // NUL
+            case nil: break
             }
         }
-        return out
+        return changed ? String(decoding: out, as: UTF8.self) : text
     }
+
+    private static let special: [UInt8] = Array("&<>\"'".utf8) + [0xE2]
 
     /// `text` for Graphviz to draw: bidirectional controls, other control characters (but newline and tab) and NUL
     /// shown as `[U+202E]`, since Graphviz copies them into SVG, where they are not allowed or disguise the text.

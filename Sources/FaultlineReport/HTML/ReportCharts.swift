@@ -36,6 +36,10 @@ enum ReportCharts {
     static func barLabel(_ finding: Finding, number: Int) -> String {
         let head = "#\(number) "
         var kind = finding.kind.rawValue, entity = finding.entity ?? ""
+        // No more of the entity than the label could show: each step below rebuilds the label.
+        if entity.utf8.count > barLabelLength, entity.prefix(barLabelLength + 1).count > barLabelLength {
+            entity = entity.prefix(barLabelLength) + "…"
+        }
         func label() -> String { head + kind + (entity.isEmpty ? "" : " · " + entity) }
         func fits() -> Bool { label().count <= barLabelLength && ChartText.width(label(), size: 11) <= barLabelWidth }
         while !fits() && kind.count > 7 { kind = String(kind.dropLast(kind.hasSuffix("…") ? 2 : 1)) + "…" }

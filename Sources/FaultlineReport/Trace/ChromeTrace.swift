@@ -127,23 +127,24 @@ public final class ChromeTraceWriter {
     private func string(_ text: String) {
         buffer.append(UInt8(ascii: "\""))
         var text = text
-        text.withUTF8 { bytes in
-            for b in bytes {
-                switch b {
-                case UInt8(ascii: "\""): buffer.append(UInt8(ascii: "\\")); buffer.append(b)
-                case UInt8(ascii: "\\"): buffer.append(b); buffer.append(b)
-                case 0..<0x20:
-                    buffer.append(contentsOf: "\\u00".utf8)
-                    buffer.append(Self.hex[Int(b >> 4)])
-                    buffer.append(Self.hex[Int(b & 0xF)])
-                default: buffer.append(b)
-                }
+        ByteRuns.forEach(in: text, stoppingAt: Self.escaped) { run, stop in
+            buffer.append(contentsOf: run)
+            guard let b = stop else { return }
+            switch b {
+            case UInt8(ascii: "\""): buffer.append(UInt8(ascii: "\\")); buffer.append(b)
+            case UInt8(ascii: "\\"): buffer.append(b); buffer.append(b)
+            default:
+                buffer.append(contentsOf: "\\u00".utf8)
+                buffer.append(Self.hex[Int(b >> 4)])
+                buffer.append(Self.hex[Int(b & 0xF)])
             }
         }
         buffer.append(UInt8(ascii: "\""))
     }
 
     private static let hex = Array("0123456789abcdef".utf8)
+    /// The bytes a JSON string escapes (NUL always stops a run).
+    private static let escaped = [UInt8(ascii: "\""), UInt8(ascii: "\\")] + Array(1..<0x20)
 }
 
 public enum ChromeTrace {

@@ -109,7 +109,8 @@ public struct TraceFile: Sendable {
 
         mutating func consume(_ chunk: UnsafeRawBufferPointer, _ body: (TraceEvent) throws -> Void) throws {
             var start = 0
-            while let newline = chunk[start...].firstIndex(of: UInt8(ascii: "\n")) {
+            while start < chunk.count, let found = memchr(chunk.baseAddress! + start, 0x0A, chunk.count - start) {
+                let newline = chunk.baseAddress!.distance(to: UnsafeRawPointer(found))
                 if carry.isEmpty {
                     try line(UnsafeRawBufferPointer(rebasing: chunk[start..<newline]), body)
                 } else {
