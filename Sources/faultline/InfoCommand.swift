@@ -28,9 +28,12 @@ struct InfoCommand: ParsableCommand {
             var info: StoreInfo
             do {
                 if let model, ["xcdatamodeld", "momd"].contains(URL(fileURLWithPath: model).pathExtension) {
-                    let opened = try PersistentStoreCoordinator.openIdentifyingVersion(url, withVersionOf: URL(fileURLWithPath: model), options: .readOnly)
-                    info = try StoreInfo(store: url, model: opened.coordinator.managedObjectModel, version: opened.version,
-                                         identifiedBy: opened.identifiedBy, modelSource: "bundle \(model)")
+                    // The same identification as `migrate`'s: a version by hashes, else the cached model that wrote the
+                    // store (no version of the bundle did), else a version by layout.
+                    let found = try PersistentStoreCoordinator.identifyStore(url, withVersionOf: URL(fileURLWithPath: model))
+                    info = try StoreInfo(store: url, model: found.coordinator.managedObjectModel, version: found.version,
+                                         identifiedBy: found.identifiedBy,
+                                         modelSource: found.version == nil ? "the model the store caches (Z_MODELCACHE), which wrote it: no version of bundle \(model) did" : "bundle \(model)")
                 } else if let model {
                     let coordinator = try openStore(store, model: model, readOnly: true)
                     let loaded = coordinator.managedObjectModel

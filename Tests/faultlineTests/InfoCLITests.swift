@@ -18,6 +18,28 @@ final class InfoCLITests: CLITestCase {
         return try XCTUnwrap(JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
     }
 
+    /// A store no version of the bundle wrote, but whose cached model did (SampleModel version 1's store, a bundle
+    /// holding only version 2): `info` and `migrate` identify it the same way — through the model it caches, which
+    /// has the store's hashes — and `info` says no version of the bundle wrote it.
+    func testInfoAndMigrateIdentifyAStoreWrittenByItsCachedModelAlike() throws {
+        let (store, files) = try copy("coredataplus-samplemodel/SampleModel_V1.sqlite")
+        let bundle = dir.appendingPathComponent("Only.xcdatamodeld")
+        try FileManager.default.createDirectory(at: bundle, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(at: fixtures.appendingPathComponent("coredataplus-samplemodel/SampleModel.xcdatamodeld/SampleModel2.xcdatamodel"),
+                                         to: bundle.appendingPathComponent("SampleModel2.xcdatamodel"))
+        let found = try json(run(["info", store, "--model", bundle.path, "--json"]))
+        XCTAssertEqual(found["identifiedBy"] as? String, "cache")
+        XCTAssertTrue(found["version"] is NSNull, "\(found["version"] ?? "none")")
+        XCTAssertEqual(found["model"] as? String, "the model the store caches (Z_MODELCACHE), which wrote it: no version of bundle \(bundle.path) did")
+        let text = try run(["info", store, "--model", bundle.path])
+        XCTAssertTrue(text.stdout.contains("identified from the model the store caches, the one that wrote it"), text.stdout)
+        XCTAssertFalse(text.stdout.contains("no model could be used"), text.stdout)
+        for (suffix, data) in files { XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: store + suffix)), data, "info writes nothing") }
+        let migrate = try run(["migrate", "--model", bundle.path, "--store", store, "--dry-run", "--allow-loss"])
+        XCTAssertEqual(migrate.status, 0, migrate.stderr)
+        XCTAssertTrue(migrate.stdout.contains("the model the store caches"), migrate.stdout)
+    }
+
     func testTheVersionAndHowItWasFoundWithEveryKindOfModel() throws {
         guard FileManager.default.fileExists(atPath: fixtures.path) else { throw XCTSkip("../shared/fixtures is absent: Core Data's stores are not checked") }
         let folder = fixtures.appendingPathComponent("coredataplus-samplemodel").path

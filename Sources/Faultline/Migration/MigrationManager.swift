@@ -90,25 +90,21 @@ extension PersistentStoreCoordinator {
             try PersistentStoreCoordinator(managedObjectModel: model, probes: probes).addPersistentStore(at: store, options: .readOnly)
             sourceName = sourceVersion
         } else {
-            var found: (coordinator: PersistentStoreCoordinator, version: String, identifiedBy: VersionIdentification)?
-            var noVersion: Error?
-            do { found = try openIdentifyingVersion(store, withVersionOf: bundle, options: .readOnly) } catch StoreError.noMatchingModelVersion(let path, let bundle, let mismatches) {
-                noVersion = StoreError.noMatchingModelVersion(path: path, bundle: bundle, mismatches: mismatches)
-            }
-            if let found, found.identifiedBy == .hashes {
+            // One identification for `info` and `migrate` (`identifyStore`).
+            let found = try identifyStore(store, withVersionOf: bundle, options: .readOnly, probes: probes)
+            switch found.identifiedBy {
+            case .hashes:
                 // The steps read with the model that opened the store: it has the store's entity numbers and tables.
                 opened = found.coordinator.managedObjectModel
-                sourceName = found.version
-            } else if let model = try? cachedModel(of: store, probes: probes) {
+                sourceName = found.version!
+            case .cache:
                 // No version's hashes are the store's: Core Data migrates from the model the store caches, when that
                 // model is the one that wrote it (its hashes are the store's).
-                cached = model
+                cached = found.coordinator.managedObjectModel
                 sourceName = cachedModelName
-            } else if let found {
+            case .layout:
                 // A version found by its layout alone is a guess (versions may share a layout): nothing is migrated from it.
-                throw MigrationError(problem: "the store's version was found by its tables alone ('\(found.version)' fits them, but the store's NSStoreModelVersionHashes are no version's, and it caches no model whose hashes are): a guess; give the version it was made with (--from VERSION) to migrate from it")
-            } else {
-                throw noVersion!
+                throw MigrationError(problem: "the store's version was found by its tables alone ('\(found.version!)' fits them, but the store's NSStoreModelVersionHashes are no version's, and it caches no model whose hashes are): a guess; give the version it was made with (--from VERSION) to migrate from it")
             }
         }
         var steps: [(from: (name: String, model: ManagedObjectModel), to: (name: String, model: ManagedObjectModel))] = []

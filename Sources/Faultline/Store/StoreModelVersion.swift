@@ -72,6 +72,46 @@ extension PersistentStoreCoordinator {
         throw StoreError.noMatchingModelVersion(path: store.path, bundle: bundle.path, mismatches: mismatches)
     }
 
+    /// How a store and a bundle go together, as `info` and `migrate` both need it: one answer for both.
+    public struct StoreIdentification {
+        /// A coordinator with the store added read only (or with the options given).
+        public let coordinator: PersistentStoreCoordinator
+        /// The bundle's version the store was made with; nil when it is read through the model it caches, which is
+        /// no version of the bundle.
+        public let version: String?
+        /// `.hashes`: a version's hashes are the store's. `.cache`: no version's are, but the model the store caches
+        /// (`Z_MODELCACHE`) has the store's hashes — the model that wrote it. `.layout`: neither; a version's tables
+        /// fit the store's, a guess.
+        public let identifiedBy: VersionIdentification
+    }
+
+    /// Identifies the store at `store` against the versions of `bundle`, in Core Data's order: a version whose hashes
+    /// are the store's; else the model the store caches, when its hashes are the store's (Core Data migrates from it);
+    /// else a version whose tables fit (a guess, said as `.layout`). When none of these, the error lists what differs
+    /// for each version.
+    public static func identifyStore(_ store: URL, withVersionOf bundle: URL, options: PersistentStoreOptions = .readOnly,
+                                     probes: Probes = .shared) throws -> StoreIdentification {
+        var found: (coordinator: PersistentStoreCoordinator, version: String, identifiedBy: VersionIdentification)?
+        var noVersion: Error?
+        do { found = try openIdentifyingVersion(store, withVersionOf: bundle, options: options, probes: probes) } catch let error as StoreError {
+            guard case .noMatchingModelVersion = error else { throw error }
+            noVersion = error
+        }
+        if let found, found.identifiedBy == .hashes {
+            return StoreIdentification(coordinator: found.coordinator, version: found.version, identifiedBy: .hashes)
+        }
+        if let cached = try? ManagedObjectModel.cachedInStore(at: store),
+           let hashes = (try? metadataForPersistentStore(at: store))?["NSStoreModelVersionHashes"] as? [String: Data], hashes == cached.coreDataVersionHashes {
+            let coordinator = PersistentStoreCoordinator(managedObjectModel: cached, probes: probes)
+            if (try? coordinator.addPersistentStore(at: store, options: options)) != nil {
+                cached.versionName = cachedModelName
+                return StoreIdentification(coordinator: coordinator, version: nil, identifiedBy: .cache)
+            }
+        }
+        if let found { return StoreIdentification(coordinator: found.coordinator, version: found.version, identifiedBy: .layout) }
+        throw noVersion!
+    }
+
     /// True when Faultline wrote the store (`FaultlineStoreFormat`): opening compares its hashes with the model's,
     /// so a version it opens with is identified exactly.
     static func recordsFaultlineHashes(_ store: URL) -> Bool {
