@@ -1,6 +1,7 @@
 import ArgumentParser
 import Faultline
 import FaultlineBench
+import FaultlineReport
 import Foundation
 
 struct ExplainCommand: ParsableCommand {
@@ -31,6 +32,24 @@ struct ExplainCommand: ParsableCommand {
             }
             for suggestion in explanation.suggestions {
                 out += "\nsuggestion: \(suggestion.sql)\n  gives: \(suggestion.reason) (checked on a scratch copy)\n\n\(suggestion.planWithIndex)\n"
+            }
+            // The store's indexes on the fetched table: which this plan uses, and which are redundant by their columns.
+            let table = try context.performAndWait { try context.model.entity(named: request.entityName).map { $0.table.name } }
+            let indexes = try context.coordinator.storeIndexes().filter { $0.table.uppercased() == table?.uppercased() }
+            if !indexes.isEmpty {
+                let planned = Set(explanation.plan.steps.compactMap { StoreIndexReview.usedIndex(in: $0.detail) })
+                let redundant = Dictionary(StoreIndexReview.redundant(indexes).map { ($0.index.name, $0.coveredBy) }, uniquingKeysWith: { a, _ in a })
+                out += "\nindexes of \(table ?? ""):\n"
+                for index in indexes {
+                    var notes: [String] = []
+                    if planned.contains(index.name) { notes.append("used by this fetch") }
+                    if index.isUnique { notes.append("unique") }
+                    if index.isPartial { notes.append("partial") }
+                    if let covering = redundant[index.name] {
+                        notes.append("redundant: \(covering.name) (\(covering.columns.joined(separator: ", "))) begins with the same column\(index.columns.count == 1 ? "" : "s")")
+                    }
+                    out += "  \(index.name) (\(index.columns.joined(separator: ", ")))\(notes.isEmpty ? "" : " — " + notes.joined(separator: "; "))\n"
+                }
             }
             try Console.out(out, terminator: "")
         }

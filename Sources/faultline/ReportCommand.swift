@@ -159,7 +159,10 @@ struct ReportCommand: ParsableCommand {
                     info.warnings = trace.warnings
                 }
                 var input = ReportPage.Input(path: path, info: info, analysis: analysis)
-                if let prover { input.findings = prover.prove(input.findings, fromLog: info.source == .coreDataLog) }
+                if let prover {
+                    input.findings = prover.prove(input.findings, fromLog: info.source == .coreDataLog)
+                    input.findings += try prover.storeIndexFindings(plans: analysis.run.plannedStatements, already: input.findings)
+                }
                 if !allowedFingerprints.isEmpty {
                     input.findings.removeAll { $0.sql.map { allowedFingerprints.contains(StatementFingerprint.of($0)) } ?? false }
                 }

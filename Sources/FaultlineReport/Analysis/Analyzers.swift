@@ -95,6 +95,8 @@ public struct Analyzers {
         /// Each context's gauges over the trace (the report's chart, the growing-context analyzer).
         public private(set) var growth = ContextGrowth()
         fileprivate var plans: [String: [String]] = [:]
+        /// Each planned statement's SQL and its plan's rows.
+        public var plannedStatements: [String: [String]] { plans }
         private var fingerprints: [String: String] = [:], shapes: [String: String] = [:]
         /// Statement groups waiting for the fetch that ran their first statement, and for the event (fetch or fault)
         /// that ran their latest.

@@ -20,6 +20,7 @@ public struct Finding: Sendable, Equatable {
         case missingRow = "faults on deleted rows"
         case largeSave = "save over 100 MB"
         case redundantIndex = "redundant index"
+        case unusedIndex = "unused index"
     }
 
     public var kind: Kind

@@ -23,6 +23,7 @@ extension Finding.Kind {
         case .missingRow: return "missing-row"
         case .largeSave: return "large-save"
         case .redundantIndex: return "redundant-index"
+        case .unusedIndex: return "unused-index"
         }
     }
 
@@ -42,7 +43,7 @@ extension Finding {
         case .nPlusOne, .relationshipFaultStorm, .fullScan, .growingContext, .textScan, .missingRow: return "high"
         case .tempBTree, .repeatedFetch, .fetchInLoop, .largeFetchWithoutBatchSize, .batchSizeTooSmall, .foldingSearch, .manySmallSaves, .countThroughFaults,
              .optionalNotEqual, .largeSave: return "medium"
-        case .avoidableFetch, .unusedPrefetch, .redundantIndex: return "low"
+        case .avoidableFetch, .unusedPrefetch, .redundantIndex, .unusedIndex: return "low"
         }
     }
 

@@ -25,6 +25,13 @@ public struct IndexProver {
     /// The coordinator of the store (for planning a log's statements).
     public var coordinator: PersistentStoreCoordinator { context.coordinator }
 
+    /// The store's own redundant indexes (by their columns) and those none of `plans` used on the tables they read
+    /// (`StoreIndexReview`); indexes `already` names are left to those findings. A store whose indexes cannot be
+    /// read gives none.
+    public func storeIndexFindings(plans: [String: [String]], already: [Finding]) throws -> [Finding] {
+        StoreIndexReview.findings(try context.coordinator.storeIndexes(), plans: plans, store: URL(fileURLWithPath: storePath).lastPathComponent, already: already)
+    }
+
     /// `findings` with each scan's and sort's suggested index proven: from a trace, by running its fetch again on a
     /// scratch copy, with and without the index, counting the rows it examines; from a Core Data log (`fromLog`), by
     /// planning its statement's SQL. A finding the store shows to be no problem — its table too small, or its scan
