@@ -44,6 +44,30 @@ final class MigrateCLITests: CLITestCase {
         return store
     }
 
+    /// A version that adds a derived attribute (`pages.@count`): the new store gets its triggers, which compute the
+    /// value for the rows copied (the plan says "derived", not "defaulted").
+    func testAnAddedDerivedAttributeIsComputedByTheNewStoresTriggers() throws {
+        let bundle = dir.appendingPathComponent("Library.xcdatamodeld")
+        let book = #"<attribute name="title" optional="YES" attributeType="String"/>"#
+        let rest = #"<relationship name="pages" optional="YES" toMany="YES" deletionRule="Cascade" destinationEntity="Page" inverseName="book" inverseEntity="Page"/></entity><entity name="Page"><attribute name="number" optional="YES" attributeType="Integer 64"/><relationship name="book" optional="YES" maxCount="1" deletionRule="Nullify" destinationEntity="Book" inverseName="pages" inverseEntity="Book"/></entity>"#
+        let derived = #"<attribute name="pagesCount" optional="YES" attributeType="Integer 64" derived="YES" derivationExpression="pages.@count"/>"#
+        for (name, attributes) in [("Library.xcdatamodel", book), ("Library 2.xcdatamodel", book + derived)] {
+            let folder = bundle.appendingPathComponent(name)
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            try Data(#"<?xml version="1.0" encoding="UTF-8"?><model type="com.apple.IDECoreDataModeler.DataModel"><entity name="Book">\#(attributes)\#(rest)</model>"#.utf8)
+                .write(to: folder.appendingPathComponent("contents"))
+        }
+        try Data(#"<?xml version="1.0" encoding="UTF-8"?><plist version="1.0"><dict><key>_XCCurrentVersionName</key><string>Library 2.xcdatamodel</string></dict></plist>"#.utf8)
+            .write(to: bundle.appendingPathComponent(".xccurrentversion"))
+        let data = try write("books.json", #"{"Book":[{"@id":"a","title":"A","pages":["p1","p2"]},{"title":"B"}],"Page":[{"@id":"p1","number":1},{"@id":"p2","number":2}]}"#)
+        XCTAssertEqual(try run(["load", "--model", bundle.path + "/Library.xcdatamodel", "--store", "books.sqlite", data]).status, 0)
+        let migrate = try run(["migrate", "--model", bundle.path, "--store", "books.sqlite"])
+        XCTAssertEqual(migrate.status, 0, migrate.stderr)
+        XCTAssertTrue(migrate.stdout.contains("   values: derived Book.pagesCount 2\n"), migrate.stdout)
+        let counts = try run(["query", "--model", bundle.path, "--store", "books.sqlite", "Book", "--sort", "title", "--result", "dictionary", "--properties", "pagesCount"])
+        XCTAssertEqual(counts.stdout.filter { !$0.isWhitespace }, #"[{"pagesCount":2},{"pagesCount":0}]"#, counts.stderr)
+    }
+
     /// A row Core Data never writes (an unknown Z_ENT, a negative key) would be left behind or copied: the dry run and
     /// the migration both refuse the store, naming the row, and leave it as it was.
     func testADamagedStoreIsRefusedByTheDryRunAndTheMigration() throws {

@@ -13,6 +13,8 @@ public struct MigrationAccount: Sendable, CustomStringConvertible {
         case defaulted
         /// Values that change type.
         case converted
+        /// Values of a derived attribute the new version adds, computed in the new store by its triggers.
+        case derived
     }
 
     /// Values of one subject dropped, defaulted or converted.
@@ -35,7 +37,7 @@ public struct MigrationAccount: Sendable, CustomStringConvertible {
     public var description: String {
         let shown = lines.filter { $0.count > 0 }
         guard !shown.isEmpty else { return "no value dropped, defaulted or converted" }
-        return [Kind.dropped, .defaulted, .converted].compactMap { kind in
+        return [Kind.dropped, .defaulted, .converted, .derived].compactMap { kind in
             let of = shown.filter { $0.kind == kind }
             return of.isEmpty ? nil : "\(kind.rawValue) " + of.map { "\($0.subject) \($0.count)" }.joined(separator: ", ")
         }.joined(separator: "; ")
@@ -44,9 +46,15 @@ public struct MigrationAccount: Sendable, CustomStringConvertible {
     /// Counts what `mapping` does to the store `reader` reads, whose version is `source`. A property that another
     /// mapping reads (`$source.<name>`), or of an entity a policy migrates (`policies`, source entity names), is
     /// carried on, not dropped.
-    static func count(_ mapping: MappingModel, source: ManagedObjectModel, in reader: SQLiteConnection,
+    static func count(_ mapping: MappingModel, source: ManagedObjectModel, destination: ManagedObjectModel? = nil, in reader: SQLiteConnection,
                       policies: Set<String> = []) throws -> MigrationAccount {
         var account = MigrationAccount()
+        // Derived attributes the new store's triggers compute (others are defaulted like any new attribute).
+        let uncomputed = Set((destination.map { DerivedAttributeTriggers.triggers(for: $0).uncomputed } ?? []).map { "\($0.entity).\($0.attribute)" })
+        func computed(_ entity: String, _ attribute: String) -> Bool {
+            guard let derived = destination?.entity(named: entity)?.attribute(named: attribute), derived.derivationExpression != nil else { return false }
+            return !uncomputed.contains("\(derived.entity.name).\(attribute)")
+        }
         func count(_ sql: String, _ bindings: [Int64]) throws -> Int {
             let statement = try reader.prepare(sql)
             for (i, value) in bindings.enumerated() { statement.bind(value, at: Int32(i + 1)) }
@@ -77,7 +85,7 @@ public struct MigrationAccount: Sendable, CustomStringConvertible {
             let rows = try count("SELECT count(*) FROM \(table) WHERE Z_ENT = ?", [number])
             for attribute in entityMapping.attributes {
                 if attribute.source == nil {
-                    account.lines.append(Line(kind: .defaulted, subject: "\(entityMapping.destination).\(attribute.destination)", count: rows))
+                    account.lines.append(Line(kind: computed(entityMapping.destination, attribute.destination) ? .derived : .defaulted, subject: "\(entityMapping.destination).\(attribute.destination)", count: rows))
                 } else if attribute.conversion != .none, let old = entity.attribute(named: attribute.source!), let column = old.columnName {
                     let values = try count("SELECT count(*) FROM \(table) WHERE Z_ENT = ? AND \(column) IS NOT NULL", [number])
                     account.lines.append(Line(kind: .converted, subject: "\(entityMapping.destination).\(attribute.destination)", count: values))

@@ -15,6 +15,8 @@ public struct MigrationPlan: Sendable, CustomStringConvertible {
         public var rows: [String: Int]
         /// What the step does to the values: dropped, defaulted, converted.
         public var account = MigrationAccount()
+        /// The old store's persistent history, kept in the new store (nil when it kept none).
+        public var history: HistoryKept?
     }
 
     /// The version the store was made with.
@@ -40,6 +42,7 @@ public struct MigrationPlan: Sendable, CustomStringConvertible {
             let rows = step.rows.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
             text += "   rows: \(rows.isEmpty ? "none" : rows)\n"
             text += "   values: \(step.account)\n"
+            if let history = step.history { text += "   history: \(history)\n" }
         }
         if isDryRun {
             text += "dry run: the whole migration ran on a scratch copy of the store, which is gone; the store is as it was"
@@ -121,6 +124,48 @@ extension PersistentStoreCoordinator {
             steps = (sourceIndex..<targetIndex).map { (ordered[$0], ordered[$0 + 1]) }
             if let opened, !steps.isEmpty { steps[0].from = (sourceName, opened) }
         }
+        var models = Dictionary(uniqueKeysWithValues: versions.map { ($0.name, $0.model) })
+        if let cached { models[cachedModelName] = cached }
+        if let opened { models[sourceName] = opened }
+        return try migrate(store, steps: steps, from: sourceName, to: target, models: models, dryRun: dryRun, allowLoss: allowLoss,
+                           mappings: mappings, policies: policies, debug: debug, probes: probes) { copy in
+            try migrateStore(at: copy, toVersionOf: bundle, version: version, from: sourceName, allowLoss: true,
+                             mappings: mappings, policies: policies, debug: debug, probes: .disabled)
+        }
+    }
+
+    /// Migrates the store at `store`, made with `sourceModel`, to `destinationModel` in one step — inferred, or by the
+    /// first of `mappings` that fits — as Core Data's `NSMigrationManager(sourceModel:destinationModel:)` does; the
+    /// models' `versionName`s (else "source" and "destination") name them in the plan. The store must fit
+    /// `sourceModel` (else the error says what differs). As `migrateStore(at:toVersionOf:)` in all else: the old file
+    /// is replaced only when the step succeeded, values dropped need `allowLoss`, a dry run works on a scratch copy.
+    @discardableResult
+    public static func migrateStore(at store: URL, from sourceModel: ManagedObjectModel, to destinationModel: ManagedObjectModel,
+                                    dryRun: Bool = false, allowLoss: Bool = true, mappings: [MappingModel] = [],
+                                    policies: MigrationPolicies = MigrationPolicies(),
+                                    debug: Bool = ProbeConfiguration.environment.migrationDebug, probes: Probes = .shared) throws -> MigrationPlan {
+        probes.beginOperation(.migration)
+        defer { probes.endOperation() }
+        let from = sourceModel.versionName ?? "source", to = destinationModel.versionName ?? "destination"
+        guard from != to else { throw MigrationError(problem: "the source and destination models are both named '\(from)'") }
+        try PersistentStoreCoordinator(managedObjectModel: sourceModel, probes: probes).addPersistentStore(at: store, options: .readOnly)
+        let steps = sourceModel.coreDataVersionHashes == destinationModel.coreDataVersionHashes ? [] : [((from, sourceModel), (to, destinationModel))]
+        return try migrate(store, steps: steps, from: from, to: to, models: [from: sourceModel, to: destinationModel], dryRun: dryRun,
+                           allowLoss: allowLoss, mappings: mappings, policies: policies, debug: debug, probes: probes) { copy in
+            try migrateStore(at: copy, from: sourceModel, to: destinationModel, allowLoss: true, mappings: mappings, policies: policies,
+                             debug: debug, probes: .disabled)
+        }
+    }
+
+    /// The steps from the store's model to the target, planned and then run (or, for a dry run, run by `rerun` on a
+    /// scratch copy).
+    private static func migrate(_ store: URL, steps: [(from: (name: String, model: ManagedObjectModel), to: (name: String, model: ManagedObjectModel))],
+                                from sourceName: String, to target: String, models: [String: ManagedObjectModel], dryRun: Bool, allowLoss: Bool,
+                                mappings: [MappingModel], policies: MigrationPolicies, debug: Bool, probes: Probes,
+                                rerun: (URL) throws -> MigrationPlan) throws -> MigrationPlan {
+        func note(_ text: String) {
+            if debug { StandardError.write("Faultline: annotation: migration: \(text)") }
+        }
         var plan = MigrationPlan(from: sourceName, to: target, steps: [])
         guard !steps.isEmpty else { return plan }
         var unused = mappings
@@ -145,9 +190,6 @@ extension PersistentStoreCoordinator {
             }
             plan.steps.append(.init(from: from.name, to: to.name, mapping: mapping, rows: [:]))
         }
-        var models = Dictionary(uniqueKeysWithValues: versions.map { ($0.name, $0.model) })
-        if let cached { models[cachedModelName] = cached }
-        if let opened { models[sourceName] = opened }
         if dryRun {
             // The whole migration, on a scratch copy: the dry run meets every error the migration would.
             let folder = FileManager.default.temporaryDirectory.appendingPathComponent("faultline-dry-run-\(UUID().uuidString)")
@@ -161,8 +203,7 @@ extension PersistentStoreCoordinator {
             if FileManager.default.fileExists(atPath: support.path) {
                 try FileManager.default.copyItem(at: support, to: ExternalBinaryStorage.folder(ofStoreAt: copy.path).deletingLastPathComponent())
             }
-            var performed = try migrateStore(at: copy, toVersionOf: bundle, version: version, from: sourceName, allowLoss: true,
-                                             mappings: mappings, policies: policies, debug: debug, probes: .disabled)
+            var performed = try rerun(copy)
             performed.isDryRun = true
             return performed
         }
@@ -190,7 +231,7 @@ extension PersistentStoreCoordinator {
             let started = ProbeClock.now()
             do {
                 let reader = try ReadOnlyOpening(path: input.path).connect(reportingAs: input.path)
-                plan.steps[i].account = try MigrationAccount.count(plan.steps[i].mapping, source: models[plan.steps[i].from]!, in: reader,
+                plan.steps[i].account = try MigrationAccount.count(plan.steps[i].mapping, source: models[plan.steps[i].from]!, destination: models[plan.steps[i].to]!, in: reader,
                                                                    policies: Set(stepPolicies.keys))
                 guard allowLoss || plan.steps[i].account.dropped == 0 else {
                     throw MigrationError(problem: "the migration would drop values (\(plan.steps[i].account)); nothing was written: migrate with --allow-loss to drop them")
@@ -200,6 +241,7 @@ extension PersistentStoreCoordinator {
                 throw MigrationError(entity: error.entity, property: error.property, problem: "from '\(plan.steps[i].from)' to '\(plan.steps[i].to)': \(error.problem)")
             }
             plan.steps[i].rows = step.copied
+            plan.steps[i].history = step.history
             for (entity, rows) in step.copied.sorted(by: { $0.key < $1.key }) {
                 note("\(entity): \(rows) rows copied")
                 if probes.isEnabled, let cost = step.costs[entity] {

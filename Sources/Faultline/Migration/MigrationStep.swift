@@ -13,6 +13,8 @@ struct MigrationStep {
     private(set) var copied: [String: Int] = [:]
     /// Per destination entity: statements run and seconds taken to copy its rows.
     private(set) var costs: [String: (statements: Int, seconds: Double)] = [:]
+    /// The old store's persistent history, kept in the new one (nil when it had none).
+    private(set) var history: HistoryKept?
 
     /// Custom code for entities of this step, by source entity name.
     let policies: [String: any EntityMigrationPolicy]
@@ -38,6 +40,7 @@ struct MigrationStep {
         do {
             try copyRows(from: reader, to: writer)
             try copyRelationships(from: reader, to: writer)
+            history = try copyHistory(from: reader, to: writer)
             try setKeys(writer)
             try setMetadata(writer, uuid: uuid)
             try writer.execute("COMMIT")
