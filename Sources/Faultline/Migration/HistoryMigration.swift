@@ -5,12 +5,15 @@ import Foundation
 /// renumbered to its entity's number in the new model. Core Data's documentation does not say what a migration does
 /// with history; keeping it loses nothing (docs/migration.md).
 public struct HistoryKept: Sendable, Equatable, CustomStringConvertible {
+    /// Transactions (`ATRANSACTION` rows) kept.
     public var transactions = 0
+    /// Changes (`ACHANGE` rows) kept.
     public var changes = 0
     /// Changes of entities the new model does not have: kept with their old entity number, which names no entity
     /// of the new model or another one.
     public var changesOfRemovedEntities = 0
 
+    /// `1 transaction, 5468 changes kept`.
     public var description: String {
         var text = "\(transactions) transaction\(transactions == 1 ? "" : "s"), \(changes) change\(changes == 1 ? "" : "s") kept"
         if changesOfRemovedEntities > 0 {

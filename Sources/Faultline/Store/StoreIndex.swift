@@ -3,7 +3,9 @@ import Foundation
 /// An index of the store's file as SQLite has it (`sqlite_master` and `PRAGMA index_xinfo`): the indexes Core
 /// Data made for the model (Indexed attributes, fetch indexes, uniqueness constraints, join tables) and any other.
 public struct StoreIndex: Sendable, Equatable {
+    /// The index's name.
     public let name: String
+    /// The table it indexes.
     public let table: String
     /// The indexed columns in order (an expression's place is `<expression>`).
     public let columns: [String]

@@ -5,8 +5,65 @@ extension ScenarioCatalogue {
         WaitingClaim(.sqlite, "Page and OS caches hide the SQL tier's cost until the database no longer fits in them.",
                      [.objcio("Performance", "Performance Characteristics of Core Data's Stack", "P-11")], waitingFor: "a cold-cache mode (dropping the OS page cache needs privileges)"),
         // Concurrency
-        WaitingClaim(.concurrency, "An asynchronous fetch keeps an expensive fetch off the context that waits for it, and can be cancelled.",
-                     [.objcio("Accessing Data", "Fetch Requests", "P-76")], waitingFor: "NSAsynchronousFetchRequest"),
+        WaitingClaim(.concurrency, "A fetch is synchronous and blocks its context; an asynchronous fetch keeps an expensive fetch off the context that waits for it, and can be cancelled.",
+                     [.objcio("Accessing Data", "Fetch Requests", "P-64", "P-76")], waitingFor: "NSAsynchronousFetchRequest"),
+        WaitingClaim(.concurrency, "A background import's saves merged into the main context keep the UI responsive when they are merged in batches.",
+                     [ClaimSource(.studyNotes, "Advanced", "Background import", keys: ["W-004-14"])], waitingFor: "a did-save merge into the main context in main-queue-budget"),
+        WaitingClaim(.concurrency, "Objects of a did-save notification remapped into another context keep their row-cache entries alive, so faults there are cheap.",
+                     [.objcio("Syncing with a Network Service", nil, "P-90")], waitingFor: "a did-save merge beside the remote merge in merge-cost"),
+        // The stack's tiers
+        WaitingClaim(.overheads, "The context tier needs no locks: an attribute of a registered object reads as fast as a plain object's property.",
+                     [.objcio("Performance", "Performance Characteristics of Core Data's Stack", "P-07")], waitingFor: "a plain Swift object read beside the materialized tier in tiers"),
+        WaitingClaim(.overheads, "Custom accessors and instance variables can be slower than Core Data's own storage read through its accessors.",
+                     [.apple("Performance", "NSManagedObject Storage Mechanism", "perf-3"), ClaimSource(.studyNotes, "Understanding", "Accessors", keys: ["W-004-16"])],
+                     waitingFor: "a custom-accessor variant of accessors"),
+        // Paging and fetch shape
+        WaitingClaim(.fetchShape, "returnsObjectsAsFaults = false saves a round trip per object when every object's data will be used, a small gain even from the row cache.",
+                     [.objcio("Accessing Data", "Faulting", "P-65")], waitingFor: "a result-types variant that fetches faults and then reads every object"),
+        WaitingClaim(.fetchShape, "A default fetch fills the row cache, so later faults are cheap: more memory for faster fault fulfilment.",
+                     [.objcio("Accessing Data", "Faulting", "P-67")], waitingFor: "fault costs after a fetch with and without property values, beside property-values-off's memory"),
+        // Predicates
+        WaitingClaim(.predicates, "Clause order matters most with [c] and Unicode matching, and an index on the number changes which clause SQLite runs first.",
+                     [.apple("Performance", "Fetch Predicates", "B2")], waitingFor: "predicate-order with an index on the number and without [c]"),
+        WaitingClaim(.predicates, "A SUBQUERY can make a fetch across a to-many much faster.",
+                     [ClaimSource(.studyNotes, "Advanced", "Predicates", keys: ["perf-25"])], waitingFor: "a SUBQUERY variant of predicate-order"),
+        // Transformable encoding
+        WaitingClaim(.transformable, "A transient attribute with a custom accessor defers a transformable's decoding until first use, worthwhile when it is rarely read.",
+                     [.objcio("Data Types", "Custom Data Types", "P-61")], waitingFor: "a lazy transient accessor variant of transformable-encoding"),
+        WaitingClaim(.transformable, "A location stored as a transformable wastes space: two doubles hold it.",
+                     [.objcio("Relationships", nil, "P-56")], waitingFor: "a scenario"),
+        // Schema shape
+        WaitingClaim(.schema, "Adding many objects to a to-many relationship costs a membership check each (a set): large appends stay linear.",
+                     [ClaimSource(.kodeco, "The Core Data Stack", "DogWalk: to-many sets", keys: ["perf-10"])], waitingFor: "large to-many appends in to-many-shapes"),
+        WaitingClaim(.schema, "Appending to an ordered relationship by copying its ordered set costs the whole set each time; the generated accessor does not.",
+                     [ClaimSource(.kodeco, "The Core Data Stack", "DogWalk: ordered walks", keys: ["perf-12"])], waitingFor: "large ordered appends, copy against accessor, in ordered-relationships"),
+        // Inserting and saving
+        WaitingClaim(.saving, "Permanent IDs are allocated in an SQLite transaction of their own before the save's.",
+                     [.objcio("Changing and Saving Data", nil, "P-86")], waitingFor: "a scenario timing obtainPermanentIDs before a save against the save alone"),
+        WaitingClaim(.saving, "Validating a to-many's count bounds costs each save that changes the relationship.",
+                     [ClaimSource(.studyNotes, "Understanding", "Validation", keys: ["W-004-9"])], waitingFor: "relationship count bounds in validation-cost"),
+        // Import
+        WaitingClaim(.importing, "Find-or-create costs a fetch per record; a uniqueness constraint de-duplicates an import without one.",
+                     [ClaimSource(.kodeco, "The Core Data Stack", "Find-or-create", keys: ["perf-11"])], waitingFor: "a uniqueness-constraint variant of find-or-fetch"),
+        WaitingClaim(.importing, "Shipping a prebuilt store is faster at first launch than importing, at the cost of the app's size.",
+                     [ClaimSource(.studyNotes, "Advanced", "Preloading", keys: ["perf-18"])], waitingFor: "copying a prebuilt store against importing"),
+        WaitingClaim(.importing, "A private queue context imports without blocking the main context.",
+                     [.apple("Concurrency", "Using a Private Queue to Support Concurrency", "perf-25", "B9")], waitingFor: "a private child context import in import-reset"),
+        // Memory
+        WaitingClaim(.memory, "Refreshing an object still in use is cheap: while the program holds it, its row-cache entry stays, and it fulfils from memory.",
+                     [.objcio("Accessing Data", "Memory Considerations", "P-83")], waitingFor: "a variant of refresh-to-fault that reads the held objects again"),
+        WaitingClaim(.memory, "Iterating a million objects, reading one attribute, stays in bounded memory when they are refreshed or the context reset as it goes.",
+                     [ClaimSource(.studyNotes, "Understanding", "Memory", keys: ["W-004-5"]), .apple("Performance", "Reducing Memory Overhead", "B11")],
+                     waitingFor: "a scenario over 10⁶ objects (the scales stop at 200,000 on this machine's budget)"),
+        // Start-up
+        WaitingClaim(.startup, "A fetched results controller's persistent cache makes a relaunch with unchanged data nearly instantaneous.",
+                     [.apple("Performance", "Fetched Results Controller Cache", "perf-16"), .objcio("Performance", "Optimizing Fetch Requests", "P-31", "B-FRC")],
+                     waitingFor: "FetchedResultsController"),
+        WaitingClaim(.startup, "Two configurations in two store files split the data each part of the app opens.",
+                     [ClaimSource(.appleGuideClassic, "Managed Object Models", "Configurations", keys: ["W-003-2"])], waitingFor: "several stores per coordinator"),
+        // Migration
+        WaitingClaim(.migration, "Moving a store to another type (an atomic store to SQLite) rewrites it whole.",
+                     [ClaimSource(.studyNotes, "Advanced", "Store types", keys: ["W-004-10"])], waitingFor: "migratePersistentStore and a second store type"),
         // Avoiding fetches
         WaitingClaim(.startup, "A compiled model loads faster than the model's source.",
                      [ClaimSource(.kodeco, "The Core Data Stack", "The Managed Object Model", keys: ["perf-1"]), ClaimSource(.appleGuideClassic, "Managed Object Models", "Compiling a Data Model", keys: ["perf-10"])], waitingFor: "writing compiled models (.mom): Faultline reads them, it does not compile them"),

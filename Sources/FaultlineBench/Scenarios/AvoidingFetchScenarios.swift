@@ -57,7 +57,7 @@ extension ScenarioCatalogue {
             id: "find-or-fetch", title: "Find or fetch: K lookups by a unique value among N objects",
             claim: "Before fetching an object by a unique value, look among the context's registered objects: a scan of objects in memory is much faster than a fetch, even over many objects — but a scan that evaluates its predicate on faults fires every one of them, a round trip each: a disaster.",
             theme: .avoidingFetches,
-            sources: [.objcio("Performance", "Avoiding Fetch Requests", "P-22", "P-51", "P-52", "B-FINDORFETCH"), ClaimSource(.kodeco, "The Core Data Stack", "Find-or-create", keys: ["perf-11"])],
+            sources: [.objcio("Performance", "Avoiding Fetch Requests", "P-22", "P-51", "P-52", "B-FINDORFETCH")],
             ratios: [RatioSpec(scan, over: fetchEach), RatioSpec(faults, over: fetchEach)],
             variants: { setup in
                 let model = try RowWorkload.model()

@@ -81,7 +81,7 @@ extension ScenarioCatalogue {
             id: "main-queue-budget", title: "Small saves (5 objects) on the UI's context, alone and while a background context imports",
             claim: "A small save on the main queue fits in a 60 Hz frame (16 ms) — also while a background context imports, as long as the import saves in batches.",
             theme: .concurrency,
-            sources: [.objcio("Performance", "Inserting and Changing Objects", "P-37", "P-64", "B-MAIN-BUDGET")],
+            sources: [.objcio("Performance", "Inserting and Changing Objects", "P-37", "B-MAIN-BUDGET")],
             ratios: [RatioSpec(importing, over: idle)],
             variants: { setup in
                 let model = try RowWorkload.model()

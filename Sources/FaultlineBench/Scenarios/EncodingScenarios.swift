@@ -29,7 +29,7 @@ extension ScenarioCatalogue {
             id: "transformable-encoding", title: "Five colours per mood: a keyed archive or a custom 3-bytes-a-colour transformer",
             claim: "Transformable values stored as keyed archives waste space and time: a custom encoding of Moody's colours takes 3 bytes a colour, and is faster to decode when the objects are read.",
             theme: .transformable,
-            sources: [.objcio("Data Types", "Custom Data Types", "P-56", "P-60", "P-61", "B-TRANSFORM")],
+            sources: [.objcio("Data Types", "Custom Data Types", "P-60", "B-TRANSFORM")],
             ratios: [RatioSpec(custom, over: archive)],
             alternatesOrder: true,
             variants: { setup in

@@ -88,7 +88,7 @@ extension ScenarioCatalogue {
         return BenchScenario(
             id: "batch-size", title: "Batch size sweep: a scrolling list of 10-row screens",
             claim: "Without a batch size every row is read and cached up front; with one, only what is shown is read. A batch of 1.3–2× the visible rows is about optimal.",
-            theme: .fetchShape, sources: [ClaimSource.objcio("Performance", "Optimizing Fetch Requests", "P-29", "P-30", "B-BATCH"), ClaimSource.objcio("Accessing Data", "Fetch Requests", "P-73", "P-74", "P-75")],
+            theme: .fetchShape, sources: [ClaimSource.objcio("Performance", "Optimizing Fetch Requests", "P-29", "P-30", "B-BATCH"), ClaimSource.objcio("Accessing Data", "Fetch Requests", "P-73", "P-74", "P-75"), ClaimSource.objcio("Hello Core Data", "Fetched Results Controller", "P-49")],
             variants: { setup in
                 let model = try RowWorkload.model()
                 let store = try setup.data.rows(max(1_000, setup.scale.rows / 2))

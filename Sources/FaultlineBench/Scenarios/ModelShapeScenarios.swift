@@ -169,7 +169,7 @@ extension ScenarioCatalogue {
             id: "accessors", title: "Reading ten attributes of N objects: typed keys, or key-value coding's string keys",
             claim: "Core Data's own storage is fastest read through its accessors; key-value coding by string keys costs a lookup of the key each time.",
             theme: .overheads,
-            sources: [.apple("Performance", "NSManagedObject Storage Mechanism", "perf-3"), ClaimSource(.studyNotes, "Understanding", "Accessors", keys: ["W-004-16"])],
+            sources: [.apple("Performance", "NSManagedObject Storage Mechanism", "perf-3")],
             ratios: [RatioSpec(kvc, over: typed)],
             alternatesOrder: true,
             variants: { setup in

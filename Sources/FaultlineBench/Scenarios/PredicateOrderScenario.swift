@@ -9,7 +9,7 @@ extension ScenarioCatalogue {
             id: "predicate-order", title: "Clause order: a restrictive number comparison before or after a case-insensitive text match",
             claim: "Put the most restrictive, cheapest clause first, above all before text matching: SQLite evaluates the clauses in order and skips the rest of a row once one fails, so the text match runs on far fewer rows.",
             theme: .predicates,
-            sources: [.apple("Performance", "Fetch Predicates", "perf-5", "B2"), ClaimSource(.studyNotes, "Advanced", "Predicates", keys: ["perf-25", "W-004-2", "W-004-7", "K1"])],
+            sources: [.apple("Performance", "Fetch Predicates", "perf-5", "B2"), ClaimSource(.studyNotes, "Advanced", "Predicates", keys: ["perf-25", "W-004-2"])],
             ratios: [RatioSpec(cheapFirst, over: textFirst)],
             alternatesOrder: true,
             variants: { setup in

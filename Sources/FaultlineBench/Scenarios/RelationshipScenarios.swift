@@ -94,7 +94,7 @@ extension ScenarioCatalogue {
         BenchScenario(
             id: "traversal-vs-fetch", title: "Relationship traversal versus fetch, by registration state",
             claim: "Traversing a to-one relationship is never slower than fetching its destination, and far faster when it is registered (no SQL). For a to-many relationship traversal wins when the members are registered; when they are not, a fetch (or a compromise) wins.",
-            theme: .avoidingFetches, sources: [ClaimSource.objcio("Performance", "Avoiding Fetch Requests", "P-19", "P-20", "B-REL-TO1", "B-REL-TOMANY")],
+            theme: .avoidingFetches, sources: [ClaimSource.objcio("Performance", "Avoiding Fetch Requests", "P-16", "P-19", "P-20", "B-REL-TO1", "B-REL-TOMANY"), ClaimSource.objcio("Hello Core Data", "Fetch Requests", "P-48")],
             model: { try CityWorkload.model() }, snapshots: true,
             variants: { setup in
                 let model = try CityWorkload.model()

@@ -115,7 +115,7 @@ extension ScenarioCatalogue {
             claim: "A many-to-many relationship is stored in a join table: every link is a row of its own to write and a join to read, where one-to-many keeps a column in the destination's row.",
             theme: .schema,
             sources: [.objcio("Performance", "How to Build Efficient Data Models", "P-54"), .apple("Creating Managed Object Relationships", "Many-to-Many Relationships", "B7"),
-                      ClaimSource(.kodeco, "The Core Data Stack", "DogWalk: to-many sets", keys: ["perf-10"]), ClaimSource(.studyNotes, "Basics", "Relationships", keys: ["perf-2"])],
+                      ClaimSource(.studyNotes, "Basics", "Relationships", keys: ["perf-2"])],
             ratios: [RatioSpec(name(true, "insert"), over: name(false, "insert")), RatioSpec(name(true, "read"), over: name(false, "read"))],
             alternatesOrder: true,
             variants: { setup in
@@ -174,7 +174,7 @@ extension ScenarioCatalogue {
             id: "ordered-relationships", title: "Playlists of songs: an ordered relationship, or an unordered one sorted by a position",
             claim: "An ordered relationship is slower where objects are inserted or updated, because Core Data must maintain and persist the order; reading its members in order is faster than fetching them and sorting.",
             theme: .schema,
-            sources: [.objcio("Performance", "Avoiding Fetch Requests", "P-21", "B-ORDERED"), ClaimSource(.kodeco, "The Core Data Stack", "DogWalk: ordered walks", keys: ["perf-12"])],
+            sources: [.objcio("Performance", "Avoiding Fetch Requests", "P-21", "B-ORDERED")],
             ratios: [RatioSpec(name(true, "insert"), over: name(false, "insert")), RatioSpec(name(true, "add a song first"), over: name(false, "add a song first")),
                      RatioSpec(name(true, "read in order"), over: name(false, "read in order"))],
             alternatesOrder: true,

@@ -7,7 +7,7 @@ extension ScenarioCatalogue {
         BenchScenario(
             id: "tiers", title: "Tiers: materialized object, row-cache fault, SQLite fault",
             claim: "Each tier down the stack costs roughly ten times more: an attribute of a materialized object, a fault fulfilled from the row cache, a fault fulfilled from SQLite (1 : 10 : 100).",
-            theme: .overheads, sources: [ClaimSource.objcio("Performance", "Performance Characteristics of Core Data's Stack", "P-02", "P-03", "P-04", "B-TIER")],
+            theme: .overheads, sources: [ClaimSource.objcio("Performance", "Performance Characteristics of Core Data's Stack", "P-02", "P-03", "P-04", "P-10", "P-66", "B-TIER")],
             ratios: [RatioSpec("row-cache fault", over: "SQLite fault", limit: 0.1, target: "≤ 0.1× (10× cheaper)")],
             variants: { setup in
                 let model = try RowWorkload.model()
