@@ -21,11 +21,14 @@ enum Console {
     /// Bytes held before they are written.
     static let bufferSize = 1 << 16
 
+    /// A terminal sees each line as it is printed; a file or a pipe gets the output in large writes.
+    private static let isTerminal = isatty(1) == 1
+
     /// Writes `text` and `terminator` to standard output.
     static func out(_ text: String, terminator: String = "\n") throws {
         buffer.append(contentsOf: text.utf8)
         buffer.append(contentsOf: terminator.utf8)
-        if buffer.count >= bufferSize { try flush() }
+        if buffer.count >= bufferSize || isTerminal { try flush() }
     }
 
     /// Writes everything still buffered for standard output.
