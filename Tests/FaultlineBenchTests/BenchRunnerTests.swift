@@ -425,7 +425,7 @@ extension ScenarioCoverageTests {
 extension ScenarioCoverageTests {
     /// Fetch shapes on 1,000 cities: the rows each way reads, the statements, and SQLite's sorts.
     func testFetchShapeAndSortingScenariosReadWhatTheirClaimsSay() throws {
-        let results = try runScenarios(["paging", "earliest-value", "sort-in-sqlite"])
+        let results = try runScenarios(["paging", "earliest-value", "sort-in-sqlite", "localized-sort", "non-firing-methods"])
         func counters(_ scenario: String, _ variant: String) throws -> ProbeCounters {
             let found = try XCTUnwrap(results.scenarios.first { $0.id == scenario })
             XCTAssertEqual(found.status, "ran", found.note ?? "")
@@ -441,6 +441,16 @@ extension ScenarioCoverageTests {
         XCTAssertEqual(try ["SQLite, indexed (population)", "SQLite, no index (name)", "in memory (name, after the fetch)"].map { try counters("sort-in-sqlite", $0).sortingStatements },
                        [0, 1, 0], "the index gives the order; without it SQLite sorts in a temporary B-tree")
         XCTAssertEqual(try counters("sort-in-sqlite", "in memory (name, after the fetch)").fetchedObjects, 1_000)
+        // People's order (localizedStandardCompare) is sorted in memory: the statement sorts nothing.
+        let bytes = try counters("localized-sort", "SQLite's byte order (ORDER BY name)"), people = try counters("localized-sort", "localizedStandardCompare (in memory, after the fetch)")
+        XCTAssertEqual([bytes.statements, bytes.sortingStatements, bytes.fetchedObjects], [1, 1, 1_000])
+        XCTAssertEqual([people.statements, people.sortingStatements, people.fetchedObjects], [1, 0, 1_000])
+        // Apple's methods that do not fire faults: a set of 200 faults, ==, objectID and isFault fire none; reading
+        // an attribute fires each, a statement each (nothing was cached).
+        let identity = try counters("non-firing-methods", "a set of the faults, ==, objectID, isFault"), read = try counters("non-firing-methods", "one attribute read from each")
+        XCTAssertEqual([identity.faults, identity.statements], [0, 0])
+        XCTAssertEqual([read.faults, read.cacheMisses, read.statements], [200, 200, 200])
+        XCTAssertEqual(results.scenarios.first { $0.id == "non-firing-methods" }?.verdict.held, true)
     }
 }
 

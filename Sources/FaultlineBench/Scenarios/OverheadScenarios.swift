@@ -2,6 +2,50 @@ import Faultline
 import Foundation
 
 extension ScenarioCatalogue {
+    /// Apple's list of the methods that do not fire faults (FA-06): N faults hashed into a set, compared and asked for
+    /// their IDs, against reading one attribute of each.
+    static var nonFiringMethods: BenchScenario {
+        let identity = "a set of the faults, ==, objectID, isFault", read = "one attribute read from each"
+        return BenchScenario(
+            id: "non-firing-methods", title: "N faults put in a set, compared and asked for their IDs, or each read once",
+            claim: "Faults can be hashed, compared, put in sets and asked for their object ID without firing: only a persistent value read (or a description or key-value coding that reads one) fulfils them, a round trip each when the row is not cached.",
+            theme: .overheads,
+            sources: [.apple("Performance", "Faulting Behavior", "perf-8"), .apple("Faulting and Uniquing", "Faulting Limits the Size of the Object Graph", "FA-06")],
+            ratios: [RatioSpec(identity, over: read)],
+            variants: { setup in
+                let model = try RowWorkload.model()
+                let rows = min(20_000, setup.scale.part(10, minimum: 200))
+                let store = try setup.data.rows(rows)
+                // Faults with nothing cached: each fired fault reads its row.
+                func faults(_ context: ManagedObjectContext) throws -> [ManagedObject] {
+                    var request = FetchRequest<ManagedObject>(entityName: "Row")
+                    request.returnsObjectsAsFaults = true
+                    request.includesPropertyValues = false
+                    return try context.fetch(request)
+                }
+                return [
+                    .engine(identity, model: model, store: store, operations: rows, prime: faults) { _, objects in
+                        let set = Set(objects)
+                        var same = 0, stillFaults = 0
+                        for (object, next) in zip(objects, objects.dropFirst()) where object == next || object.objectID == next.objectID { same += 1 }
+                        for object in objects where object.isFault && set.contains(object) { stillFaults += 1 }
+                        Bench.sink(Int64(set.count + same + stillFaults))
+                    },
+                    .engine(read, model: model, store: store, operations: rows, prime: faults) { _, objects in
+                        Bench.sink(objects.reduce(0) { $0 &+ $1[RowWorkload.keys[0]] })
+                    },
+                ]
+            },
+            judge: { m in
+                guard let a = m.counters(identity), let b = m.counters(read), let ratio = m.ratio(identity, read), let rows = m[read]?.operations else {
+                    return Verdict(held: nil, "not measured")
+                }
+                let held = a.faults == 0 && a.statements == 0 && b.faults == rows && b.cacheMisses == rows
+                return Verdict(held: held, "faults fired: \(a.faults) by the set, ==, objectID and isFault over \(rows) faults, \(b.faults) by reading an attribute (\(b.statements) statements); "
+                               + "the set costs \(BenchFormat.ratio(ratio)) the reads' time")
+            })
+    }
+
     /// B-INSERT: inserting objects into a context, then saving them, timed apart.
     static var insertThenSave: BenchScenario {
         let insertOnly = "insert into the context", save = "save"
