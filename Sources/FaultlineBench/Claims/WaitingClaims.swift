@@ -40,8 +40,6 @@ extension ScenarioCatalogue {
         // Inserting and saving
         WaitingClaim(.saving, "Permanent IDs are allocated in an SQLite transaction of their own before the save's.",
                      [.objcio("Changing and Saving Data", nil, "P-86")], waitingFor: "a scenario timing obtainPermanentIDs before a save against the save alone"),
-        WaitingClaim(.saving, "Validating a to-many's count bounds costs each save that changes the relationship.",
-                     [ClaimSource(.studyNotes, "Understanding", "Validation", keys: ["W-004-9"])], waitingFor: "relationship count bounds in validation-cost"),
         // Import
         WaitingClaim(.importing, "Find-or-create costs a fetch per record; a uniqueness constraint de-duplicates an import without one.",
                      [ClaimSource(.kodeco, "The Core Data Stack", "Find-or-create", keys: ["perf-11"])], waitingFor: "a uniqueness-constraint variant of find-or-fetch"),

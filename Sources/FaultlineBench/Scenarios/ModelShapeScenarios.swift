@@ -125,12 +125,14 @@ extension ScenarioCatalogue {
     /// W-003-6: the same inserts saved with the model's validation rules and without them.
     static var validationCost: BenchScenario {
         let plain = "no validation rules", validated = "bounds, a length and a pattern on each object"
+        let unbounded = "clubs of 10 runs, no count bounds", bounded = "clubs of 10 runs, the to-many's count bounded (1…20)"
         return BenchScenario(
             id: "validation-cost", title: "Saving N objects with validation rules (bounds, length, pattern) and without",
             claim: "Validation runs at every save on every changed object: rules on attributes — numeric bounds, lengths, patterns — add to each save's time, in proportion to the objects saved.",
             theme: .conflicts,
-            sources: [ClaimSource(.appleGuideClassic, "Managed Object Models", "Programmatic Models", keys: ["W-003-6"]), .apple("Object Validation", nil, "V-01")],
-            ratios: [RatioSpec(validated, over: plain)],
+            sources: [ClaimSource(.appleGuideClassic, "Managed Object Models", "Programmatic Models", keys: ["W-003-6"]), .apple("Object Validation", nil, "V-01"),
+                      ClaimSource(.studyNotes, "Understanding", "Validation", keys: ["W-004-9"])],
+            ratios: [RatioSpec(validated, over: plain), RatioSpec(bounded, over: unbounded)],
             alternatesOrder: true,
             variants: { setup in
                 let rows = setup.scale.part(10, minimum: 200)
@@ -153,12 +155,47 @@ extension ScenarioCatalogue {
                         }
                         return { try context.performAndWait { try context.save() } }
                     }
+                } + [(unbounded, false), (bounded, true)].map { name, bounds in
+                    // W-004-9: a to-many with count bounds, checked for each club the save changes.
+                    let model = try ManagedObjectModel(entities: [
+                        EntityDescription(name: "Club", properties: [
+                            AttributeDescription(name: "name", type: .string, isOptional: false, defaultValue: ""),
+                            RelationshipDescription(name: "runs", destination: "Run", inverse: "club", isToMany: true, minCount: bounds ? 1 : 0, maxCount: bounds ? 20 : 0),
+                        ]),
+                        EntityDescription(name: "Run", properties: [
+                            AttributeDescription(name: "distance", type: .double, isOptional: false, defaultValue: 0.0),
+                            RelationshipDescription(name: "club", destination: "Club", inverse: "runs"),
+                        ]),
+                    ])
+                    let url = setup.folder.appendingPathComponent("validation-clubs-\(bounds).sqlite")
+                    return BenchVariant(name, operations: rows) { probes in
+                        let coordinator = try ScenarioStore.open(url, model: model, probes: probes)
+                        let context = ManagedObjectContext(.privateQueue, coordinator: coordinator)
+                        try context.performAndWait {
+                            var club: ManagedObject?
+                            for i in 0..<rows {
+                                if i % 10 == 0 {
+                                    club = ManagedObject(entity: model.entity(named: "Club")!, insertInto: context)
+                                    try club!.setValue("club \(i / 10)", forKey: "name")
+                                }
+                                let run = ManagedObject(entity: model.entity(named: "Run")!, insertInto: context)
+                                try run.setValue(Double(i % 42), forKey: "distance")
+                                try run.setValue(club, forKey: "club")
+                            }
+                        }
+                        return { try context.performAndWait { try context.save() } }
+                    }
                 }
             },
             judge: { m in
                 guard let a = m.counters(plain), let b = m.counters(validated), let ratio = m.ratio(validated, plain) else { return Verdict(held: nil, "not measured") }
-                return Verdict(held: a.statements == b.statements && ratio > 1.05,
-                               "the same \(a.statements) statements; the save with validation rules takes \(BenchFormat.ratio(ratio)) the time of the save without")
+                var detail = "the same \(a.statements) statements; the save with validation rules takes \(BenchFormat.ratio(ratio)) the time of the save without"
+                var held = a.statements == b.statements && ratio > 1.05
+                if let c = m.counters(unbounded), let d = m.counters(bounded), let clubs = m.ratio(bounded, unbounded) {
+                    detail += "; a to-many's count bounds, checked for each club saved: the same \(c.statements) statements, \(BenchFormat.ratio(clubs)) the time"
+                    held = held && c.statements == d.statements
+                }
+                return Verdict(held: held, detail)
             })
     }
 
