@@ -23,8 +23,6 @@ extension ScenarioCatalogue {
         WaitingClaim(.fetchShape, "A default fetch fills the row cache, so later faults are cheap: more memory for faster fault fulfilment.",
                      [.objcio("Accessing Data", "Faulting", "P-67")], waitingFor: "fault costs after a fetch with and without property values, beside property-values-off's memory"),
         // Predicates
-        WaitingClaim(.predicates, "Clause order matters most with [c] and Unicode matching, and an index on the number changes which clause SQLite runs first.",
-                     [.apple("Performance", "Fetch Predicates", "B2")], waitingFor: "predicate-order with an index on the number and without [c]"),
         WaitingClaim(.predicates, "A SUBQUERY can make a fetch across a to-many much faster.",
                      [ClaimSource(.studyNotes, "Advanced", "Predicates", keys: ["perf-25"])], waitingFor: "a SUBQUERY variant of predicate-order"),
         // Transformable encoding

@@ -44,10 +44,10 @@ public final class DataSets {
         }
     }
 
-    /// The Employee/Department graph (`EmployeeWorkload`).
-    public func employees(_ employees: Int) throws -> URL {
-        try store("employees-\(employees)") { url in
-            try EmployeeWorkload.generate(employees: employees, into: url)
+    /// The Employee/Department graph (`EmployeeWorkload`), `salary` indexed when `indexedSalary`.
+    public func employees(_ employees: Int, indexedSalary: Bool = false) throws -> URL {
+        try store("employees-\(employees)\(indexedSalary ? "-indexed-salary" : "")") { url in
+            try EmployeeWorkload.generate(employees: employees, into: url, indexedSalary: indexedSalary)
         }
     }
 

@@ -15,7 +15,8 @@ public enum EmployeeWorkload {
     public static let employeesPerDepartment = 50
     public static let types = 8
 
-    public static func model() throws -> ManagedObjectModel {
+    /// `indexedSalary`: `salary` indexed (the predicate-order scenario's variant).
+    public static func model(indexedSalary: Bool = false) throws -> ManagedObjectModel {
         try ManagedObjectModel(entities: [
             EntityDescription(name: "Department", properties: [
                 AttributeDescription(name: "name", type: .string, isOptional: false, defaultValue: ""),
@@ -24,14 +25,14 @@ public enum EmployeeWorkload {
             EntityDescription(name: "Employee", properties: [
                 AttributeDescription(name: "name", type: .string, isOptional: false, defaultValue: ""),
                 AttributeDescription(name: "type", type: .integer16, isOptional: false, defaultValue: Int16(0)),
-                AttributeDescription(name: "salary", type: .double, isOptional: false, defaultValue: 0.0),
+                AttributeDescription(name: "salary", type: .double, isOptional: false, defaultValue: 0.0, isIndexed: indexedSalary),
                 RelationshipDescription(name: "department", destination: "Department", inverse: "employees"),
             ]),
         ])
     }
 
-    public static func generate(employees: Int, into url: URL, seed: UInt64 = 2_000) throws {
-        let model = try model()
+    public static func generate(employees: Int, into url: URL, seed: UInt64 = 2_000, indexedSalary: Bool = false) throws {
+        let model = try model(indexedSalary: indexedSalary)
         let coordinator = PersistentStoreCoordinator(managedObjectModel: model, probes: .disabled)
         try coordinator.addPersistentStore(at: url)
         let context = ManagedObjectContext(.privateQueue, coordinator: coordinator)
