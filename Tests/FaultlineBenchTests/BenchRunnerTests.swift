@@ -829,3 +829,16 @@ final class PhaseTests: XCTestCase {
         XCTAssertEqual(reloaded.scenarios.first?.variants.first?.phases?.count, 3)
     }
 }
+
+extension ScenarioCoverageTests {
+    /// Appends to one to-many, in memory: no statement either way; the copy costs the whole set each time (judged at
+    /// 2× the accessor's time, which 200 appends already far exceed).
+    func testToManyAppendsRunInMemory() throws {
+        let results = try runScenarios(["to-many-appends"])
+        let scenario = try XCTUnwrap(results.scenarios.first)
+        XCTAssertEqual(scenario.status, "ran", scenario.note ?? "")
+        XCTAssertEqual(scenario.variants.map(\.operations), [200, 200, 200])
+        XCTAssertEqual(scenario.variants.map { $0.counters?.statements }, [0, 0, 0])
+        XCTAssertTrue(scenario.verdict.detail.hasPrefix("200 appends in memory (0 statements)"), scenario.verdict.detail)
+    }
+}

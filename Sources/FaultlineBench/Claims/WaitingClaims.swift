@@ -30,11 +30,6 @@ extension ScenarioCatalogue {
                      [.objcio("Data Types", "Custom Data Types", "P-61")], waitingFor: "a lazy transient accessor variant of transformable-encoding"),
         WaitingClaim(.transformable, "A location stored as a transformable wastes space: two doubles hold it.",
                      [.objcio("Relationships", nil, "P-56")], waitingFor: "a scenario"),
-        // Schema shape
-        WaitingClaim(.schema, "Adding many objects to a to-many relationship costs a membership check each (a set): large appends stay linear.",
-                     [ClaimSource(.kodeco, "The Core Data Stack", "DogWalk: to-many sets", keys: ["perf-10"])], waitingFor: "large to-many appends in to-many-shapes"),
-        WaitingClaim(.schema, "Appending to an ordered relationship by copying its ordered set costs the whole set each time; the generated accessor does not.",
-                     [ClaimSource(.kodeco, "The Core Data Stack", "DogWalk: ordered walks", keys: ["perf-12"])], waitingFor: "large ordered appends, copy against accessor, in ordered-relationships"),
         // Inserting and saving
         WaitingClaim(.saving, "Permanent IDs are allocated in an SQLite transaction of their own before the save's.",
                      [.objcio("Changing and Saving Data", nil, "P-86")], waitingFor: "a scenario timing obtainPermanentIDs before a save against the save alone"),

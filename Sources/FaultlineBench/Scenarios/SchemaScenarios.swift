@@ -167,6 +167,66 @@ extension ScenarioCatalogue {
             })
     }
 
+    /// Kodeco's DogWalk (perf-10, perf-12): N walks appended to one dog, one at a time — to an ordered relationship by
+    /// copying its members and setting them back, or with the relationship's accessor; to an unordered one with the
+    /// accessor (a set: each add checks membership).
+    static var toManyAppends: BenchScenario {
+        let copy = "ordered: copy the members, append, set them back", accessor = "ordered: the accessor (addObject(_:toRelationship:))",
+            unordered = "unordered: the accessor (addObject(_:toRelationship:))"
+        return BenchScenario(
+            id: "to-many-appends", title: "N walks appended to one dog, one at a time: copying the ordered set, its accessor, or an unordered set's",
+            claim: "Appending to an ordered relationship by copying its ordered set, appending and setting the copy back costs the whole set at every append — quadratic in all; the generated accessor appends in place. A to-many is a set: each add checks membership, in constant time, so large appends stay linear.",
+            theme: .schema,
+            sources: [ClaimSource(.kodeco, "The Core Data Stack", "DogWalk: ordered walks", keys: ["perf-12"]), ClaimSource(.kodeco, "The Core Data Stack", "DogWalk: to-many sets", keys: ["perf-10"])],
+            ratios: [RatioSpec(copy, over: accessor), RatioSpec(unordered, over: accessor)],
+            alternatesOrder: true,
+            variants: { setup in
+                let walks = min(2_000, setup.scale.part(100, minimum: 200))
+                return try [(copy, true, true), (accessor, true, false), (unordered, false, false)].map { name, ordered, copying in
+                    let model = try ManagedObjectModel(entities: [
+                        EntityDescription(name: "Dog", properties: [AttributeDescription(name: "name", type: .string),
+                                                                     RelationshipDescription(name: "walks", destination: "Walk", inverse: "dog", isToMany: true, isOrdered: ordered)]),
+                        EntityDescription(name: "Walk", properties: [AttributeDescription(name: "date", type: .date),
+                                                                      RelationshipDescription(name: "dog", destination: "Dog", inverse: "walks")]),
+                    ])
+                    let url = setup.folder.appendingPathComponent("to-many-appends-\(ordered)-\(copying).sqlite")
+                    return BenchVariant(name, operations: walks) { probes in
+                        let coordinator = try ScenarioStore.open(url, model: model, probes: probes)
+                        let context = ManagedObjectContext(.privateQueue, coordinator: coordinator)
+                        // The dog and its walks are made outside the clock; the appends are timed, in memory.
+                        let (dog, list) = try context.performAndWait {
+                            let dog = ManagedObject(entity: model.entity(named: "Dog")!, insertInto: context)
+                            try dog.setValue("Fido", forKey: "name")
+                            let list = try (0..<walks).map { i -> ManagedObject in
+                                let walk = ManagedObject(entity: model.entity(named: "Walk")!, insertInto: context)
+                                try walk.setValue(Date(timeIntervalSinceReferenceDate: Double(i) * 3_600), forKey: "date")
+                                return walk
+                            }
+                            return (dog, list)
+                        }
+                        return {
+                            try context.performAndWait {
+                                for walk in list {
+                                    if copying {
+                                        try dog.setValue(dog.objects(forRelationship: "walks") + [walk], forKey: "walks")
+                                    } else {
+                                        try dog.addObject(walk, toRelationship: "walks")
+                                    }
+                                }
+                                Bench.sink(Int64(dog.count(forRelationship: "walks")))
+                            }
+                        }
+                    }
+                }
+            },
+            judge: { m in
+                guard let a = m.counters(copy), let b = m.counters(accessor), let copying = m.ratio(copy, accessor), let set = m.ratio(unordered, accessor),
+                      let walks = m[copy]?.operations else { return Verdict(held: nil, "not measured") }
+                return Verdict(held: a.statements == 0 && b.statements == 0 && copying > 2,
+                               "\(walks) appends in memory (\(a.statements) statements): copying the ordered set each time takes \(BenchFormat.ratio(copying)) the accessor's time; the unordered set's accessor \(BenchFormat.ratio(set))")
+            })
+    }
+
     /// P-21 / B-ORDERED: playlists of songs, ordered relationship or unordered with a position attribute.
     static var orderedRelationships: BenchScenario {
         func name(_ ordered: Bool, _ step: String) -> String { "\(ordered ? "ordered" : "unordered + position"): \(step)" }
