@@ -842,3 +842,17 @@ extension ScenarioCoverageTests {
         XCTAssertTrue(scenario.verdict.detail.hasPrefix("200 appends in memory (0 statements)"), scenario.verdict.detail)
     }
 }
+
+extension ScenarioCoverageTests {
+    /// A prebuilt store copied and opened runs its opening and a count; the import, an INSERT a record and its save's
+    /// statements.
+    func testAPrebuiltStoreIsCopiedNotImported() throws {
+        let results = try runScenarios(["prebuilt-store"])
+        let scenario = try XCTUnwrap(results.scenarios.first)
+        XCTAssertEqual(scenario.status, "ran", scenario.note ?? "")
+        let counters = scenario.variants.map { $0.counters }
+        XCTAssertEqual(counters.map { $0?.saves }, [1, 0])
+        XCTAssertEqual(counters.map { $0?.statements }, [216, 2])
+        XCTAssertTrue(scenario.verdict.detail.hasPrefix("200 records: the import ran 216 statements, the copy 2"), scenario.verdict.detail)
+    }
+}

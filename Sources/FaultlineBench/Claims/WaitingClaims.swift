@@ -36,8 +36,6 @@ extension ScenarioCatalogue {
         // Import
         WaitingClaim(.importing, "Find-or-create costs a fetch per record; a uniqueness constraint de-duplicates an import without one.",
                      [ClaimSource(.kodeco, "The Core Data Stack", "Find-or-create", keys: ["perf-11"])], waitingFor: "a uniqueness-constraint variant of find-or-fetch"),
-        WaitingClaim(.importing, "Shipping a prebuilt store is faster at first launch than importing, at the cost of the app's size.",
-                     [ClaimSource(.studyNotes, "Advanced", "Preloading", keys: ["perf-18"])], waitingFor: "copying a prebuilt store against importing"),
         WaitingClaim(.importing, "A private queue context imports without blocking the main context.",
                      [.apple("Concurrency", "Using a Private Queue to Support Concurrency", "perf-25", "B9")], waitingFor: "a private child context import in import-reset"),
         // Memory
