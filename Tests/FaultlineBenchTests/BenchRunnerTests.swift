@@ -856,3 +856,17 @@ extension ScenarioCoverageTests {
         XCTAssertTrue(scenario.verdict.detail.hasPrefix("200 records: the import ran 216 statements, the copy 2"), scenario.verdict.detail)
     }
 }
+
+extension ScenarioCoverageTests {
+    /// A predicate from a format string and the same built in code: one canonical format, the same statements and rows.
+    func testAPredicateFromAFormatStringAndFromCodeRunTheSameSQL() throws {
+        let results = try runScenarios(["predicate-builder"])
+        let scenario = try XCTUnwrap(results.scenarios.first)
+        XCTAssertEqual(scenario.status, "ran", scenario.note ?? "")
+        let counters = scenario.variants.compactMap(\.counters)
+        XCTAssertEqual(counters.map(\.statements), [100, 100])
+        XCTAssertEqual(Set(counters.map(\.rows)).count, 1)
+        XCTAssertEqual(scenario.verdict.held, true, scenario.verdict.detail)
+        XCTAssertTrue(scenario.verdict.detail.hasPrefix("the same predicate (name BEGINSWITH \"Employee 1\" AND type BETWEEN {2, 5})"), scenario.verdict.detail)
+    }
+}
