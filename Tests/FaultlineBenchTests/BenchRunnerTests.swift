@@ -870,3 +870,17 @@ extension ScenarioCoverageTests {
         XCTAssertTrue(scenario.verdict.detail.hasPrefix("the same predicate (name BEGINSWITH \"Employee 1\" AND type BETWEEN {2, 5})"), scenario.verdict.detail)
     }
 }
+
+extension ScenarioCoverageTests {
+    /// A SUBQUERY: the departments in one statement; collected from the employees, a fault per department.
+    func testASubqueryFetchesTheDepartmentsInOneStatement() throws {
+        let results = try runScenarios(["subquery"])
+        let scenario = try XCTUnwrap(results.scenarios.first)
+        XCTAssertEqual(scenario.status, "ran", scenario.note ?? "")
+        let subquery = try XCTUnwrap(scenario.variants.first?.counters), collect = try XCTUnwrap(scenario.variants.last?.counters)
+        XCTAssertEqual(subquery.statements, 1)
+        XCTAssertGreaterThan(subquery.fetchedObjects, 0)
+        XCTAssertEqual(collect.cacheMisses, subquery.fetchedObjects, "a fault for each department the SUBQUERY found")
+        XCTAssertEqual(collect.statements, 1 + subquery.fetchedObjects)
+    }
+}

@@ -22,9 +22,6 @@ extension ScenarioCatalogue {
                      [.objcio("Accessing Data", "Faulting", "P-65")], waitingFor: "a result-types variant that fetches faults and then reads every object"),
         WaitingClaim(.fetchShape, "A default fetch fills the row cache, so later faults are cheap: more memory for faster fault fulfilment.",
                      [.objcio("Accessing Data", "Faulting", "P-67")], waitingFor: "fault costs after a fetch with and without property values, beside property-values-off's memory"),
-        // Predicates
-        WaitingClaim(.predicates, "A SUBQUERY can make a fetch across a to-many much faster.",
-                     [ClaimSource(.studyNotes, "Advanced", "Predicates", keys: ["perf-25"])], waitingFor: "a SUBQUERY variant of predicate-order"),
         // Transformable encoding
         WaitingClaim(.transformable, "A transient attribute with a custom accessor defers a transformable's decoding until first use, worthwhile when it is rarely read.",
                      [.objcio("Data Types", "Custom Data Types", "P-61")], waitingFor: "a lazy transient accessor variant of transformable-encoding"),
