@@ -884,3 +884,17 @@ extension ScenarioCoverageTests {
         XCTAssertEqual(collect.statements, 1 + subquery.fetchedObjects)
     }
 }
+
+extension ScenarioCoverageTests {
+    /// Find-or-create fetches once per record (and counts once); the uniqueness constraint fetches only the count. Its
+    /// save meets the duplicates, the merge policy resolves them, and the save writes again: two save events, as a
+    /// conflict resolved by a policy always gives (docs/trace-format.md).
+    func testFindOrCreateAgainstAUniquenessConstraint() throws {
+        let results = try runScenarios(["find-or-create"])
+        let scenario = try XCTUnwrap(results.scenarios.first)
+        XCTAssertEqual(scenario.status, "ran", scenario.note ?? "")
+        let counters = scenario.variants.compactMap(\.counters)
+        XCTAssertEqual(counters.map(\.fetches), [201, 1])
+        XCTAssertEqual(counters.map(\.saves), [1, 2])
+    }
+}

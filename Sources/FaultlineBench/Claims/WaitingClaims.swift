@@ -31,8 +31,6 @@ extension ScenarioCatalogue {
         WaitingClaim(.saving, "Permanent IDs are allocated in an SQLite transaction of their own before the save's.",
                      [.objcio("Changing and Saving Data", nil, "P-86")], waitingFor: "a scenario timing obtainPermanentIDs before a save against the save alone"),
         // Import
-        WaitingClaim(.importing, "Find-or-create costs a fetch per record; a uniqueness constraint de-duplicates an import without one.",
-                     [ClaimSource(.kodeco, "The Core Data Stack", "Find-or-create", keys: ["perf-11"])], waitingFor: "a uniqueness-constraint variant of find-or-fetch"),
         WaitingClaim(.importing, "A private queue context imports without blocking the main context.",
                      [.apple("Concurrency", "Using a Private Queue to Support Concurrency", "perf-25", "B9")], waitingFor: "a private child context import in import-reset"),
         // Memory
