@@ -331,6 +331,10 @@ final class ScenarioCoverageTests: XCTestCase {
         XCTAssertEqual([fetchDelete.fetches, fetchDelete.saves, fetchDelete.statements], [1, 1, 103])
         XCTAssertEqual(try counters("batch-delete", "batch delete").counters.statements, 4)
         XCTAssertEqual(try counters("merge-cost", "merge 100 updates").counters.statements, 0, "merging reads nothing")
+        // A did-save merge from a context of the same coordinator reads nothing either: the saved rows are in the row
+        // cache (P-90), and the held objects are refreshed from it.
+        let didSave = try counters("merge-cost", "did-save merge of 100 updates (same coordinator)").counters
+        XCTAssertEqual([didSave.statements, didSave.cacheMisses], [0, 0])
     }
 }
 

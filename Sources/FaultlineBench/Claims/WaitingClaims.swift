@@ -9,8 +9,6 @@ extension ScenarioCatalogue {
                      [.objcio("Accessing Data", "Fetch Requests", "P-64", "P-76")], waitingFor: "NSAsynchronousFetchRequest"),
         WaitingClaim(.concurrency, "A background import's saves merged into the main context keep the UI responsive when they are merged in batches.",
                      [ClaimSource(.studyNotes, "Advanced", "Background import", keys: ["W-004-14"])], waitingFor: "a did-save merge into the main context in main-queue-budget"),
-        WaitingClaim(.concurrency, "Objects of a did-save notification remapped into another context keep their row-cache entries alive, so faults there are cheap.",
-                     [.objcio("Syncing with a Network Service", nil, "P-90")], waitingFor: "a did-save merge beside the remote merge in merge-cost"),
         // The stack's tiers
         WaitingClaim(.overheads, "The context tier needs no locks: an attribute of a registered object reads as fast as a plain object's property.",
                      [.objcio("Performance", "Performance Characteristics of Core Data's Stack", "P-07")], waitingFor: "a plain Swift object read beside the materialized tier in tiers"),
