@@ -835,12 +835,17 @@ final class PhaseTests: XCTestCase {
 }
 
 extension ScenarioCoverageTests {
+    /// The one scenario `id`, run at the tests' scale; it must have run.
+    func ranScenario(_ id: String) throws -> ScenarioResult {
+        let scenario = try XCTUnwrap(try runScenarios([id]).scenarios.first, id)
+        XCTAssertEqual(scenario.status, "ran", scenario.note ?? "")
+        return scenario
+    }
+
     /// Appends to one to-many, in memory: no statement either way; the copy costs the whole set each time (judged at
     /// 2× the accessor's time, which 200 appends already far exceed).
     func testToManyAppendsRunInMemory() throws {
-        let results = try runScenarios(["to-many-appends"])
-        let scenario = try XCTUnwrap(results.scenarios.first)
-        XCTAssertEqual(scenario.status, "ran", scenario.note ?? "")
+        let scenario = try ranScenario("to-many-appends")
         XCTAssertEqual(scenario.variants.map(\.operations), [200, 200, 200])
         XCTAssertEqual(scenario.variants.map { $0.counters?.statements }, [0, 0, 0])
         XCTAssertTrue(scenario.verdict.detail.hasPrefix("200 appends in memory (0 statements)"), scenario.verdict.detail)
@@ -851,9 +856,7 @@ extension ScenarioCoverageTests {
     /// A prebuilt store copied and opened runs its opening and a count; the import, an INSERT a record and its save's
     /// statements.
     func testAPrebuiltStoreIsCopiedNotImported() throws {
-        let results = try runScenarios(["prebuilt-store"])
-        let scenario = try XCTUnwrap(results.scenarios.first)
-        XCTAssertEqual(scenario.status, "ran", scenario.note ?? "")
+        let scenario = try ranScenario("prebuilt-store")
         let counters = scenario.variants.map { $0.counters }
         XCTAssertEqual(counters.map { $0?.saves }, [1, 0])
         XCTAssertEqual(counters.map { $0?.statements }, [216, 2])
@@ -864,9 +867,7 @@ extension ScenarioCoverageTests {
 extension ScenarioCoverageTests {
     /// A predicate from a format string and the same built in code: one canonical format, the same statements and rows.
     func testAPredicateFromAFormatStringAndFromCodeRunTheSameSQL() throws {
-        let results = try runScenarios(["predicate-builder"])
-        let scenario = try XCTUnwrap(results.scenarios.first)
-        XCTAssertEqual(scenario.status, "ran", scenario.note ?? "")
+        let scenario = try ranScenario("predicate-builder")
         let counters = scenario.variants.compactMap(\.counters)
         XCTAssertEqual(counters.map(\.statements), [100, 100])
         XCTAssertEqual(Set(counters.map(\.rows)).count, 1)
@@ -878,9 +879,7 @@ extension ScenarioCoverageTests {
 extension ScenarioCoverageTests {
     /// A SUBQUERY: the departments in one statement; collected from the employees, a fault per department.
     func testASubqueryFetchesTheDepartmentsInOneStatement() throws {
-        let results = try runScenarios(["subquery"])
-        let scenario = try XCTUnwrap(results.scenarios.first)
-        XCTAssertEqual(scenario.status, "ran", scenario.note ?? "")
+        let scenario = try ranScenario("subquery")
         let subquery = try XCTUnwrap(scenario.variants.first?.counters), collect = try XCTUnwrap(scenario.variants.last?.counters)
         XCTAssertEqual(subquery.statements, 1)
         XCTAssertGreaterThan(subquery.fetchedObjects, 0)
@@ -894,9 +893,7 @@ extension ScenarioCoverageTests {
     /// save meets the duplicates, the merge policy resolves them, and the save writes again: two save events, as a
     /// conflict resolved by a policy always gives (docs/trace-format.md).
     func testFindOrCreateAgainstAUniquenessConstraint() throws {
-        let results = try runScenarios(["find-or-create"])
-        let scenario = try XCTUnwrap(results.scenarios.first)
-        XCTAssertEqual(scenario.status, "ran", scenario.note ?? "")
+        let scenario = try ranScenario("find-or-create")
         let counters = scenario.variants.compactMap(\.counters)
         XCTAssertEqual(counters.map(\.fetches), [201, 1])
         XCTAssertEqual(counters.map(\.saves), [1, 2])
