@@ -601,10 +601,10 @@ public struct Analyzers {
         for single in indexes where single.columns.count == 1 {
             guard let covering = indexes.first(where: { $0.table == single.table && $0.columns.count > 1 && $0.columns[0] == single.columns[0] }) else { continue }
             let e = single.event
-            found.append(Finding(kind: .redundantIndex, segment: e.segment, segments: e.segment.isEmpty ? [] : [e.segment], callSite: nil,
+            found.append(StoreIndexReview.indexFinding(single.name, Finding(kind: .redundantIndex, segment: e.segment, segments: e.segment.isEmpty ? [] : [e.segment], callSite: nil,
                                  evidence: "\(single.table): the index \(single.name) (\(single.columns[0])) is redundant: \(covering.name) (\(covering.columns.joined(separator: ", "))) begins with the same column and serves every search it serves",
                                  fix: "remove the single-attribute index from the model (the attribute's Indexed box, or its fetch index) and keep the compound one: each index costs every insert and update, and space in the file (`faultline bench index-costs` measures it)",
-                                 cost: 0, count: 1, lines: [e.line], events: []))
+                                 cost: 0, count: 1, lines: [e.line], events: [])))
         }
         return found
     }

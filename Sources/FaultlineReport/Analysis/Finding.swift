@@ -61,6 +61,8 @@ public struct Finding: Sendable, Equatable {
     /// names — always an inference (`relationshipInferred`), from the model's only to-one or, with no model, from the
     /// column the fetch before them read.
     public var inferredRelationship: String? = nil
+    /// For redundant- and unused-index findings: the index they name.
+    public var index: String? = nil
 
     /// What a fetch asked for, as the trace records it.
     public struct FetchShape: Sendable, Equatable {

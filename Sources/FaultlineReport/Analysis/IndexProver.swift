@@ -27,7 +27,7 @@ public struct IndexProver {
 
     /// The store's own redundant indexes (by their columns) and those none of `plans` used on the tables they read
     /// (`StoreIndexReview`); indexes `already` names are left to those findings. A store whose indexes cannot be
-    /// read gives none.
+    /// read is an error (the report does not pass it over in silence).
     public func storeIndexFindings(plans: [String: [String]], already: [Finding]) throws -> [Finding] {
         StoreIndexReview.findings(try context.coordinator.storeIndexes(), plans: plans, store: URL(fileURLWithPath: storePath).lastPathComponent, already: already)
     }

@@ -24,14 +24,14 @@ public enum StoreIndexReview {
     /// Findings for the store's redundant indexes, and for those no planned statement used (`plans`: each planned
     /// SQL and its plan's rows), named `store`. Indexes a finding already names are left to it.
     public static func findings(_ indexes: [StoreIndex], plans: [String: [String]], store: String, already: [Finding]) -> [Finding] {
-        let named = Set(already.filter { $0.kind == .redundantIndex || $0.kind == .unusedIndex }.compactMap(\.indexName))
+        let named = Set(already.filter { $0.kind == .redundantIndex || $0.kind == .unusedIndex }.compactMap(\.index))
         var found: [Finding] = []
         let redundant = redundant(indexes)
         for (index, covering) in redundant where !named.contains(index.name) {
-            found.append(Finding(kind: .redundantIndex, segment: "", callSite: nil,
+            found.append(indexFinding(index.name, Finding(kind: .redundantIndex, segment: "", callSite: nil,
                                  evidence: "\(index.table): the index \(index.name) (\(index.columns.joined(separator: ", "))) in \(store) is redundant: \(covering.name) (\(covering.columns.joined(separator: ", "))) begins with the same column\(index.columns.count == 1 ? "" : "s") and serves every search it serves",
                                  fix: "remove \(index.name) from the model (the attribute's Indexed box, or its fetch index) and keep \(covering.name): each index costs every insert and update, and space in the file (`faultline bench index-costs` measures it)",
-                                 cost: 0, count: 1, lines: [], events: []))
+                                 cost: 0, count: 1, lines: [], events: [])))
         }
         // Unused: only on tables the trace's planned statements read, and only for what the plans could show.
         guard !plans.isEmpty else { return found }
@@ -43,12 +43,19 @@ public enum StoreIndexReview {
         let redundantNames = Set(redundant.map(\.index.name))
         for index in indexes where !index.isUnique && !used.contains(index.name) && !redundantNames.contains(index.name) && !named.contains(index.name) {
             guard let count = readers[index.table] else { continue }
-            found.append(Finding(kind: .unusedIndex, segment: "", callSite: nil,
+            found.append(indexFinding(index.name, Finding(kind: .unusedIndex, segment: "", callSite: nil,
                                  evidence: "\(index.table): the index \(index.name) (\(index.columns.joined(separator: ", "))) in \(store) was used by none of the \(count) planned statement\(count == 1 ? "" : "s") that read \(index.table) in this trace",
                                  fix: "if no other code path searches or sorts by \(index.columns.joined(separator: ", ")), remove the index from the model: it costs every insert and update, and space in the file (this trace shows only the statements it ran)",
-                                 cost: 0, count: 1, lines: [], events: []))
+                                 cost: 0, count: 1, lines: [], events: [])))
         }
         return found
+    }
+
+    /// `finding`, naming `index`.
+    static func indexFinding(_ index: String, _ finding: Finding) -> Finding {
+        var named = finding
+        named.index = index
+        return named
     }
 
     /// The tables a statement reads (`FROM ZX t0`, `JOIN ZY t1`), upper-cased.
@@ -70,13 +77,5 @@ public enum StoreIndexReview {
         guard let range = row.range(of: " INDEX ") else { return nil }
         let name = row[range.upperBound...].prefix { $0 != " " }
         return name.isEmpty ? nil : String(name)
-    }
-}
-
-extension Finding {
-    /// The index a redundant- or unused-index finding names ("…: the index NAME (…"), for telling findings apart.
-    var indexName: String? {
-        guard kind == .redundantIndex || kind == .unusedIndex, let range = evidence.range(of: "the index ") else { return nil }
-        return String(evidence[range.upperBound...].prefix { $0 != " " })
     }
 }

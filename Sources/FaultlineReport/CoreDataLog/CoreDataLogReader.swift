@@ -64,11 +64,9 @@ struct CoreDataLogReader {
         for table in model?.tables ?? [] { entities[table.name] = table.root.name }
     }
 
-    /// The to-ones of the last fetched entity (its sub-entities' too) that lead to `faulted` (whose rows are in
-    /// `table`), as "Entity.relationship". With a model, the model's to-ones; without one, the fetch's selected column
-    /// named after the faulted table (`t0.ZCUSTOMER` before faults of `ZCUSTOMER`), spelled as the log spells the
-    /// entities — an inference, and marked as one.
-    private func relationshipsLeading(to faulted: String?, table: String?) -> String? {
+    /// The model's to-ones of the last fetched entity (its sub-entities' too) that lead to `faulted`, as
+    /// "Entity.relationship" (several joined by " or "). Without a model, `foreignKeyColumn(to:)` infers one.
+    private func relationshipsLeading(to faulted: String?) -> String? {
         guard let model, let faulted, let target = model.entity(named: faulted), let fetched = lastMainFetch?.entity,
               let source = model.entity(named: fetched) else { return nil }
         let names = source.selfAndDescendants.flatMap { entity in
@@ -143,14 +141,17 @@ struct CoreDataLogReader {
     }
 
     private mutating func read(_ raw: Substring, at line: Int) {
+        let parsed = CoreDataLogLine(raw)
         if inValues {
             // A level-3 line's values, one row a line, up to a line that is `)` (or Core Data's next line).
-            let trimmed = raw.trimmingCharacters(in: .whitespacesAndNewlines)
-            if trimmed == ")" || trimmed == ")." { inValues = false; return }
-            if CoreDataLogLine(raw) == nil { return }
+            guard parsed != nil else {
+                let trimmed = raw.trimmingCharacters(in: .whitespacesAndNewlines)
+                if trimmed == ")" || trimmed == ")." { inValues = false }
+                return
+            }
             inValues = false
         }
-        guard let parsed = CoreDataLogLine(raw) else {
+        guard let parsed else {
             if plan != nil, let row = Self.planRow(raw.trimmingCharacters(in: .whitespacesAndNewlines)) {
                 plan?.rows.append(row)
                 return
@@ -273,7 +274,7 @@ struct CoreDataLogReader {
 
     private mutating func setVia(_ fault: TraceEvent, faulted: String?, table: String?) {
         if model != nil {
-            fault.via = relationshipsLeading(to: faulted, table: table)
+            fault.via = relationshipsLeading(to: faulted)
         } else if let found = foreignKeyColumn(to: table ?? faulted.map { "Z" + $0.uppercased() }) {
             // Spelled once the whole log is read (a later line may spell the entities).
             fault.viaFromLog = true
