@@ -159,11 +159,7 @@ final class MigrationTests: XCTestCase {
         try context.performAndWait {
             let book = try context.existingObject(with: try XCTUnwrap(context.objectID(forURIString: "x-coredata://\(coordinator.storeIdentifier ?? "")/Book/p1")))
             let first = try context.existingObject(with: try XCTUnwrap(context.objectID(forURIString: "x-coredata://\(coordinator.storeIdentifier ?? "")/Page/p1")))
-            let page = try context.insertNewObject(forEntityName: "Page")
-            try page.setValue(Int64(1_000), forKey: "number")
-            try page.setValue(false, forKey: "isBookmarked")
-            try page.setValue(first.value(forKey: "content"), forKey: "content")
-            try page.setValue(book, forKey: "book")
+            try insertPage(number: 1_000, into: context, book: book, contentOf: first)
             try context.save()
         }
         XCTAssertEqual(try strings("SELECT ZPAGESCOUNT FROM ZBOOK WHERE Z_PK = 1"), ["\(Int(before.counts[0])! + 1)"])

@@ -117,3 +117,15 @@ func assertTraceFormMatches(_ predicate: ObjectPredicate, file: StaticString = #
     XCTAssertEqual(replayed.string, once + once, "recorded by its shape and replayed", file: file, line: line)
     return true
 }
+
+/// A page of the SampleModel2 fixture's model (`Page`: number, isBookmarked, content, book), its content copied from
+/// `contentOf` (a required value the tests do not care about), in `book`.
+@discardableResult
+func insertPage(number: Int64, into context: ManagedObjectContext, book: ManagedObject, contentOf other: ManagedObject) throws -> ManagedObject {
+    let page = try context.insertNewObject(forEntityName: "Page")
+    try page.setValue(number, forKey: "number")
+    try page.setValue(false, forKey: "isBookmarked")
+    try page.setValue(other.value(forKey: "content"), forKey: "content")
+    try page.setValue(book, forKey: "book")
+    return page
+}
