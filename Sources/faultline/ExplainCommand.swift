@@ -34,7 +34,7 @@ struct ExplainCommand: ParsableCommand {
                 out += "\nsuggestion: \(suggestion.sql)\n  gives: \(suggestion.reason) (checked on a scratch copy)\n\n\(suggestion.planWithIndex)\n"
             }
             // The store's indexes on the fetched table: which this plan uses, and which are redundant by their columns.
-            let table = try context.performAndWait { try context.model.entity(named: request.entityName).map { $0.table.name } }
+            let table = context.coordinator.managedObjectModel.entity(named: request.entityName)?.table.name
             let indexes = try context.coordinator.storeIndexes().filter { $0.table.uppercased() == table?.uppercased() }
             if !indexes.isEmpty {
                 let planned = Set(explanation.plan.steps.compactMap { StoreIndexReview.usedIndex(in: $0.detail) })
