@@ -899,3 +899,15 @@ extension ScenarioCoverageTests {
         XCTAssertEqual(counters.map(\.saves), [1, 2])
     }
 }
+
+extension ScenarioCoverageTests {
+    /// The fetch's split comes from the engine's own fetch events: one statement, the shares in the verdict.
+    func testFetchPhasesSplitsTheFetchFromItsEvents() throws {
+        let scenario = try ranScenario("fetch-phases")
+        XCTAssertEqual(scenario.variants.map { $0.counters?.statements }, [1, 1])
+        XCTAssertEqual(scenario.variants.map { $0.counters?.fetchedObjects }, [400, 400])
+        XCTAssertNotNil(scenario.verdict.held)
+        XCTAssertTrue(scenario.verdict.detail.contains("in SQLite "), scenario.verdict.detail)
+        XCTAssertTrue(scenario.verdict.detail.contains("rows into the row cache "), scenario.verdict.detail)
+    }
+}

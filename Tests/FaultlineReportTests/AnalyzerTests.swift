@@ -214,6 +214,12 @@ final class AnalyzerTests: XCTestCase {
         XCTAssertTrue(page.contains("&lt;/style&gt;&lt;script&gt;alert(\\&quot;x\\&quot;)&lt;/script&gt;"))
         XCTAssertEqual(page.components(separatedBy: "</style>").count, 2)
         XCTAssertTrue(page.contains("<svg"))
+        // The trace read back splits its fetches' time (P-25): SQLite, the row cache, the context.
+        let fetches = trace.events.filter { $0.kind == .fetch }
+        XCTAssertTrue(fetches.allSatisfy { $0.stepTime > 0 }, "every fetch stepped SQLite")
+        XCTAssertTrue(fetches.contains { $0.rowCacheTime > 0 })
+        XCTAssertEqual(TraceSummary(trace).fetchPhases.fetches, fetches.count)
+        XCTAssertTrue(page.contains("Fetch time (\(fetches.count) fetches that split it): in SQLite "), "no fetch split on the page")
     }
 
     /// Events name their context; the timeline shows a group of lanes per context.

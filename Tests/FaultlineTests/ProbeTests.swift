@@ -230,6 +230,40 @@ final class ProbeTests: XCTestCase {
         XCTAssertTrue(traceBindings.allSatisfy { $0 == "?" }, "bind values are redacted unless asked for")
     }
 
+    /// P-25's breakdown: a fetch of objects says how much of its time was inside SQLite and how much decoding rows
+    /// into the row cache; a fetch of IDs fills no row cache. The trace carries both.
+    func testFetchEventsSplitTheirTimeIntoSQLiteAndTheRowCache() throws {
+        let dir = TemporaryDirectory()
+        let url = try seed(dir)
+        let recorder = InMemoryProbeRecorder()
+        let tracePath = dir.file("trace.jsonl").path
+        let trace = try TraceWriter(path: tracePath)
+        let probes = Probes(configuration: ProbeConfiguration(), recorders: [recorder, trace])
+        let context = try self.context(url: url, probes: probes)
+        try context.performAndWait {
+            var objects = FetchRequest<ManagedObject>(entityName: "Walk")
+            objects.returnsObjectsAsFaults = false
+            XCTAssertEqual(try context.fetch(objects).count, 3)
+            var ids = FetchRequest<ManagedObject>(entityName: "Dog")
+            ids.includesPropertyValues = false
+            _ = try context.fetch(ids)
+        }
+        let fetches = recorder.events.compactMap { event -> FetchEvent? in if case .fetch(let f) = event { return f }; return nil }
+        XCTAssertEqual(fetches.count, 2)
+        XCTAssertGreaterThan(fetches[0].stepTime, 0)
+        XCTAssertGreaterThan(fetches[0].rowCacheTime, 0)
+        XCTAssertLessThanOrEqual(fetches[0].stepTime + fetches[0].rowCacheTime, fetches[0].totalTime)
+        XCTAssertLessThanOrEqual(fetches[0].stepTime, fetches[0].sqlTime)
+        XCTAssertGreaterThan(fetches[1].stepTime, 0)
+        XCTAssertEqual(fetches[1].rowCacheTime, 0, "an IDs-only fetch decodes no row into the row cache")
+        probes.flush()
+        let lines = try String(contentsOfFile: tracePath, encoding: .utf8).split(separator: "\n")
+        let written = try lines.map { try XCTUnwrap(JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]) }.filter { $0["type"] as? String == "fetch" }
+        XCTAssertEqual(written.count, 2)
+        XCTAssertEqual(try XCTUnwrap(written[0]["stepTime"] as? Double), fetches[0].stepTime, accuracy: 1e-6)
+        XCTAssertEqual(try XCTUnwrap(written[0]["rowCacheTime"] as? Double), fetches[0].rowCacheTime, accuracy: 1e-6)
+    }
+
     func testRefreshesTheProgramAsksForAreEvents() throws {
         let dir = TemporaryDirectory()
         let url = try seed(dir)
@@ -683,7 +717,7 @@ final class TraceSchemaTests: XCTestCase {
         "statement": ["type", "t", "sql", "purpose", "bindings", "duration", "rows", "fullScanSteps", "sorts", "autoIndexes", "vmSteps"],
         "queryPlan": ["type", "t", "sql", "nodes"],
         "fetch": ["type", "t", "entity", "predicate", "sort", "limit", "offset", "batchSize", "prefetch", "resultType", "statements",
-                  "rows", "results", "registered", "sqlTime", "totalTime", "callSite", "context",
+                  "rows", "results", "registered", "sqlTime", "totalTime", "stepTime", "rowCacheTime", "callSite", "context",
                   "registeredObjects", "materializedObjects", "rowCacheRows", "optionalNotEqual?"],
         "fault": ["type", "t", "kind", "object", "relationship", "source", "duration", "callSite?", "context"],
         "cacheMiss": ["type", "t", "kind", "object", "relationship", "source", "duration", "count?", "batch?", "countOnly?", "missing?", "callSite", "context"],

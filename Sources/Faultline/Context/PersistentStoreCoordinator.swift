@@ -213,9 +213,12 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
                 while try statement.step() {
                     let (rowEntity, plan, key, version) = try fetch.row(statement)
                     try handler(rowEntity, key, version) {
-                        rowCache.upsertAndRetain(ObjectKey(table: root, key: key), version: version, entityNumber: Int32(rowEntity.entityNumber), at: readAt) {
+                        let start = statementProbe != nil ? ProbeClock.now() : 0
+                        let row = rowCache.upsertAndRetain(ObjectKey(table: root, key: key), version: version, entityNumber: Int32(rowEntity.entityNumber), at: readAt) {
                             plan.decode(statement, into: &writer)
                         }
+                        if let statementProbe { statementProbe.rowCacheTime(start, ProbeClock.now()) }
+                        return row
                     }
                 }
             }

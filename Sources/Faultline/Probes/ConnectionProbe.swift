@@ -4,8 +4,13 @@ import Foundation
 /// Running totals of a connection's statements: how many, seconds in SQLite, rows returned.
 struct ProbeTotals {
     var statements = 0
+    /// Seconds from each statement's first step to its reset: SQLite's work and the caller's per row.
     var sqlTime = 0.0
     var rows = 0
+    /// Seconds inside `sqlite3_step` (and `sqlite3_exec`): SQLite's own work.
+    var stepTime = 0.0
+    /// Seconds decoding fetched rows into the row cache.
+    var rowCacheTime = 0.0
 }
 
 /// The statement-level probe of one connection: turns each statement run into a `StatementEvent`, captures the
@@ -19,12 +24,12 @@ final class ConnectionProbe {
 
     init(probes: Probes) { self.probes = probes }
 
-    func finished(_ statement: Statement, start: UInt64, rows: Int) {
+    func finished(_ statement: Statement, start: UInt64, rows: Int, stepTime: Double) {
         let end = ProbeClock.now()
         let bindings = statement.recordedBindings
         let duration = ProbeClock.seconds(start, end)
         let handle = statement.handle
-        tally(duration: duration, rows: rows)
+        tally(duration: duration, stepTime: stepTime, rows: rows)
         probes.record(.statement(StatementEvent(
             sql: statement.sql, bindings: bindings,
             parameters: bindings.isEmpty ? statement.parameterCount : bindings.count,
@@ -43,15 +48,21 @@ final class ConnectionProbe {
     func executed(_ sql: String, start: UInt64) {
         let end = ProbeClock.now()
         let duration = ProbeClock.seconds(start, end)
-        tally(duration: duration, rows: 0)
+        tally(duration: duration, stepTime: duration, rows: 0)
         probes.record(.statement(StatementEvent(sql: sql, bindings: [], parameters: 0, purpose: purpose, duration: duration, rows: 0,
                                                 fullScanSteps: 0, sorts: 0, autoIndexes: 0, vmSteps: 0)), at: end)
     }
 
-    private func tally(duration: Double, rows: Int) {
+    private func tally(duration: Double, stepTime: Double, rows: Int) {
         totals.statements &+= 1
         totals.sqlTime += duration
+        totals.stepTime += stepTime
         totals.rows &+= rows
+    }
+
+    /// Adds time spent decoding fetched rows into the row cache (`start` and `end` from `ProbeClock`).
+    @inline(__always) func rowCacheTime(_ start: UInt64, _ end: UInt64) {
+        if end > start { totals.rowCacheTime += ProbeClock.seconds(start, end) }
     }
 
     /// Records the plan as of `time`, the end of the statement's run (so it sorts right after it).

@@ -57,6 +57,7 @@ extension ManagedObjectContext {
                 sqlTime: after.sqlTime - before.sqlTime, totalTime: ProbeClock.seconds(start, end), callSite: callSite,
                 values: level >= 3 ? uris(result) : nil, context: serialNumber, contextName: name, gauges: gaugesInSection,
                 optionalNotEqual: request.predicate.map { OptionalInequality.keyPaths(in: $0, model: model, entityName: request.entityName) } ?? [],
+                stepTime: after.stepTime - before.stepTime, rowCacheTime: after.rowCacheTime - before.rowCacheTime,
                 predicateText: PredicateTextReference(shape: text))),
                 at: end, predicateConstants: predicateShape.recordedConstants) }
             return result

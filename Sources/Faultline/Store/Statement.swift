@@ -22,6 +22,8 @@ final class Statement {
     // than the update).
     @exclusivity(unchecked) private var probeStart: UInt64 = 0
     @exclusivity(unchecked) private var probeRows = 0
+    /// Nanoseconds of the current run spent inside `sqlite3_step` (SQLite's own work, not the caller's per row).
+    @exclusivity(unchecked) private var probeStepNanoseconds: UInt64 = 0
     @exclusivity(unchecked) private var probeBindings: [String] = []
     /// The bound values recorded for the current run: empty unless bind values are wanted.
     var recordedBindings: [String] { probeBindings.isEmpty ? [] : probeBindings }
@@ -107,12 +109,8 @@ final class Statement {
 
     /// Steps once; returns true when a row is available.
     @inline(__always) func step() throws -> Bool {
-        if probe != nil { noteStep() }
-        let rc = sqlite3_step(handle)
-        if rc == SQLITE_ROW {
-            if probe != nil { probeRows &+= 1 }
-            return true
-        }
+        let rc = probe != nil ? probedStep() : sqlite3_step(handle)
+        if rc == SQLITE_ROW { return true }
         if rc == SQLITE_DONE { return false }
         throw SQLiteError(connection: connection.handle, code: rc, sql: sql)
     }
@@ -128,17 +126,24 @@ final class Statement {
         sqlite3_reset(handle)
     }
 
+    /// A step timed for the probe: the first marks the start of the run; each adds its time inside SQLite.
     @inline(never)
-    private func noteStep() {
-        // Called before each step: the first marks the start of the run.
-        if probeStart == 0 { probeStart = ProbeClock.now() }
+    private func probedStep() -> Int32 {
+        let before = ProbeClock.now()
+        if probeStart == 0 { probeStart = before }
+        let rc = sqlite3_step(handle)
+        let after = ProbeClock.now()
+        if after > before { probeStepNanoseconds &+= after &- before }
+        if rc == SQLITE_ROW { probeRows &+= 1 }
+        return rc
     }
 
     @inline(never)
     private func finishProbe() {
-        probe?._withUnsafeGuaranteedRef { $0.finished(self, start: probeStart, rows: probeRows) }
+        probe?._withUnsafeGuaranteedRef { $0.finished(self, start: probeStart, rows: probeRows, stepTime: Double(probeStepNanoseconds) / 1e9) }
         probeStart = 0
         probeRows = 0
+        probeStepNanoseconds = 0
         if !probeBindings.isEmpty { probeBindings.removeAll(keepingCapacity: true) }
     }
 

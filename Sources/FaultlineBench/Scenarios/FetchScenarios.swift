@@ -8,7 +8,7 @@ extension ScenarioCatalogue {
         BenchScenario(
             id: "fetch-objects", title: "Fetch N × 10 integers into objects, use them, release them (cold and warm), with peers",
             claim: "Fetching into managed objects costs little more than reading the rows: the fetch at most 1.25× a raw SQLite loop into structs, and fetch, use and release together no slower than GRDB records; a warm context re-uses its registered objects.",
-            theme: .overheads, sources: [ClaimSource.objcio("Performance", "Optimizing Fetch Requests", "P-25", "B-FETCH-BREAKDOWN"), ClaimSource(.grdb, "fetch 200,000 × 10 INT")],
+            theme: .overheads, sources: [ClaimSource(.grdb, "fetch 200,000 × 10 INT")],
             ratios: [RatioSpec("engine, cold", over: "raw SQLite", phase: .fetch, limit: 1.25),
                      RatioSpec("engine, cold", over: "GRDB records", limit: 1.0, target: "≤ 1× end to end"),
                      RatioSpec("engine, cold", over: "raw SQLite"),

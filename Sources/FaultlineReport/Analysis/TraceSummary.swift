@@ -59,6 +59,18 @@ public struct TraceSummary: Sendable {
     public var missesByCallSite: [Tally] = []
     public var segments: [Tally] = []
 
+    /// Where the fetches' time went, over the fetches whose events split it (Faultline's own traces): inside
+    /// SQLite, decoding rows into the row cache, and the rest (the context's: uniquing, creating and registering
+    /// objects). P-25's breakdown.
+    public struct FetchPhases: Sendable {
+        public var fetches = 0
+        public var sqlite = 0.0
+        public var rowCache = 0.0
+        public var context = 0.0
+        public var total: Double { sqlite + rowCache + context }
+    }
+    public var fetchPhases = FetchPhases()
+
     /// Faults fulfilled from the row cache over all faults.
     public var rowCacheHitRatio: Double? {
         let all = faults.count + cacheMisses.count
@@ -126,6 +138,12 @@ public struct TraceSummary: Sendable {
             fetches.count += 1
             fetches.time += event.duration
             fetches.rows += event.rows
+            if event.stepTime > 0 {
+                fetchPhases.fetches += 1
+                fetchPhases.sqlite += event.stepTime
+                fetchPhases.rowCache += event.rowCacheTime
+                fetchPhases.context += max(0, event.duration - event.stepTime - event.rowCacheTime)
+            }
             Self.add(&byEntity, event.entity ?? "?", event.duration, rows: event.rows)
             Self.add(&fetchSites, event.callSite ?? "(unknown call site)", event.duration, rows: event.rows)
         case .save:

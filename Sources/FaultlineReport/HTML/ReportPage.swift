@@ -135,6 +135,12 @@ public struct ReportPage {
         out += "</table>\n<p>\(s.events) events over \(seconds(s.duration)); \(s.statementCount) SQL statements"
         if let ratio = s.rowCacheHitRatio { out += String(format: "; row-cache hit ratio %.1f%% of %d faults", ratio * 100, s.faults.count + s.cacheMisses.count) }
         out += ".</p>\n"
+        let phases = s.fetchPhases
+        if phases.fetches > 0, phases.total > 0 {
+            func share(_ part: Double) -> String { String(format: "%.0f%%", part / phases.total * 100) }
+            out += "<p>Fetch time (\(phases.fetches) fetch\(phases.fetches == 1 ? "" : "es") that split it): in SQLite \(share(phases.sqlite)), "
+                + "rows into the row cache \(share(phases.rowCache)), the context's objects \(share(phases.context)) of \(seconds(phases.total)).</p>\n"
+        }
         // Findings.
         out += "<h3>Findings (\(input.findings.count))</h3>\n"
         if !input.findings.isEmpty { out += "<p>\(e(input.explanation))</p>\n" }

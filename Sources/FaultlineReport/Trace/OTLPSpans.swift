@@ -108,6 +108,8 @@ struct OTLPSpans {
             e.registered = try count("faultline.registered")
             e.batchSize = try count("faultline.batch_size")
             e.sqlTime = try seconds("faultline.sql_time")
+            e.stepTime = try seconds("faultline.step_time")
+            e.rowCacheTime = try seconds("faultline.row_cache_time")
             e.prefetch = a["faultline.prefetch"]?.texts ?? []
             e.sort = a["faultline.sort"]?.texts ?? []
             e.optionalNotEqual = a["faultline.optional_not_equal"]?.texts ?? []

@@ -50,6 +50,10 @@ public final class TraceEvent: @unchecked Sendable {
     /// Of `results`, the objects the context had registered before the fetch.
     public var registered = 0
     public var sqlTime = 0.0
+    /// Of the fetch's time, seconds inside SQLite's `sqlite3_step` (0: the trace does not say).
+    public var stepTime = 0.0
+    /// Of the fetch's time, seconds decoding rows into the row cache (0: the trace does not say).
+    public var rowCacheTime = 0.0
     // fetch, fault, cacheMiss, save
     public var callSite: String?
     // fault, cacheMiss

@@ -344,6 +344,8 @@ public struct TraceFile: Sendable {
             e.results = try f.count("results")
             e.registered = try f.count("registered")
             e.sqlTime = try f.seconds("sqlTime")
+            e.stepTime = try f.seconds("stepTime")
+            e.rowCacheTime = try f.seconds("rowCacheTime")
             e.gauges = try f.gauges()
             e.optionalNotEqual = f.strings("optionalNotEqual")
         case .fault, .cacheMiss:
