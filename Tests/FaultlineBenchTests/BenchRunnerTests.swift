@@ -608,7 +608,7 @@ extension ScenarioCoverageTests {
         XCTAssertEqual(inverse.first, 2 * 400 + 2)
         XCTAssertEqual(statements("transformable-encoding"), [1, 1])
         XCTAssertEqual(statements("validation-cost"), [206, 206, 230, 230], "validation runs no statement: 200 runs (and 20 clubs) inserted either way")
-        XCTAssertEqual(statements("accessors"), [0, 0])
+        XCTAssertEqual(statements("accessors"), [0, 0, 0, 0])
         XCTAssertEqual(statements("small-set"), [20, 1, 20, 1, 20, 1])
         XCTAssertEqual(Set(statements("store-open")).count, 1, "opening reads no rows: the same statements at either size")
         XCTAssertEqual(statements("migration-chain"), [502, 1_003], "a SELECT and an INSERT a row per step, and the opening that identifies the store's version")
@@ -909,5 +909,59 @@ extension ScenarioCoverageTests {
         XCTAssertNotNil(scenario.verdict.held)
         XCTAssertTrue(scenario.verdict.detail.contains("in SQLite "), scenario.verdict.detail)
         XCTAssertTrue(scenario.verdict.detail.contains("rows into the row cache "), scenario.verdict.detail)
+    }
+}
+
+extension ScenarioCoverageTests {
+    /// The book's three states of N faults: cold, one statement for the fetch against one a fault; warm, the faults
+    /// come from the row cache (no statement, no miss); contended, the same faults while another context fetches.
+    func testFetchFaultsCountsEachStateExactly() throws {
+        let scenario = try ranScenario("fetch-faults")
+        func counters(_ name: String) throws -> ProbeCounters { try XCTUnwrap(scenario.variants.first { $0.name == name }?.counters, name) }
+        let mayors = try XCTUnwrap(scenario.variants.first?.operations)
+        XCTAssertEqual(try counters("a fault each, row cache cold").statements, mayors)
+        XCTAssertEqual(try counters("a fault each, row cache cold").cacheMisses, mayors)
+        XCTAssertEqual(try counters("one fetch for all, row cache cold").statements, 1)
+        XCTAssertEqual(try counters("a fault each, row cache warm").statements, 0)
+        XCTAssertEqual(try counters("a fault each, row cache warm").cacheHits, mayors)
+        XCTAssertEqual(try counters("one fetch for all, row cache warm").statements, 1)
+        XCTAssertEqual(try counters("a fault each, row cache warm, coordinator contended").cacheMisses, 0)
+        XCTAssertGreaterThan(try counters("a fault each, row cache warm, coordinator contended").fetches, 0, "the other context's fetches")
+        XCTAssertTrue(scenario.verdict.detail.hasPrefix("row cache cold: one fetch wins"), scenario.verdict.detail)
+    }
+
+    /// To-many traversal at three registrations, and the compromise: traverse, then one fetch for the members still
+    /// faults — one statement more than the relationship faults, whatever the registration.
+    func testTraversalSweepsRegistrationAndFetchesTheFaults() throws {
+        let scenario = try ranScenario("traversal-vs-fetch")
+        func counters(_ name: String) throws -> ProbeCounters { try XCTUnwrap(scenario.variants.first { $0.name == name }?.counters, name) }
+        let cities = try XCTUnwrap(scenario.variants.first?.operations)
+        let cold = try counters("residents: traverse, not registered"), half = try counters("residents: traverse, half registered")
+        XCTAssertGreaterThan(cold.cacheMisses, half.cacheMisses, "half the residents registered: fewer faults reach SQLite")
+        XCTAssertEqual(try counters("residents: traverse, registered").cacheMisses, cities, "only the relationship faults")
+        XCTAssertEqual(try counters("residents: traverse + fetch faults, not registered").statements, cities + 1)
+        XCTAssertEqual(try counters("residents: traverse + fetch faults, half registered").statements, cities + 1)
+        XCTAssertEqual(try counters("residents: traverse + fetch faults, registered").statements, cities, "nothing left to fetch")
+        XCTAssertFalse(scenario.variants.contains { $0.name.hasPrefix("mayor") && $0.name.hasSuffix("half registered") })
+        XCTAssertTrue(scenario.verdict.detail.contains("traverse + fetch faults against the better of the two: not registered "), scenario.verdict.detail)
+    }
+
+    /// A transformable and the lazy accessor read the same keyed archives: one statement each; the verdict says
+    /// why nothing is left to defer in Faultline.
+    func testLazyTransformableReadsTheSameArchives() throws {
+        let scenario = try ranScenario("transformable-lazy")
+        XCTAssertEqual(scenario.variants.map { $0.counters?.statements }, [1, 1, 1, 1])
+        XCTAssertEqual(Set(scenario.variants.map(\.operations)).count, 1)
+        XCTAssertTrue(scenario.verdict.detail.contains("never at fulfilment"), scenario.verdict.detail)
+    }
+
+    /// The custom accessors and the instance variables read the objects loaded before: no statement, and the
+    /// verdict compares both with typed keys.
+    func testAccessorVariantsReadLoadedObjects() throws {
+        let scenario = try ranScenario("accessors")
+        XCTAssertEqual(scenario.variants.map(\.name).count, 4)
+        XCTAssertEqual(scenario.variants.map { $0.counters?.faults }, [0, 0, 0, 0])
+        XCTAssertTrue(scenario.verdict.detail.contains("custom accessors "), scenario.verdict.detail)
+        XCTAssertTrue(scenario.verdict.detail.contains("instance variables "), scenario.verdict.detail)
     }
 }

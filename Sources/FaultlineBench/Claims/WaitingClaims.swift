@@ -12,17 +12,12 @@ extension ScenarioCatalogue {
         // The stack's tiers
         WaitingClaim(.overheads, "The context tier needs no locks: an attribute of a registered object reads as fast as a plain object's property.",
                      [.objcio("Performance", "Performance Characteristics of Core Data's Stack", "P-07")], waitingFor: "a plain Swift object read beside the materialized tier in tiers"),
-        WaitingClaim(.overheads, "Custom accessors and instance variables can be slower than Core Data's own storage read through its accessors.",
-                     [.apple("Performance", "NSManagedObject Storage Mechanism", "perf-3"), ClaimSource(.studyNotes, "Understanding", "Accessors", keys: ["W-004-16"])],
-                     waitingFor: "a custom-accessor variant of accessors"),
         // Paging and fetch shape
         WaitingClaim(.fetchShape, "returnsObjectsAsFaults = false saves a round trip per object when every object's data will be used, a small gain even from the row cache.",
                      [.objcio("Accessing Data", "Faulting", "P-65")], waitingFor: "a result-types variant that fetches faults and then reads every object"),
         WaitingClaim(.fetchShape, "A default fetch fills the row cache, so later faults are cheap: more memory for faster fault fulfilment.",
                      [.objcio("Accessing Data", "Faulting", "P-67")], waitingFor: "fault costs after a fetch with and without property values, beside property-values-off's memory"),
         // Transformable encoding
-        WaitingClaim(.transformable, "A transient attribute with a custom accessor defers a transformable's decoding until first use, worthwhile when it is rarely read.",
-                     [.objcio("Data Types", "Custom Data Types", "P-61")], waitingFor: "a lazy transient accessor variant of transformable-encoding"),
         WaitingClaim(.transformable, "A location stored as a transformable wastes space: two doubles hold it.",
                      [.objcio("Relationships", nil, "P-56")], waitingFor: "a scenario"),
         // Inserting and saving

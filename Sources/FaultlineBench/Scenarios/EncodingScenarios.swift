@@ -62,6 +62,71 @@ extension ScenarioCatalogue {
             })
     }
 
+    /// P-61: colours that are rarely read, as a transformable attribute or as bytes a custom accessor decodes on
+    /// first use and keeps.
+    static var lazyTransformable: BenchScenario {
+        let transformable = "transformable", lazy = "bytes + lazy custom accessor"
+        func name(_ kind: String, _ reads: String) -> String { "\(kind): \(reads)" }
+        let datesOnly = "dates only", twice = "colours read twice"
+        return BenchScenario(
+            id: "transformable-lazy", title: "Moods whose colours are rarely read: a transformable, or bytes decoded by a lazy custom accessor",
+            claim: "A transformable is decoded when its object's fault is fulfilled; a transient attribute with a custom accessor defers the decoding until first use, worthwhile when the value is rarely read and costly to decode.",
+            theme: .transformable,
+            sources: [.objcio("Data Types", "Custom Data Types", "P-61")],
+            ratios: [RatioSpec(name(lazy, datesOnly), over: name(transformable, datesOnly)), RatioSpec(name(lazy, twice), over: name(transformable, twice))],
+            alternatesOrder: true,
+            variants: { setup in
+                let moods = setup.scale.part(40, minimum: 500)
+                func colors(_ i: Int) -> [[Double]] {
+                    (0..<5).map { c in [Double((i + c) % 256) / 255, Double((i * 3 + c) % 256) / 255, Double((i * 7 + c) % 256) / 255] }
+                }
+                let archive = ValueTransformerRegistry.transformer(named: nil)
+                var variants: [BenchVariant] = []
+                for kind in [transformable, lazy] {
+                    let model = try ManagedObjectModel(entities: [EntityDescription(name: "Mood", properties: [
+                        AttributeDescription(name: "date", type: .date),
+                        kind == lazy ? AttributeDescription(name: "colorData", type: .binary)
+                                     : AttributeDescription(name: "colors", type: .transformable),
+                    ])])
+                    let store = try ScenarioStore.make(setup.folder, "transformable-lazy-\(kind == lazy)", model: model) { context in
+                        for i in 0..<moods {
+                            let mood = ManagedObject(entity: model.entity(named: "Mood")!, insertInto: context)
+                            try mood.setValue(Date(timeIntervalSince1970: Double(i) * 3_600), forKey: "date")
+                            // The same keyed archive either way: only when it is decoded differs.
+                            if kind == lazy { try mood.setValue(try archive.encode(colors(i)), forKey: "colorData") }
+                            else { try mood.setValue(colors(i), forKey: "colors") }
+                        }
+                    }
+                    if kind == lazy { try model.register(LazyColorsMood.self, forEntityName: "Mood") }
+                    for reads in [datesOnly, twice] {
+                        variants.append(.engine(name(kind, reads), model: model, store: store, operations: moods) { context in
+                            var request = FetchRequest<ManagedObject>(entityName: "Mood")
+                            request.returnsObjectsAsFaults = false
+                            var count = 0
+                            for mood in try context.fetch(request) {
+                                count += (mood.value(forKey: "date") as? Date) == nil ? 0 : 1
+                                guard reads == twice else { continue }
+                                for _ in 0..<2 {
+                                    if let lazyMood = mood as? LazyColorsMood { count += lazyMood.colors.count }
+                                    else { count += (mood.value(forKey: "colors") as? [[Double]])?.count ?? 0 }
+                                }
+                            }
+                            Bench.sink(Int64(count))
+                        })
+                    }
+                }
+                return variants
+            },
+            judge: { m in
+                guard let deferred = m.ratio(name(lazy, datesOnly), name(transformable, datesOnly)),
+                      let used = m.ratio(name(lazy, twice), name(transformable, twice)) else { return Verdict(held: nil, "not measured") }
+                // Held when deferring saves at least a tenth of the fetch that never reads the colours.
+                return Verdict(held: deferred < 0.9,
+                               "reading dates only, the lazy accessor takes \(BenchFormat.ratio(deferred)) the transformable's time; reading the colours twice, \(BenchFormat.ratio(used)) "
+                               + "(Faultline decodes a transformable when it is read, on every read, never at fulfilment: nothing is left to defer, and a second read decodes again)")
+            })
+    }
+
     /// P-55: moving pets between owners, with the relationship's inverse in the model and without it.
     static var inverseRelationships: BenchScenario {
         let withInverse = "with an inverse (Pet.owner)", without = "without an inverse"
@@ -156,4 +221,20 @@ extension ScenarioCatalogue {
                                "\(a.statements) statements at either size; ten times the rows take \(BenchFormat.ratio(ratio)) the time to open")
             })
     }
+}
+
+/// A mood whose colours are stored as bytes and decoded by its accessor on first use, then kept until the object
+/// turns back into a fault (the objc.io book's lazy transient accessor).
+final class LazyColorsMood: ManagedObject {
+    private var decoded: [[Double]]?
+
+    var colors: [[Double]] {
+        if let decoded { return decoded }
+        let data = value(forKey: "colorData") as? Data ?? Data()
+        let colors = (try? ValueTransformerRegistry.transformer(named: nil).decode(data)) as? [[Double]] ?? []
+        decoded = colors
+        return colors
+    }
+
+    override func didTurnIntoFault() { decoded = nil }
 }

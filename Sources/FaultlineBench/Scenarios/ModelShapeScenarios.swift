@@ -202,18 +202,25 @@ extension ScenarioCatalogue {
     /// perf-3: reading attributes through typed keys, and through key-value coding's string keys.
     static var accessors: BenchScenario {
         let typed = "typed keys (object[Attribute])", kvc = "string keys (value(forKey:))"
+        let custom = "custom accessors (primitiveValue(forKey:))", ivars = "instance variables (set in awakeFromFetch)"
         return BenchScenario(
-            id: "accessors", title: "Reading ten attributes of N objects: typed keys, or key-value coding's string keys",
-            claim: "Core Data's own storage is fastest read through its accessors; key-value coding by string keys costs a lookup of the key each time.",
+            id: "accessors", title: "Reading ten attributes of N objects: typed keys, string keys, custom accessors, instance variables",
+            claim: "Core Data's own storage is fastest read through its accessors: key-value coding by string keys costs a lookup of the key each time, a custom accessor over the primitive value costs as much, and custom instance variables are no faster than the managed storage.",
             theme: .overheads,
-            sources: [.apple("Performance", "NSManagedObject Storage Mechanism", "perf-3")],
-            ratios: [RatioSpec(kvc, over: typed)],
+            sources: [.apple("Performance", "NSManagedObject Storage Mechanism", "perf-3"), ClaimSource(.studyNotes, "Understanding", "Accessors", keys: ["W-004-16"])],
+            ratios: [RatioSpec(kvc, over: typed), RatioSpec(custom, over: typed), RatioSpec(ivars, over: typed)],
             alternatesOrder: true,
             variants: { setup in
                 let model = try RowWorkload.model()
                 let rows = min(20_000, setup.scale.part(10, minimum: 200))
                 let store = try setup.data.rows(rows)
                 let names = (0..<10).map { "a\($0)" }
+                // The same rows read by subclasses: one with Core Data's custom-accessor pattern, one keeping its
+                // own copies of the values in instance variables.
+                let accessorModel = try RowWorkload.model()
+                try accessorModel.register(AccessorRow.self, forEntityName: "Row")
+                let ivarModel = try RowWorkload.model()
+                try ivarModel.register(InstanceVariableRow.self, forEntityName: "Row")
                 func load(_ context: ManagedObjectContext) throws -> [ManagedObject] {
                     var request = FetchRequest<ManagedObject>(entityName: "Row")
                     request.returnsObjectsAsFaults = false
@@ -230,12 +237,24 @@ extension ScenarioCatalogue {
                         for object in objects { for name in names { sum &+= object.value(forKey: name) as? Int64 ?? 0 } }
                         Bench.sink(sum)
                     },
+                    .engine(custom, model: accessorModel, store: store, operations: rows * 10, prime: { try load($0).map { $0 as! AccessorRow } }) { _, objects in
+                        var sum: Int64 = 0
+                        for object in objects { sum &+= object.sum }
+                        Bench.sink(sum)
+                    },
+                    .engine(ivars, model: ivarModel, store: store, operations: rows * 10, prime: { try load($0).map { $0 as! InstanceVariableRow } }) { _, objects in
+                        var sum: Int64 = 0
+                        for object in objects { sum &+= object.sum }
+                        Bench.sink(sum)
+                    },
                 ]
             },
             judge: { m in
-                guard let a = m.counters(typed), let b = m.counters(kvc), let ratio = m.ratio(kvc, typed) else { return Verdict(held: nil, "not measured") }
-                return Verdict(held: a.statements == 0 && b.statements == 0 && ratio > 1.1,
-                               "no statements either way (the objects were loaded before); string keys take \(BenchFormat.ratio(ratio)) the time of typed keys")
+                guard let a = m.counters(typed), let b = m.counters(kvc), let ratio = m.ratio(kvc, typed),
+                      let customRatio = m.ratio(custom, typed), let ivarRatio = m.ratio(ivars, typed) else { return Verdict(held: nil, "not measured") }
+                let held = a.statements == 0 && b.statements == 0 && ratio > 1.1 && customRatio > 1.1 && ivarRatio >= 0.9
+                return Verdict(held: held,
+                               "no statements either way (the objects were loaded before); against typed keys, string keys take \(BenchFormat.ratio(ratio)), custom accessors \(BenchFormat.ratio(customRatio)), instance variables \(BenchFormat.ratio(ivarRatio)) the time")
             })
     }
 
@@ -283,4 +302,34 @@ extension ScenarioCatalogue {
                 return Verdict(held: wins[0] && wins[1], "loading once and filtering in memory against a fetch each, by size — " + parts.joined(separator: ", ") + "; " + crossover)
             })
     }
+}
+
+/// A row read through custom accessors in Core Data's pattern: each property reads the primitive value by its key.
+final class AccessorRow: ManagedObject {
+    var a0: Int64 { primitiveValue(forKey: "a0") as? Int64 ?? 0 }
+    var a1: Int64 { primitiveValue(forKey: "a1") as? Int64 ?? 0 }
+    var a2: Int64 { primitiveValue(forKey: "a2") as? Int64 ?? 0 }
+    var a3: Int64 { primitiveValue(forKey: "a3") as? Int64 ?? 0 }
+    var a4: Int64 { primitiveValue(forKey: "a4") as? Int64 ?? 0 }
+    var a5: Int64 { primitiveValue(forKey: "a5") as? Int64 ?? 0 }
+    var a6: Int64 { primitiveValue(forKey: "a6") as? Int64 ?? 0 }
+    var a7: Int64 { primitiveValue(forKey: "a7") as? Int64 ?? 0 }
+    var a8: Int64 { primitiveValue(forKey: "a8") as? Int64 ?? 0 }
+    var a9: Int64 { primitiveValue(forKey: "a9") as? Int64 ?? 0 }
+    var sum: Int64 { a0 &+ a1 &+ a2 &+ a3 &+ a4 &+ a5 &+ a6 &+ a7 &+ a8 &+ a9 }
+}
+
+/// A row that keeps its own copies of its values in instance variables, filled when it is fetched (the "other
+/// storage mechanism" the guide compares with Core Data's).
+final class InstanceVariableRow: ManagedObject {
+    private(set) var a0: Int64 = 0, a1: Int64 = 0, a2: Int64 = 0, a3: Int64 = 0, a4: Int64 = 0
+    private(set) var a5: Int64 = 0, a6: Int64 = 0, a7: Int64 = 0, a8: Int64 = 0, a9: Int64 = 0
+
+    override func awakeFromFetch() {
+        let keys = RowWorkload.keys
+        a0 = self[keys[0]]; a1 = self[keys[1]]; a2 = self[keys[2]]; a3 = self[keys[3]]; a4 = self[keys[4]]
+        a5 = self[keys[5]]; a6 = self[keys[6]]; a7 = self[keys[7]]; a8 = self[keys[8]]; a9 = self[keys[9]]
+    }
+
+    var sum: Int64 { a0 &+ a1 &+ a2 &+ a3 &+ a4 &+ a5 &+ a6 &+ a7 &+ a8 &+ a9 }
 }

@@ -2,8 +2,8 @@
 /// advice, cited by work, chapter and section (`ClaimSource`), grouped by theme (`BenchTheme`).
 public enum ScenarioCatalogue {
     public static var all: [BenchScenario] {
-        [tiers, fetchObjects, fetchPhases, insertThenSave, accessors, resultTypes, insert, saveGranularity, historyCost, update, prefetchMayors, prefetchEmployees, departmentNames, denormalizedCount, traversal, idLookups, findOrFetch, singleton, smallSet, propertyValuesOff,
-         batchSize, paging, earliestValue, sortInSQLite, localizedSort, nonFiringMethods, indexSmall, indexLarge, compoundIndex, indexCosts, normalizedSearch, predicateOrder, predicateBuilder, subquery, noIndex, fetchTemplate, aggregate, pointLookup, rangeQuery, walReaders, coordinators, mainQueueBudget, blobs, subentities, wideOrSplit, optionalOrDefault, inverseRelationships, transformableEncoding, integerWidth, toManyShapes, orderedRelationships, toManyAppends, prebuiltStore, probeCost, batchUpdate, batchDelete, deleteRules, mergePolicies, validationCost, mergeCost, saveDurability, fileSize, walGrowth,
+        [tiers, fetchObjects, fetchPhases, insertThenSave, accessors, resultTypes, insert, saveGranularity, historyCost, update, prefetchMayors, fetchFaults, prefetchEmployees, departmentNames, denormalizedCount, traversal, idLookups, findOrFetch, singleton, smallSet, propertyValuesOff,
+         batchSize, paging, earliestValue, sortInSQLite, localizedSort, nonFiringMethods, indexSmall, indexLarge, compoundIndex, indexCosts, normalizedSearch, predicateOrder, predicateBuilder, subquery, noIndex, fetchTemplate, aggregate, pointLookup, rangeQuery, walReaders, coordinators, mainQueueBudget, blobs, subentities, wideOrSplit, optionalOrDefault, inverseRelationships, transformableEncoding, lazyTransformable, integerWidth, toManyShapes, orderedRelationships, toManyAppends, prebuiltStore, probeCost, batchUpdate, batchDelete, deleteRules, mergePolicies, validationCost, mergeCost, saveDurability, fileSize, walGrowth,
          migration, migrationChain, importReset, findOrCreate, importUndo, fetchMemory, refreshToFault, rowCacheSharing, retainsRegistered, staleness, storeOpen]
     }
 
