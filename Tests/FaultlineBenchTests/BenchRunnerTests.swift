@@ -965,3 +965,24 @@ extension ScenarioCoverageTests {
         XCTAssertTrue(scenario.verdict.detail.contains("instance variables "), scenario.verdict.detail)
     }
 }
+
+extension ScenarioCoverageTests {
+    /// P-34's example: the compound index sorts without a temporary B-tree, and with the redundant single index
+    /// beside it SQLite still uses the compound one alone; the inserts run the same statements either way.
+    func testCapitalsIndexPlansAndInserts() throws {
+        let scenario = try ranScenario("capitals-index")
+        func variant(_ name: String) throws -> VariantResult { try XCTUnwrap(scenario.variants.first { $0.name == name }, name) }
+        func plan(_ name: String) throws -> [String] {
+            try XCTUnwrap(try variant(name).queryPlans?.first { $0.key.contains("ORDER BY") }?.value, name)
+        }
+        XCTAssertEqual(scenario.variants.count, 7)
+        XCTAssertTrue(try plan("no index: sorted read").contains { $0.contains("TEMP B-TREE") })
+        XCTAssertFalse(try plan("compound (isCapital, population): sorted read").contains { $0.contains("TEMP B-TREE") })
+        let pair = try plan("compound + index on isCapital: sorted read")
+        XCTAssertFalse(pair.contains { $0.contains("TEMP B-TREE") }, "\(pair)")
+        XCTAssertEqual(pair.filter { $0.contains("INDEX") }.count, 1, "one index per fetch: \(pair)")
+        XCTAssertEqual(try variant("compound (isCapital, population): insert").counters?.statements,
+                       try variant("compound + index on isCapital: insert").counters?.statements)
+        XCTAssertTrue(scenario.verdict.detail.hasPrefix("sorted reads against no index: isCapital index "), scenario.verdict.detail)
+    }
+}
