@@ -986,3 +986,21 @@ extension ScenarioCoverageTests {
         XCTAssertTrue(scenario.verdict.detail.hasPrefix("sorted reads against no index: isCapital index "), scenario.verdict.detail)
     }
 }
+
+extension ScenarioCoverageTests {
+    /// The same import three ways, every row inserted each time; the UI's fetch latencies reach the verdict.
+    func testImportQueueImportsEveryRowThreeWays() throws {
+        let scenario = try ranScenario("import-queue")
+        XCTAssertEqual(scenario.variants.map(\.name), ["import on the UI's context", "import on a private queue context", "import on a private child context"])
+        let rows = try XCTUnwrap(scenario.variants.first?.operations)
+        XCTAssertEqual(rows % 500, 0)
+        for variant in scenario.variants {
+            let counters = try XCTUnwrap(variant.counters, variant.name)
+            XCTAssertGreaterThanOrEqual(counters.statements, rows, "an INSERT a row: \(variant.name)")
+            XCTAssertGreaterThanOrEqual(counters.saves, rows / 500, variant.name)
+        }
+        // The child's batches reach the store through the UI's context: its saves as well as the child's.
+        XCTAssertEqual(scenario.variants[2].counters?.saves, 2 * rows / 500)
+        XCTAssertTrue(scenario.verdict.detail.hasPrefix("the UI's small fetch during the import, p50 / p99: on its own context "), scenario.verdict.detail)
+    }
+}

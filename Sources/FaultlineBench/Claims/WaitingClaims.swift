@@ -23,9 +23,6 @@ extension ScenarioCatalogue {
         // Inserting and saving
         WaitingClaim(.saving, "Permanent IDs are allocated in an SQLite transaction of their own before the save's.",
                      [.objcio("Changing and Saving Data", nil, "P-86")], waitingFor: "a scenario timing obtainPermanentIDs before a save against the save alone"),
-        // Import
-        WaitingClaim(.importing, "A private queue context imports without blocking the main context.",
-                     [.apple("Concurrency", "Using a Private Queue to Support Concurrency", "perf-25", "B9")], waitingFor: "a private child context import in import-reset"),
         // Memory
         WaitingClaim(.memory, "Refreshing an object still in use is cheap: while the program holds it, its row-cache entry stays, and it fulfils from memory.",
                      [.objcio("Accessing Data", "Memory Considerations", "P-83")], waitingFor: "a variant of refresh-to-fault that reads the held objects again"),

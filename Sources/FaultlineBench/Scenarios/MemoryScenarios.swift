@@ -76,7 +76,7 @@ extension ScenarioCatalogue {
         return BenchScenario(
             id: "import-reset", title: "Import in batches of 1,000 with and without reset() after each save",
             claim: "Resetting the context after each saved batch keeps an import's memory flat; without it the context keeps every object it imported.",
-            theme: .importing, sources: [ClaimSource.apple("Concurrency", "Using a Private Queue to Support Concurrency", "B9"), ClaimSource.apple("Performance", "Reducing Memory Overhead", "perf-12"), ClaimSource(.studyNotes, "Understanding", "Import", keys: ["W-004-11"]), ClaimSource.apple("Managed Objects and References", "Weak References Between Managed Objects and the Context", "C-01", "C-03")],
+            theme: .importing, sources: [ClaimSource.apple("Performance", "Reducing Memory Overhead", "perf-12"), ClaimSource(.studyNotes, "Understanding", "Import", keys: ["W-004-11"]), ClaimSource.apple("Managed Objects and References", "Weak References Between Managed Objects and the Context", "C-01", "C-03")],
             variants: { setup in
                 let model = try RowWorkload.model()
                 let count = setup.scale.part(10, minimum: 2_000)
