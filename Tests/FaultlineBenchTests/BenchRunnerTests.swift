@@ -1004,3 +1004,19 @@ extension ScenarioCoverageTests {
         XCTAssertTrue(scenario.verdict.detail.hasPrefix("the UI's small fetch during the import, p50 / p99: on its own context "), scenario.verdict.detail)
     }
 }
+
+extension ScenarioCoverageTests {
+    /// Changesets of three sizes, the reader on the writer's coordinator or a second one, and the rollback journal:
+    /// each size writes as many rows in all (at least five saves), and the verdict gives every latency.
+    func testChangesetsSweepSizesAndCoordinators() throws {
+        let scenario = try ranScenario("changesets")
+        XCTAssertEqual(scenario.variants.count, 7)
+        XCTAssertEqual(scenario.variants.map(\.operations), [1_000, 1_000, 10, 10, 5, 5, 5])
+        for variant in scenario.variants {
+            XCTAssertEqual(variant.counters?.saves, variant.operations, variant.name)
+        }
+        XCTAssertTrue(scenario.variants.last?.name.hasSuffix("second coordinator, rollback journal") == true)
+        XCTAssertTrue(scenario.verdict.detail.hasPrefix("the reader's fetch latency beside changesets of 1: one coordinator p50 "), scenario.verdict.detail)
+        XCTAssertTrue(scenario.verdict.detail.contains("under a rollback journal, two coordinators: p50 "), scenario.verdict.detail)
+    }
+}

@@ -113,7 +113,9 @@ enum ReadersWorkload {
         var seconds: Double
     }
 
-    static func run(_ coordinator: PersistentStoreCoordinator, readers: Int, saves: Int, batch: Int) throws -> Run {
+    /// `readerCoordinator`: the readers' own coordinator on the same file (nil: the writer's).
+    static func run(_ coordinator: PersistentStoreCoordinator, readers: Int, saves: Int, batch: Int,
+                    readerCoordinator: PersistentStoreCoordinator? = nil) throws -> Run {
         let done = ManagedAtomicFlag()
         let group = DispatchGroup()
         let collected = Collected()
@@ -122,7 +124,7 @@ enum ReadersWorkload {
             group.enter()
             Thread.detachNewThread {
                 defer { group.leave() }
-                let context = ManagedObjectContext(.privateQueue, coordinator: coordinator)
+                let context = ManagedObjectContext(.privateQueue, coordinator: readerCoordinator ?? coordinator)
                 var random = SeededGenerator(seed: UInt64(17 + reader))
                 var mine: [Double] = []
                 do {
