@@ -1020,3 +1020,13 @@ extension ScenarioCoverageTests {
         XCTAssertTrue(scenario.verdict.detail.contains("under a rollback journal, two coordinators: p50 "), scenario.verdict.detail)
     }
 }
+
+extension ScenarioCoverageTests {
+    /// P-07: both variants read objects loaded before, with no statement; the verdict gives the ratio and times.
+    func testContextTierReadsWithoutStatements() throws {
+        let scenario = try ranScenario("context-tier")
+        XCTAssertEqual(scenario.variants.map { $0.counters?.statements }, [0, 0])
+        XCTAssertEqual(scenario.variants.map(\.operations), [400, 400])
+        XCTAssertTrue(scenario.verdict.detail.hasPrefix("a materialized object's attribute takes "), scenario.verdict.detail)
+    }
+}

@@ -9,9 +9,6 @@ extension ScenarioCatalogue {
                      [.objcio("Accessing Data", "Fetch Requests", "P-64", "P-76")], waitingFor: "NSAsynchronousFetchRequest"),
         WaitingClaim(.concurrency, "A background import's saves merged into the main context keep the UI responsive when they are merged in batches.",
                      [ClaimSource(.studyNotes, "Advanced", "Background import", keys: ["W-004-14"])], waitingFor: "a did-save merge into the main context in main-queue-budget"),
-        // The stack's tiers
-        WaitingClaim(.overheads, "The context tier needs no locks: an attribute of a registered object reads as fast as a plain object's property.",
-                     [.objcio("Performance", "Performance Characteristics of Core Data's Stack", "P-07")], waitingFor: "a plain Swift object read beside the materialized tier in tiers"),
         // Paging and fetch shape
         WaitingClaim(.fetchShape, "returnsObjectsAsFaults = false saves a round trip per object when every object's data will be used, a small gain even from the row cache.",
                      [.objcio("Accessing Data", "Faulting", "P-65")], waitingFor: "a result-types variant that fetches faults and then reads every object"),

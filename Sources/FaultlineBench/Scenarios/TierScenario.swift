@@ -48,3 +48,48 @@ extension ScenarioCatalogue {
             })
     }
 }
+
+extension ScenarioCatalogue {
+    /// P-07: an attribute of a registered, materialized object against a plain Swift object's property.
+    static var contextTier: BenchScenario {
+        let plain = "plain Swift object", materialized = "materialized managed object"
+        /// The same values in plain Swift objects.
+        final class PlainRow {
+            let value: Int64
+            init(_ value: Int64) { self.value = value }
+        }
+        return BenchScenario(
+            id: "context-tier", title: "One attribute of N materialized objects against a plain Swift object's property",
+            claim: "The context tier needs no locks: an attribute of a registered, materialized object reads about as fast as a plain object's property.",
+            theme: .overheads, sources: [ClaimSource.objcio("Performance", "Performance Characteristics of Core Data's Stack", "P-07")],
+            ratios: [RatioSpec(materialized, over: plain, limit: 2, target: "≤ 2× (about as fast)")],
+            alternatesOrder: true,
+            variants: { setup in
+                let model = try RowWorkload.model()
+                let store = try setup.data.rows(setup.scale.rows)
+                let objects = min(setup.scale.rows, 50_000)
+                let key = RowWorkload.keys[3]
+                var request = FetchRequest<ManagedObject>(entityName: "Row")
+                request.fetchLimit = objects
+                request.returnsObjectsAsFaults = false
+                return [
+                    .engine(plain, model: model, store: store, operations: objects,
+                            prime: { context in try context.fetch(request).map { PlainRow($0[key]) } }) { _, rows in
+                        var sum: Int64 = 0
+                        for row in rows { sum &+= row.value }
+                        Bench.sink(sum)
+                    },
+                    .engine(materialized, model: model, store: store, operations: objects, prime: { try $0.fetch(request) }) { _, rows in
+                        var sum: Int64 = 0
+                        for row in rows { sum &+= row[key] }
+                        Bench.sink(sum)
+                    },
+                ]
+            },
+            judge: { m in
+                guard let ratio = m.ratio(materialized, plain), let counters = m.counters(materialized) else { return Verdict(held: nil, "not measured") }
+                return Verdict(held: ratio <= 2 && counters.statements == 0,
+                               "a materialized object's attribute takes \(BenchFormat.ratio(ratio)) a plain Swift object's property (\(BenchFormat.seconds(m.median(materialized) ?? 0)) against \(BenchFormat.seconds(m.median(plain) ?? 0)) per read), \(counters.statements) statements")
+            })
+    }
+}
