@@ -1030,3 +1030,15 @@ extension ScenarioCoverageTests {
         XCTAssertTrue(scenario.verdict.detail.hasPrefix("a materialized object's attribute takes "), scenario.verdict.detail)
     }
 }
+
+extension ScenarioCoverageTests {
+    /// P-65, P-67: objects need no fault; faults from a default fetch are all row-cache hits; faults without
+    /// property values are all misses, a statement each.
+    func testFaultCostsCountEachShape() throws {
+        let scenario = try ranScenario("fault-costs")
+        let counters = scenario.variants.compactMap(\.counters)
+        XCTAssertEqual(counters.map(\.faults), [0, 400, 400])
+        XCTAssertEqual(counters.map(\.cacheMisses), [0, 0, 400])
+        XCTAssertEqual(counters.map(\.statements), [1, 1, 401])
+    }
+}

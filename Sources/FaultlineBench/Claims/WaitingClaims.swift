@@ -9,11 +9,6 @@ extension ScenarioCatalogue {
                      [.objcio("Accessing Data", "Fetch Requests", "P-64", "P-76")], waitingFor: "NSAsynchronousFetchRequest"),
         WaitingClaim(.concurrency, "A background import's saves merged into the main context keep the UI responsive when they are merged in batches.",
                      [ClaimSource(.studyNotes, "Advanced", "Background import", keys: ["W-004-14"])], waitingFor: "a did-save merge into the main context in main-queue-budget"),
-        // Paging and fetch shape
-        WaitingClaim(.fetchShape, "returnsObjectsAsFaults = false saves a round trip per object when every object's data will be used, a small gain even from the row cache.",
-                     [.objcio("Accessing Data", "Faulting", "P-65")], waitingFor: "a result-types variant that fetches faults and then reads every object"),
-        WaitingClaim(.fetchShape, "A default fetch fills the row cache, so later faults are cheap: more memory for faster fault fulfilment.",
-                     [.objcio("Accessing Data", "Faulting", "P-67")], waitingFor: "fault costs after a fetch with and without property values, beside property-values-off's memory"),
         // Transformable encoding
         WaitingClaim(.transformable, "A location stored as a transformable wastes space: two doubles hold it.",
                      [.objcio("Relationships", nil, "P-56")], waitingFor: "a scenario"),
