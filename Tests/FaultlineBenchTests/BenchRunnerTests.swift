@@ -1042,3 +1042,15 @@ extension ScenarioCoverageTests {
         XCTAssertEqual(counters.map(\.statements), [1, 1, 401])
     }
 }
+
+extension ScenarioCoverageTests {
+    /// P-83: objects never refreshed read again from memory; refreshed ones fire a fault each, from the store
+    /// (Faultline's refresh lets go of the snapshot: docs/contexts.md).
+    func testRefreshHeldCountsTheFaultsOfRefreshedObjects() throws {
+        let scenario = try ranScenario("refresh-held")
+        XCTAssertEqual(scenario.variants.map { $0.counters?.faults }, [0, 400])
+        XCTAssertEqual(scenario.variants.map { $0.counters?.cacheMisses }, [0, 400])
+        XCTAssertEqual(scenario.verdict.held, false)
+        XCTAssertTrue(scenario.verdict.detail.contains("docs/contexts.md"), scenario.verdict.detail)
+    }
+}

@@ -16,8 +16,6 @@ extension ScenarioCatalogue {
         WaitingClaim(.saving, "Permanent IDs are allocated in an SQLite transaction of their own before the save's.",
                      [.objcio("Changing and Saving Data", nil, "P-86")], waitingFor: "a scenario timing obtainPermanentIDs before a save against the save alone"),
         // Memory
-        WaitingClaim(.memory, "Refreshing an object still in use is cheap: while the program holds it, its row-cache entry stays, and it fulfils from memory.",
-                     [.objcio("Accessing Data", "Memory Considerations", "P-83")], waitingFor: "a variant of refresh-to-fault that reads the held objects again"),
         WaitingClaim(.memory, "Iterating a million objects, reading one attribute, stays in bounded memory when they are refreshed or the context reset as it goes.",
                      [ClaimSource(.studyNotes, "Understanding", "Memory", keys: ["W-004-5"]), .apple("Performance", "Reducing Memory Overhead", "B11")],
                      waitingFor: "a scenario over 10⁶ objects (the scales stop at 200,000 on this machine's budget)"),

@@ -4,7 +4,7 @@ public enum ScenarioCatalogue {
     public static var all: [BenchScenario] {
         [tiers, contextTier, fetchObjects, fetchPhases, insertThenSave, accessors, resultTypes, faultCosts, insert, saveGranularity, historyCost, update, prefetchMayors, fetchFaults, prefetchEmployees, departmentNames, denormalizedCount, traversal, idLookups, findOrFetch, singleton, smallSet, propertyValuesOff,
          batchSize, paging, earliestValue, sortInSQLite, localizedSort, nonFiringMethods, indexSmall, indexLarge, compoundIndex, capitalsIndex, indexCosts, normalizedSearch, predicateOrder, predicateBuilder, subquery, noIndex, fetchTemplate, aggregate, pointLookup, rangeQuery, walReaders, changesets, coordinators, mainQueueBudget, blobs, subentities, wideOrSplit, optionalOrDefault, inverseRelationships, transformableEncoding, lazyTransformable, integerWidth, toManyShapes, orderedRelationships, toManyAppends, prebuiltStore, probeCost, batchUpdate, batchDelete, deleteRules, mergePolicies, validationCost, mergeCost, saveDurability, fileSize, walGrowth,
-         migration, migrationChain, importReset, importQueue, findOrCreate, importUndo, fetchMemory, refreshToFault, rowCacheSharing, retainsRegistered, staleness, storeOpen]
+         migration, migrationChain, importReset, importQueue, findOrCreate, importUndo, fetchMemory, refreshToFault, refreshHeld, rowCacheSharing, retainsRegistered, staleness, storeOpen]
     }
 
     /// The scenarios whose claims are about memory: the README's Memory table.
