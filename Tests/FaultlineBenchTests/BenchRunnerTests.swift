@@ -1054,3 +1054,13 @@ extension ScenarioCoverageTests {
         XCTAssertTrue(scenario.verdict.detail.contains("docs/contexts.md"), scenario.verdict.detail)
     }
 }
+
+extension ScenarioCoverageTests {
+    /// P-56: the same moods either way, one statement each; the verdict gives both files' sizes.
+    func testLocationColumnsCompareFilesAndReads() throws {
+        let scenario = try ranScenario("location-columns")
+        XCTAssertEqual(scenario.variants.map { $0.counters?.statements }, [1, 1])
+        XCTAssertEqual(scenario.verdict.held, true, scenario.verdict.detail)
+        XCTAssertTrue(scenario.verdict.detail.hasPrefix("the store: "), scenario.verdict.detail)
+    }
+}

@@ -7,11 +7,6 @@ extension ScenarioCatalogue {
         // Concurrency
         WaitingClaim(.concurrency, "A fetch is synchronous and blocks its context; an asynchronous fetch keeps an expensive fetch off the context that waits for it, and can be cancelled.",
                      [.objcio("Accessing Data", "Fetch Requests", "P-64", "P-76")], waitingFor: "NSAsynchronousFetchRequest"),
-        WaitingClaim(.concurrency, "A background import's saves merged into the main context keep the UI responsive when they are merged in batches.",
-                     [ClaimSource(.studyNotes, "Advanced", "Background import", keys: ["W-004-14"])], waitingFor: "a did-save merge into the main context in main-queue-budget"),
-        // Transformable encoding
-        WaitingClaim(.transformable, "A location stored as a transformable wastes space: two doubles hold it.",
-                     [.objcio("Relationships", nil, "P-56")], waitingFor: "a scenario"),
         // Inserting and saving
         WaitingClaim(.saving, "Permanent IDs are allocated in an SQLite transaction of their own before the save's.",
                      [.objcio("Changing and Saving Data", nil, "P-86")], waitingFor: "a scenario timing obtainPermanentIDs before a save against the save alone"),

@@ -127,6 +127,59 @@ extension ScenarioCatalogue {
             })
     }
 
+    /// P-56: a mood's location as a transformable (a keyed archive of the coordinates) or as two doubles.
+    static var locationColumns: BenchScenario {
+        let archived = "transformable (keyed archive)", doubles = "two doubles (latitude, longitude)"
+        final class Sizes: @unchecked Sendable { var bytes: [String: Int] = [:] }
+        let sizes = Sizes()
+        return BenchScenario(
+            id: "location-columns", title: "A location per mood: a transformable archive, or two double columns",
+            claim: "Storing a location as a transformable wastes space: two doubles, latitude and longitude, hold it — and read faster.",
+            theme: .transformable,
+            sources: [.objcio("Relationships", nil, "P-56")],
+            ratios: [RatioSpec(doubles, over: archived)],
+            alternatesOrder: true,
+            variants: { setup in
+                let moods = setup.scale.part(40, minimum: 500)
+                func coordinates(_ i: Int) -> (Double, Double) { (Double(i % 1_800) / 10 - 90, Double(i * 7 % 3_600) / 10 - 180) }
+                return try [archived, doubles].map { name in
+                    let split = name == doubles
+                    let model = try ManagedObjectModel(entities: [EntityDescription(name: "Mood", properties: [AttributeDescription(name: "date", type: .date)]
+                        + (split ? [AttributeDescription(name: "latitude", type: .double), AttributeDescription(name: "longitude", type: .double)]
+                                 : [AttributeDescription(name: "location", type: .transformable)]))])
+                    let store = try ScenarioStore.make(setup.folder, "location-\(split ? "doubles" : "archive")", model: model) { context in
+                        for i in 0..<moods {
+                            let mood = ManagedObject(entity: model.entity(named: "Mood")!, insertInto: context)
+                            try mood.setValue(Date(timeIntervalSince1970: Double(i) * 3_600), forKey: "date")
+                            let (latitude, longitude) = coordinates(i)
+                            if split {
+                                try mood.setValue(latitude, forKey: "latitude")
+                                try mood.setValue(longitude, forKey: "longitude")
+                            } else {
+                                try mood.setValue([latitude, longitude], forKey: "location")
+                            }
+                        }
+                    }
+                    sizes.bytes[name] = StoreFiles.bytes(of: store)
+                    return .engine(name, model: model, store: store, operations: moods) { context in
+                        var request = FetchRequest<ManagedObject>(entityName: "Mood")
+                        request.returnsObjectsAsFaults = false
+                        var sum = 0.0
+                        for mood in try context.fetch(request) {
+                            if split { sum += (mood.value(forKey: "latitude") as? Double ?? 0) + (mood.value(forKey: "longitude") as? Double ?? 0) }
+                            else { sum += (mood.value(forKey: "location") as? [Double])?.reduce(0, +) ?? 0 }
+                        }
+                        Bench.sink(Int64(sum))
+                    }
+                }
+            },
+            judge: { m in
+                guard let a = sizes.bytes[archived], let b = sizes.bytes[doubles], let ratio = m.ratio(doubles, archived) else { return Verdict(held: nil, "not measured") }
+                return Verdict(held: b < a && ratio < 1,
+                               "the store: \(BenchFormat.bytes(a)) with archived locations, \(BenchFormat.bytes(b)) with two doubles; reading every location takes \(BenchFormat.ratio(ratio)) the time")
+            })
+    }
+
     /// P-55: moving pets between owners, with the relationship's inverse in the model and without it.
     static var inverseRelationships: BenchScenario {
         let withInverse = "with an inverse (Pet.owner)", without = "without an inverse"

@@ -229,7 +229,8 @@ extension ScenarioCatalogue {
             id: "merge-cost", title: "Merging N changed objects into a main context (the 16 ms budget)",
             claim: "A main-context merge must fit in a frame (16 ms at 60 Hz; 20–30 ms is tolerable when the user is not interacting); large background changes need care.",
             theme: .concurrency, sources: [ClaimSource.objcio("Performance", "Inserting and Changing Objects", "P-37", "B-MAIN-BUDGET"),
-                                            .objcio("Syncing with a Network Service", nil, "P-90")],
+                                            .objcio("Syncing with a Network Service", nil, "P-90"),
+                                            ClaimSource(.studyNotes, "Advanced", "Background import", keys: ["W-004-14"])],
             variants: { setup in
                 let model = try RowWorkload.model()
                 let store = try setup.data.rows(setup.scale.rows)
