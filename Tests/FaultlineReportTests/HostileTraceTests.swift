@@ -170,6 +170,81 @@ final class HostileTraceTests: XCTestCase {
         XCTAssertTrue(input.findings.contains { $0.kind == .optionalNotEqual }, "\(input.findings.map(\.kind))")
     }
 
+    /// Reads, analyses, draws and exports a file of any source, as `faultline report` does.
+    private func reportEverything(_ path: String) throws -> (events: Int, page: Int) {
+        var analysis = TraceAnalysis(analyzers: Analyzers())
+        var chrome = 0
+        let writer = ChromeTraceWriter { chrome += $0.count }
+        var events = 0
+        let info = try TraceFile.read(path: path) { event in
+            events += 1
+            analysis.add(event)
+            try writer.add(event)
+        }
+        try writer.finish()
+        let input = ReportPage.Input(path: path, info: info, analysis: analysis)
+        let page = ReportPage(inputs: [input], history: nil).html
+        _ = try FindingsJSON.data([(path, info.source, input.findings)])
+        return (events, page.utf8.count)
+    }
+
+    /// Part 4 for Core Data's own logs: 10 MB in every text a log line carries (a table, an entity, a URI, a bound
+    /// value, a plan line, a level-3 values list) is read, analysed, drawn and exported in linear time.
+    func testTenMegabytesInEveryCoreDataLogFieldCostLinearTime() throws {
+        let big = String(repeating: "Q", count: 10 << 20)
+        let templates = [
+            "CoreData: sql: SELECT 0, t0.Z_PK, t0.Z_OPT, t0.ZNAME FROM ZBIG t0 WHERE  t0.ZNAME = ?\nCoreData: annotation: sql connection fetch time: 0.0010s\nCoreData: annotation: total fetch execution time: 0.0020s for 5 rows.",
+            "CoreData: sql: SELECT 0, t0.Z_PK FROM ZCITY t0 WHERE  t0.ZNAME = ?\nCoreData: details: SQLite bind[0] = \"BIG\"\nCoreData: details: SQLite: EXPLAIN QUERY PLAN SELECT 0, t0.Z_PK FROM ZCITY t0\nCoreData: details: SQLite: |--SCAN BIG\nCoreData: annotation: sql connection fetch time: 0.0010s\nCoreData: annotation: total fetch execution time: 0.0020s for 1 rows.",
+            "CoreData: annotation: fetch using NSSQLiteStatement <0x600002c4c000> on entity 'BIG' with sql text 'SELECT 0, t0.Z_PK FROM ZBIG t0' returned 2 rows with values: (BIG)\nCoreData: annotation: total fetch execution time: 0.0025s for 2 rows.",
+            "CoreData: annotation: fetch using NSSQLiteStatement <0x600002c4c000> on entity 'Note' with sql text 'SELECT 0, t0.Z_PK FROM ZNOTE t0' returned 2 rows with values: (\nBIG\n)",
+            "CoreData: sql: SELECT t0.Z_ENT, t0.Z_PK FROM ZBIG t0 WHERE  t0.Z_PK = ?\nCoreData: annotation: sql connection fetch time: 0.0003s\nCoreData: annotation: total fetch execution time: 0.0004s for 1 rows.\nCoreData: annotation: fault fulfilled from database for : 0x9c1a2d0e4f5a6b7c <x-coredata://UUID/BIG/p3> with row values: <NSSQLRow: 0x600 BIG p3>",
+            "CoreData: annotation: Connecting to sqlite database file at \"/tmp/BIG.sqlite\"",
+            "CoreData: sql: BIG\nCoreData: annotation: sql execution time: 0.0001s",
+        ]
+        let log = templates.map { $0.replacingOccurrences(of: "BIG", with: big) }.joined(separator: "\n") + "\n"
+        let path = dir.appendingPathComponent("big.log").path
+        try Data(log.utf8).write(to: URL(fileURLWithPath: path))
+        let (events, page) = try reportEverything(path)
+        XCTAssertEqual(events, 13, "every statement, fetch, fault and connection the log holds")
+        XCTAssertGreaterThan(page, 1 << 20, "the page shows what the log holds")
+    }
+
+    /// Part 4 for OTLP spans: 10 MB in a span's name, its entity, predicate, SQL, object URI, relationship and call
+    /// site (one field a line) is read, analysed, drawn and exported in linear time.
+    func testTenMegabytesInEveryOTLPFieldCostLinearTime() throws {
+        let big = String(repeating: "Q", count: 10 << 20)
+        func line(name: String, _ attributes: [String: Any]) throws -> String {
+            let list = attributes.sorted { $0.key < $1.key }.map { key, value -> [String: Any] in
+                ["key": key, "value": value is Int ? ["intValue": "\(value)"] : ["stringValue": "\(value)"]]
+            }
+            let json: [String: Any] = ["resourceSpans": [["scopeSpans": [["spans": [[
+                "traceId": "0af7651916cd43dd8448eb211c80319c", "spanId": "b7ad6b7169203331", "name": name,
+                "startTimeUnixNano": "1700000000000000000", "endTimeUnixNano": "1700000000002000000", "attributes": list,
+            ]]]]]]]
+            return String(decoding: try JSONSerialization.data(withJSONObject: json), as: UTF8.self)
+        }
+        let fetch: [String: Any] = ["faultline.entity": "City", "faultline.predicate": "name == 'x'", "faultline.rows": 900, "faultline.results": 900,
+                                    "faultline.statements": 1, "code.filepath": "App/F.swift", "faultline.context": 1]
+        var lines: [String] = []
+        for key in ["faultline.entity", "faultline.predicate", "code.filepath", "faultline.result_type"] {
+            var attributes = fetch
+            attributes[key] = big
+            lines.append(try line(name: "fetch City", attributes))
+        }
+        lines.append(try line(name: "fetch " + big, fetch))
+        lines.append(try line(name: "SELECT", ["db.query.text": "SELECT 0, t0.Z_PK FROM Z\(big) t0", "faultline.rows": 1]))
+        for key in ["faultline.object", "faultline.relationship", "code.filepath"] {
+            var attributes: [String: Any] = ["faultline.object": "x-coredata://U/City/p1", "faultline.relationship": "mayor", "faultline.source": "database", "faultline.context": 1]
+            attributes[key] = big
+            lines.append(try line(name: "fault City", attributes))
+        }
+        let path = dir.appendingPathComponent("big.otlp.jsonl").path
+        try Data((lines.joined(separator: "\n") + "\n").utf8).write(to: URL(fileURLWithPath: path))
+        let (events, page) = try reportEverything(path)
+        XCTAssertEqual(events, lines.count)
+        XCTAssertGreaterThan(page, 10 << 20, "the page shows what the spans hold")
+    }
+
     /// A name with a right-to-left override would read backwards on the page ("exe.txt" as "txt.exe"): shown as
     /// `[U+202E]` instead, in the HTML and in the SVG Graphviz draws.
     func testBidirectionalControlsAreShownNotObeyed() throws {
