@@ -172,14 +172,18 @@ final class ProbeTests: XCTestCase {
         }
     }
 
-    func testEventsCacheMissesAndTraceFile() throws {
-        let dir = TemporaryDirectory()
+    /// A context on the seeded store whose probes record in memory and write a trace file in `dir`.
+    func tracedContext(_ dir: TemporaryDirectory) throws -> (ManagedObjectContext, Probes, InMemoryProbeRecorder, String) {
         let url = try seed(dir)
         let recorder = InMemoryProbeRecorder()
         let tracePath = dir.file("trace.jsonl").path
-        let trace = try TraceWriter(path: tracePath)
-        let probes = Probes(configuration: ProbeConfiguration(), recorders: [recorder, trace])
-        let context = try self.context(url: url, probes: probes)
+        let probes = Probes(configuration: ProbeConfiguration(), recorders: [recorder, try TraceWriter(path: tracePath)])
+        return (try context(url: url, probes: probes), probes, recorder, tracePath)
+    }
+
+    func testEventsCacheMissesAndTraceFile() throws {
+        let dir = TemporaryDirectory()
+        let (context, probes, recorder, tracePath) = try tracedContext(dir)
         var missLine = 0
         try context.performAndWait {
             let walks = try context.fetch(FetchRequest<ManagedObject>(entityName: "Walk"))
@@ -234,12 +238,7 @@ final class ProbeTests: XCTestCase {
     /// into the row cache; a fetch of IDs fills no row cache. The trace carries both.
     func testFetchEventsSplitTheirTimeIntoSQLiteAndTheRowCache() throws {
         let dir = TemporaryDirectory()
-        let url = try seed(dir)
-        let recorder = InMemoryProbeRecorder()
-        let tracePath = dir.file("trace.jsonl").path
-        let trace = try TraceWriter(path: tracePath)
-        let probes = Probes(configuration: ProbeConfiguration(), recorders: [recorder, trace])
-        let context = try self.context(url: url, probes: probes)
+        let (context, probes, recorder, tracePath) = try tracedContext(dir)
         try context.performAndWait {
             var objects = FetchRequest<ManagedObject>(entityName: "Walk")
             objects.returnsObjectsAsFaults = false

@@ -67,15 +67,6 @@ extension ScenarioCatalogue {
     static var mainQueueBudget: BenchScenario {
         let idle = "small saves, nothing else running", importing = "small saves during a background import"
         let frame = 0.016
-        final class Latencies: @unchecked Sendable {
-            private let lock = NSLock()
-            private var values: [String: [Double]] = [:]
-            func add(_ name: String, _ run: [Double]) { lock.lock(); values[name, default: []] += run; lock.unlock() }
-            func percentile(_ name: String, _ p: Double) -> Double? {
-                lock.lock(); let run = values[name] ?? []; lock.unlock()
-                return ReaderFigures.percentile(run, p)
-            }
-        }
         let latencies = Latencies()
         return BenchScenario(
             id: "main-queue-budget", title: "Small saves (5 objects) on the UI's context, alone and while a background context imports",
@@ -145,6 +136,17 @@ extension ScenarioCatalogue {
                       let idle50 = latencies.percentile(idle, 0.5), let idle99 = latencies.percentile(idle, 0.99) else { return Verdict(held: nil, "not measured") }
                 return Verdict(held: p99 <= frame, "a small save alone: p50 \(BenchFormat.seconds(idle50)), p99 \(BenchFormat.seconds(idle99)); during an import saving batches of 1,000: p50 \(BenchFormat.seconds(p50)), p99 \(BenchFormat.seconds(p99)) against the 16 ms frame")
             })
+    }
+}
+
+/// Latencies by variant, gathered over a scenario's runs from the threads that time them.
+final class Latencies: @unchecked Sendable {
+    private let lock = NSLock()
+    private var values: [String: [Double]] = [:]
+    func add(_ name: String, _ run: [Double]) { lock.lock(); values[name, default: []] += run; lock.unlock() }
+    func percentile(_ name: String, _ p: Double) -> Double? {
+        lock.lock(); let run = values[name] ?? []; lock.unlock()
+        return ReaderFigures.percentile(run, p)
     }
 }
 

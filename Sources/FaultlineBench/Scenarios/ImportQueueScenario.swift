@@ -6,15 +6,6 @@ extension ScenarioCatalogue {
     /// private child of it — while the UI's context answers a small fetch every half millisecond.
     static var importQueue: BenchScenario {
         let own = "import on the UI's context", sibling = "import on a private queue context", child = "import on a private child context"
-        final class Latencies: @unchecked Sendable {
-            private let lock = NSLock()
-            private var values: [String: [Double]] = [:]
-            func add(_ name: String, _ run: [Double]) { lock.lock(); values[name, default: []] += run; lock.unlock() }
-            func percentile(_ name: String, _ p: Double) -> Double? {
-                lock.lock(); let run = values[name] ?? []; lock.unlock()
-                return ReaderFigures.percentile(run, p)
-            }
-        }
         let latencies = Latencies()
         return BenchScenario(
             id: "import-queue", title: "An import in batches on the UI's context, a private queue context, or a private child context, while the UI fetches",
