@@ -1064,3 +1064,15 @@ extension ScenarioCoverageTests {
         XCTAssertTrue(scenario.verdict.detail.hasPrefix("the store: "), scenario.verdict.detail)
     }
 }
+
+extension ScenarioCoverageTests {
+    /// Seed 001 L5804–L5807: the three-column index is searched by the two flags and sorts nothing, the plan the
+    /// book shows; without it, a temporary B-tree sorts each list.
+    func testMoodListIndexHasTheBooksPlan() throws {
+        let scenario = try ranScenario("mood-list-index")
+        XCTAssertEqual(scenario.variants.map { $0.counters?.statements }, [50, 50])
+        XCTAssertEqual(scenario.verdict.held, true, scenario.verdict.detail)
+        XCTAssertTrue(scenario.verdict.detail.contains("plan: SEARCH t0 USING INDEX ZMOOD_ZMARKEDFORREMOTEDELETION_ZMARKEDFORDELETIONDATE_ZDATE (ZMARKEDFORREMOTEDELETION=? AND ZMARKEDFORDELETIONDATE=?)"), scenario.verdict.detail)
+        XCTAssertTrue(scenario.verdict.detail.contains("(without: a temporary B-tree)"), scenario.verdict.detail)
+    }
+}
