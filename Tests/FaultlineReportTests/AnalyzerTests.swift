@@ -25,13 +25,16 @@ final class AnalyzerTests: XCTestCase {
     /// the trace's findings.
     var lastStore: URL!
 
-    func findings(cities: Int = 30, indexedPopulation: Bool = false, _ body: (ManagedObjectContext) throws -> Void) throws -> (TraceFile, [Finding]) {
+    func findings(cities: Int = 30, indexedPopulation: Bool = false, splitsFetchTime: Bool = false,
+                  _ body: (ManagedObjectContext) throws -> Void) throws -> (TraceFile, [Finding]) {
         let model = try model(indexedPopulation: indexedPopulation)
         let store = dir.appendingPathComponent("store-\(UUID().uuidString).sqlite")
         lastStore = store
         try CityStore.write(cities: cities, model: model, to: store)
         let path = dir.appendingPathComponent("trace-\(UUID().uuidString).jsonl").path
-        let coordinator = PersistentStoreCoordinator(managedObjectModel: model, probes: Probes(configuration: ProbeConfiguration(tracePath: path)))
+        var configuration = ProbeConfiguration(tracePath: path)
+        configuration.splitsFetchTime = splitsFetchTime
+        let coordinator = PersistentStoreCoordinator(managedObjectModel: model, probes: Probes(configuration: configuration))
         try coordinator.addPersistentStore(at: store)
         do {
             // The context goes away before the trace is read (prefetch use is reported then).
@@ -200,7 +203,7 @@ final class AnalyzerTests: XCTestCase {
     }
 
     func testReportPageShowsTheSectionsAndEscapesTraceStrings() throws {
-        let (trace, _) = try findings { context in
+        let (trace, _) = try findings(splitsFetchTime: true) { context in
             for _ in 0..<6 { _ = try context.fetch(try request("name == '</style><script>alert(\"x\")</script>'")) }
             for city in try context.fetch(try request()) { _ = (city.value(forKey: "mayor") as? ManagedObject)?.value(forKey: "name") }
         }

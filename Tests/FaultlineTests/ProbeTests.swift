@@ -173,12 +173,29 @@ final class ProbeTests: XCTestCase {
     }
 
     /// A context on the seeded store whose probes record in memory and write a trace file in `dir`.
-    func tracedContext(_ dir: TemporaryDirectory) throws -> (ManagedObjectContext, Probes, InMemoryProbeRecorder, String) {
+    func tracedContext(_ dir: TemporaryDirectory, _ configuration: ProbeConfiguration = ProbeConfiguration()) throws
+        -> (ManagedObjectContext, Probes, InMemoryProbeRecorder, String) {
         let url = try seed(dir)
         let recorder = InMemoryProbeRecorder()
         let tracePath = dir.file("trace.jsonl").path
-        let probes = Probes(configuration: ProbeConfiguration(), recorders: [recorder, try TraceWriter(path: tracePath)])
+        let probes = Probes(configuration: configuration, recorders: [recorder, try TraceWriter(path: tracePath)])
         return (try context(url: url, probes: probes), probes, recorder, tracePath)
+    }
+
+    /// Off by default (it reads the clock four times a row): fetch events then leave the split at 0, and the trace
+    /// leaves its fields out.
+    func testFetchTimeIsNotSplitUnlessAsked() throws {
+        let dir = TemporaryDirectory()
+        let (context, probes, recorder, tracePath) = try tracedContext(dir)
+        try context.performAndWait { _ = try context.fetch(FetchRequest<ManagedObject>(entityName: "Walk")) }
+        let fetch = try XCTUnwrap(recorder.events.compactMap { event -> FetchEvent? in if case .fetch(let f) = event { return f }; return nil }.first)
+        XCTAssertEqual([fetch.stepTime, fetch.rowCacheTime], [0, 0])
+        XCTAssertGreaterThan(fetch.sqlTime, 0)
+        probes.flush()
+        let text = try String(contentsOfFile: tracePath, encoding: .utf8)
+        XCTAssertFalse(text.contains("stepTime") || text.contains("rowCacheTime"))
+        XCTAssertTrue(ProbeConfiguration(environment: ["FAULTLINE_FETCH_PHASES": "1"], arguments: []).splitsFetchTime)
+        XCTAssertFalse(ProbeConfiguration(environment: [:], arguments: []).splitsFetchTime)
     }
 
     func testEventsCacheMissesAndTraceFile() throws {
@@ -238,7 +255,9 @@ final class ProbeTests: XCTestCase {
     /// into the row cache; a fetch of IDs fills no row cache. The trace carries both.
     func testFetchEventsSplitTheirTimeIntoSQLiteAndTheRowCache() throws {
         let dir = TemporaryDirectory()
-        let (context, probes, recorder, tracePath) = try tracedContext(dir)
+        var configuration = ProbeConfiguration()
+        configuration.splitsFetchTime = true
+        let (context, probes, recorder, tracePath) = try tracedContext(dir, configuration)
         try context.performAndWait {
             var objects = FetchRequest<ManagedObject>(entityName: "Walk")
             objects.returnsObjectsAsFaults = false
@@ -716,7 +735,7 @@ final class TraceSchemaTests: XCTestCase {
         "statement": ["type", "t", "sql", "purpose", "bindings", "duration", "rows", "fullScanSteps", "sorts", "autoIndexes", "vmSteps"],
         "queryPlan": ["type", "t", "sql", "nodes"],
         "fetch": ["type", "t", "entity", "predicate", "sort", "limit", "offset", "batchSize", "prefetch", "resultType", "statements",
-                  "rows", "results", "registered", "sqlTime", "totalTime", "stepTime", "rowCacheTime", "callSite", "context",
+                  "rows", "results", "registered", "sqlTime", "totalTime", "stepTime?", "rowCacheTime?", "callSite", "context",
                   "registeredObjects", "materializedObjects", "rowCacheRows", "optionalNotEqual?"],
         "fault": ["type", "t", "kind", "object", "relationship", "source", "duration", "callSite?", "context"],
         "cacheMiss": ["type", "t", "kind", "object", "relationship", "source", "duration", "count?", "batch?", "countOnly?", "missing?", "callSite", "context"],

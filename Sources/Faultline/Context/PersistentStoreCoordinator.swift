@@ -205,6 +205,7 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
             let root = fetch.root, readAt = ProbeClock.now()
             // The rows' values are decoded into shared blocks (one allocation for many rows).
             var writer = SlotRowWriter()
+            let timing = statementProbe?.splitsFetchTime == true ? statementProbe : nil
             for chunk in fetch.chunks {
                 let query = fetch.query(chunk, filter: filter, limit: limit, offset: offset)
                 let statement = try store.statement(query.sql)
@@ -213,11 +214,11 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
                 while try statement.step() {
                     let (rowEntity, plan, key, version) = try fetch.row(statement)
                     try handler(rowEntity, key, version) {
-                        let start = statementProbe != nil ? ProbeClock.now() : 0
+                        let start = timing != nil ? ProbeClock.now() : 0
                         let row = rowCache.upsertAndRetain(ObjectKey(table: root, key: key), version: version, entityNumber: Int32(rowEntity.entityNumber), at: readAt) {
                             plan.decode(statement, into: &writer)
                         }
-                        if let statementProbe { statementProbe.rowCacheTime(start, ProbeClock.now()) }
+                        if let timing { timing.rowCacheTime(start, ProbeClock.now()) }
                         return row
                     }
                 }

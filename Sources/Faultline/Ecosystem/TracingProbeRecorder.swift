@@ -117,8 +117,10 @@ public final class TracingProbeRecorder: ProbeRecorder, @unchecked Sendable {
             a["faultline.statements"] = e.statements
             a["faultline.registered"] = e.registered
             a["faultline.sql_time"] = e.sqlTime
-            a["faultline.step_time"] = e.stepTime
-            a["faultline.row_cache_time"] = e.rowCacheTime
+            if e.stepTime > 0 {
+                a["faultline.step_time"] = e.stepTime
+                a["faultline.row_cache_time"] = e.rowCacheTime
+            }
             if e.batchSize > 0 { a["faultline.batch_size"] = e.batchSize }
             if !e.prefetch.isEmpty { a["faultline.prefetch"] = e.prefetch }
             if !e.sort.isEmpty { a["faultline.sort"] = e.sort.map { "\($0.keyPath) \($0.ascending ? "ascending" : "descending")" } }

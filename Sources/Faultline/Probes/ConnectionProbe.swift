@@ -22,7 +22,13 @@ final class ConnectionProbe {
     /// Running totals: statements, seconds in SQLite, rows returned (one struct, read and updated in one access).
     @exclusivity(unchecked) private(set) var totals = ProbeTotals()
 
-    init(probes: Probes) { self.probes = probes }
+    /// True when fetches split their time (`ProbeConfiguration.splitsFetchTime`).
+    let splitsFetchTime: Bool
+
+    init(probes: Probes) {
+        self.probes = probes
+        splitsFetchTime = probes.configuration.splitsFetchTime
+    }
 
     func finished(_ statement: Statement, start: UInt64, rows: Int, stepTime: Double) {
         let end = ProbeClock.now()

@@ -209,7 +209,8 @@ public struct FetchEvent: Sendable, Equatable {
     /// Key paths of optional attributes the predicate compares with `!=` to a value, without saying what nil should
     /// do: the store leaves out the rows where they are nil, which Core Data's in-memory evaluation keeps.
     public var optionalNotEqual: [String] = []
-    /// Of `totalTime`, the seconds inside SQLite's `sqlite3_step`: querying the database.
+    /// Of `totalTime`, the seconds inside SQLite's `sqlite3_step`: querying the database (0 unless the probes split
+    /// fetch time, `ProbeConfiguration.splitsFetchTime`).
     public var stepTime: Double = 0
     /// Of `totalTime`, the seconds decoding the fetched rows into the row cache. The rest of the fetch — less
     /// `stepTime` and this — is the context's: compiling the request, uniquing, creating and registering objects.

@@ -156,8 +156,10 @@ public final class TraceWriter: ProbeRecorder, @unchecked Sendable {
             json.field(#","registered":"#, integer: e.registered)
             json.field(#","sqlTime":"#, seconds: e.sqlTime)
             json.field(#","totalTime":"#, seconds: e.totalTime)
-            json.field(#","stepTime":"#, seconds: e.stepTime)
-            json.field(#","rowCacheTime":"#, seconds: e.rowCacheTime)
+            if e.stepTime > 0 {
+                json.field(#","stepTime":"#, seconds: e.stepTime)
+                json.field(#","rowCacheTime":"#, seconds: e.rowCacheTime)
+            }
             json.field(#","callSite":"#)
             json.callSiteValue(e.callSite)
             json.field(#","context":"#, integer: e.context)

@@ -15,6 +15,8 @@ final class Statement {
     private let probe: Unmanaged<ConnectionProbe>?
     /// True when the probes want bound values (fixed when prepared, as the probes are).
     private let recordsBindings: Bool
+    /// True when each step is timed (`ProbeConfiguration.splitsFetchTime`; fixed when prepared).
+    private let timesSteps: Bool
     /// How many parameters the SQL has.
     let parameterCount: Int
     // Probe state of the current run: its start (0 = not running or probes off), rows, bound values. Touched
@@ -42,6 +44,7 @@ final class Statement {
         self.connection = connection
         self.probe = connection.probe.map(Unmanaged.passUnretained)
         recordsBindings = connection.probe?.probes.wantsBindValues ?? false
+        timesSteps = connection.probe?.splitsFetchTime ?? false
         parameterCount = Int(sqlite3_bind_parameter_count(stmt))
     }
 
@@ -126,14 +129,21 @@ final class Statement {
         sqlite3_reset(handle)
     }
 
-    /// A step timed for the probe: the first marks the start of the run; each adds its time inside SQLite.
+    /// A step seen by the probe: the first marks the start of the run; when fetches split their time, each adds
+    /// its time inside SQLite.
     @inline(never)
     private func probedStep() -> Int32 {
-        let before = ProbeClock.now()
-        if probeStart == 0 { probeStart = before }
-        let rc = sqlite3_step(handle)
-        let after = ProbeClock.now()
-        if after > before { probeStepNanoseconds &+= after &- before }
+        let rc: Int32
+        if timesSteps {
+            let before = ProbeClock.now()
+            if probeStart == 0 { probeStart = before }
+            rc = sqlite3_step(handle)
+            let after = ProbeClock.now()
+            if after > before { probeStepNanoseconds &+= after &- before }
+        } else {
+            if probeStart == 0 { probeStart = ProbeClock.now() }
+            rc = sqlite3_step(handle)
+        }
         if rc == SQLITE_ROW { probeRows &+= 1 }
         return rc
     }

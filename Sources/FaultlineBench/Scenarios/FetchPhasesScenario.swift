@@ -62,7 +62,9 @@ extension ScenarioCatalogue {
                 split.prepare = { probes in
                     // The runner's traced run brings its own probes; each timed run records the split with these.
                     let timed = !probes.isEnabled
-                    let context = try BenchStore.coldContext(model, at: store, probes: timed ? Probes(recorders: [recorder]) : probes)
+                    var splitting = ProbeConfiguration()
+                    splitting.splitsFetchTime = true
+                    let context = try BenchStore.coldContext(model, at: store, probes: timed ? Probes(configuration: splitting, recorders: [recorder]) : probes)
                     return {
                         try context.performAndWait { Bench.sink(Int64(try context.fetch(request).count)) }
                         if timed { recorder.endRun() }
