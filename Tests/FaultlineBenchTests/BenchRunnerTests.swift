@@ -603,6 +603,7 @@ extension ScenarioCoverageTests {
         let optional = try XCTUnwrap(results.scenarios.first { $0.id == "optional-or-default" })
         XCTAssertEqual(optional.verdict.held, true, optional.verdict.detail)
         XCTAssertTrue(optional.verdict.detail.contains("the store returns 200,") || optional.verdict.detail.contains("the store returns 200 "), optional.verdict.detail)
+        XCTAssertTrue(optional.verdict.detail.contains("the in-memory evaluation 450, the unrated kept"), optional.verdict.detail)
         let inverse = statements("inverse")
         XCTAssertEqual(inverse.first, inverse.last, "the inverse is kept in memory: no statement more")
         XCTAssertEqual(inverse.first, 2 * 400 + 2)

@@ -204,6 +204,11 @@ final class FetchOptionTests: XCTestCase {
                     guard case FetchError.unknownEntity = error else { return XCTFail("\(error)") }
                 }
             }
+            // `FetchRequest<ManagedObject>()` compiles (Swift cannot exclude one class from a generic initializer):
+            // it names no entity, and the error says so.
+            XCTAssertThrowsError(try context.fetch(FetchRequest<ManagedObject>())) { error in
+                XCTAssertTrue("\(error)".hasSuffix("a request for ManagedObject needs an entity: FetchRequest(entityName:)"), "\(error)")
+            }
         }
     }
 }

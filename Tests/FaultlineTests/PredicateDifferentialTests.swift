@@ -40,7 +40,7 @@ final class PredicateDifferentialTests: XCTestCase {
         let dir = TemporaryDirectory()
         let context = try seededStore(in: dir)
         let personPredicates = [
-            "age > 30", "age >= 30 AND age < 60", "age != 30", "age == nil", "age != nil", "NOT age > 30", "age BETWEEN {20, 40}",
+            "age > 30", "age >= 30 AND age < 60", "age != 30 AND age != nil", "age == nil", "age != nil", "NOT age > 30", "age BETWEEN {20, 40}",
             "age IN {1, 2, 3, 50, 60}", "carsOwnedCount == 2 OR hidden == YES", "hidden", "NOT hidden",
             "name BEGINSWITH 'A'", "name BEGINSWITH[c] 'a'", "name BEGINSWITH[cd] 'a'", "name ==[cd] 'emile1'", "name CONTAINS 'o'",
             "name CONTAINS[cd] 'E'", "name ENDSWITH '2'", "name LIKE '?nn*'", "name LIKE[c] '*N*'", "name MATCHES '[A-Z].*1'",
@@ -78,6 +78,25 @@ final class PredicateDifferentialTests: XCTestCase {
                     if viaSQL.count > 0 && viaSQL.count < everything.count { informative += 1 }
                 }
             }
+        }
+    }
+
+    /// Where they differ, as Core Data's do: `!=` against a value. NSPredicate in memory says nil differs from 30;
+    /// SQL's `ZAGE <> 30` is not true for NULL, so the store leaves those rows out (the optional-not-equal finding).
+    func testNotEqualKeepsNilInMemoryAndNotInSQL() throws {
+        let dir = TemporaryDirectory()
+        let context = try seededStore(in: dir)
+        try context.performAndWait {
+            let everything = try context.fetch(FetchRequest<ManagedObject>(entityName: "Person"))
+            let predicate = try ObjectPredicate(format: "age != 30")
+            let viaSQL = Set(try context.fetch(FetchRequest<ManagedObject>(entityName: "Person", predicate: predicate)).map(ObjectIdentifier.init))
+            let inMemory = Set(try everything.filter { try predicate.evaluate(with: $0) }.map(ObjectIdentifier.init))
+            let nilAges = Set(everything.filter { $0.value(forKey: "age") == nil }.map(ObjectIdentifier.init))
+            XCTAssertFalse(nilAges.isEmpty)
+            XCTAssertTrue(viaSQL.isDisjoint(with: nilAges))
+            XCTAssertEqual(inMemory, viaSQL.union(nilAges))
+            XCTAssertTrue(try ObjectPredicate(format: "age != nil").evaluate(with: everything.first { $0.value(forKey: "age") != nil }!))
+            XCTAssertFalse(try ObjectPredicate(format: "age != nil").evaluate(with: everything.first { $0.value(forKey: "age") == nil }!))
         }
     }
 

@@ -82,7 +82,9 @@ public enum FetchError: Error, CustomStringConvertible, Sendable {
         case .unknownEntity(let name, let known):
             let shown = known.prefix(FetchError.entitiesListed).joined(separator: ", ")
             let more = known.count > FetchError.entitiesListed ? " and \(known.count - FetchError.entitiesListed) more" : ""
-            return "fetch request: the model has no entity named '\(name)' (its entities: \(known.isEmpty ? "none" : shown + more))"
+            // `FetchRequest<ManagedObject>()` takes the class's name: it names no entity (Core Data's needs one too).
+            let hint = name == ManagedObject.entityName ? "; a request for ManagedObject needs an entity: FetchRequest(entityName:)" : ""
+            return "fetch request: the model has no entity named '\(name)' (its entities: \(known.isEmpty ? "none" : shown + more))\(hint)"
         case .resultTypeMismatch(let entity, let expected): return "fetch request: objects of '\(entity)' are not \(expected)"
         case .store(let error): return error.description
         }

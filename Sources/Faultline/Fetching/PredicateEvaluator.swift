@@ -216,8 +216,9 @@ struct PredicateEvaluator {
             if l.isNull || r.isNull { return l.isNull && r.isNull }
             return Self.order(l, r, folding: foldFlags) == .orderedSame
         case .notEqual:
-            if r.isNull { return !l.isNull }
-            if l.isNull { return false }
+            // As NSPredicate in memory: nil differs from every value (SQL's NULL <> 2 is not true: the stores'
+            // answer differs, which the optional-not-equal finding is about).
+            if l.isNull || r.isNull { return l.isNull != r.isNull }
             return Self.order(l, r, folding: foldFlags).map { $0 != .orderedSame } ?? false
         case .lessThan: return Self.order(l, r, folding: foldFlags) == .orderedAscending
         case .lessThanOrEqual: return Self.order(l, r, folding: foldFlags).map { $0 != .orderedDescending } ?? false

@@ -115,8 +115,10 @@ extension ScenarioCatalogue {
                 guard let a = m.counters(optional), let b = m.counters(mandatory), let memoryA = outcomes.inMemory[optional], let memoryB = outcomes.inMemory[mandatory],
                       let rows = m[optional]?.operations else { return Verdict(held: nil, "not measured") }
                 let storeA = a.fetchedObjects - rows, storeB = b.fetchedObjects - rows
-                return Verdict(held: storeA < storeB && storeA == memoryA && storeB == memoryB,
-                               "`rating != 5` over \(rows) reviews, half unrated: optional — the store returns \(storeA), the unrated left out (Faultline's in-memory evaluation agrees, \(memoryA): one nil rule, docs/predicates.md; Core Data's NSPredicate in memory would keep them); mandatory with a default of 0 — \(storeB) in the store and \(memoryB) in memory")
+                // Held: optional, two answers (the store leaves the unrated out, memory keeps them, as in Core Data);
+                // mandatory with a default, one answer.
+                return Verdict(held: storeA < storeB && memoryA > storeA && storeB == memoryB,
+                               "`rating != 5` over \(rows) reviews, half unrated: optional — the store returns \(storeA), the unrated left out, and the in-memory evaluation \(memoryA), the unrated kept (as Core Data's NSPredicate: docs/predicates.md); mandatory with a default of 0 — \(storeB) in the store and \(memoryB) in memory")
             })
     }
 }
