@@ -122,11 +122,13 @@ final class FaultingTests: XCTestCase {
             walks.includesSubentities = false
             XCTAssertEqual(try context.count(for: walks), 2, "a count honours the limit and offset, as Core Data's does")
             XCTAssertThrowsError(try context.fetch(FetchRequest<Dog>(entityName: "Walk"))) { error in
-                guard case FetchError.resultTypeMismatch(let entity, let expected)? = error as? FetchError else {
+                guard case FetchError.resultTypeMismatch(let entity, let expected, let actual, let unresolved)? = error as? FetchError else {
                     return XCTFail("\(error)")
                 }
                 XCTAssertEqual(entity, "Walk")
                 XCTAssertTrue(expected.hasSuffix("Dog"), expected)
+                XCTAssertTrue(actual.hasSuffix("Walk"), actual)
+                XCTAssertNil(unresolved)
             }
         }
     }
@@ -291,7 +293,7 @@ final class FaultingTests: XCTestCase {
             storedOnly.includesPendingChanges = false
             XCTAssertEqual(try context.fetch(storedOnly).count, 6)
             XCTAssertThrowsError(try context.fetch(FetchRequest<Dog>(entityName: "Walk"))) { error in
-                XCTAssertEqual("\(error)", "fetch request: objects of 'Walk' are not Dog")
+                XCTAssertEqual("\(error)", "fetch request: objects of 'Walk' are Walk, not Dog — register Dog for it with model.register(_:forEntityName:), or give the model its class name")
             }
         }
     }

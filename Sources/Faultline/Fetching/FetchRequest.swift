@@ -65,8 +65,9 @@ extension FetchRequest where Result: ManagedObject {
 public enum FetchError: Error, CustomStringConvertible, Sendable {
     /// The model has no such entity; `known` names the entities it has.
     case unknownEntity(String, known: [String])
-    /// Objects of the entity are not of the requested class.
-    case resultTypeMismatch(entity: String, expected: String)
+    /// Objects of the entity are not of the requested class: `actual` is the class they are made of, and
+    /// `unresolvedClassName` the model's class name for the entity when no class of this process answers it.
+    case resultTypeMismatch(entity: String, expected: String, actual: String, unresolvedClassName: String?)
     /// The predicate or sort cannot be used with this entity.
     case predicate(ObjectPredicateError)
     /// The store failed.
@@ -85,7 +86,10 @@ public enum FetchError: Error, CustomStringConvertible, Sendable {
             // `FetchRequest<ManagedObject>()` takes the class's name: it names no entity (Core Data's needs one too).
             let hint = name == ManagedObject.entityName ? "; a request for ManagedObject needs an entity: FetchRequest(entityName:)" : ""
             return "fetch request: the model has no entity named '\(name)' (its entities: \(known.isEmpty ? "none" : shown + more))\(hint)"
-        case .resultTypeMismatch(let entity, let expected): return "fetch request: objects of '\(entity)' are not \(expected)"
+        case .resultTypeMismatch(let entity, let expected, let actual, let unresolved):
+            let why = unresolved.map { "the model names class '\($0)', found in no module of ManagedObjectModel.classModules (\(ManagedObjectModel.classModules.joined(separator: ", "))): add its module, or register it with model.register(_:forEntityName:)" }
+                ?? "register \(expected) for it with model.register(_:forEntityName:), or give the model its class name"
+            return "fetch request: objects of '\(entity)' are \(actual), not \(expected) — \(why)"
         case .store(let error): return error.description
         }
     }

@@ -9,7 +9,9 @@ extension ManagedObjectContext {
         let erased = FetchRequest<ManagedObject>(request)
         let (entity, entities) = try fetchedEntities(erased)
         guard T.self == ManagedObject.self || entities.allSatisfy({ $0.managedClass is T.Type }) else {
-            throw FetchError.resultTypeMismatch(entity: entity.name, expected: "\(T.self)")
+            let odd = entities.first { !($0.managedClass is T.Type) } ?? entity
+            throw FetchError.resultTypeMismatch(entity: odd.name, expected: "\(T.self)", actual: "\(odd.managedClass)",
+                                                unresolvedClassName: model.unresolvedClassNames[odd.name])
         }
         let objects = try fetchObjects(entity: entity, entities: entities, request: erased, file: file, line: line)
         // Every object is of a class checked above to be a T; arrays of class references share one layout.

@@ -42,6 +42,9 @@ public final class ManagedObjectModel: @unchecked Sendable {
     /// Stores opened with the model so far: once one has, its layout no longer changes.
     private var storesOpened = 0
     private let layoutLock = NSLock()
+    /// Class names the model gives (`representedClassName`) that no class of this process answers, by entity: their
+    /// objects are plain `ManagedObject`s (Core Data logs "Unable to load class named …" and does the same).
+    public private(set) var unresolvedClassNames: [String: String] = [:]
     /// True when some entity has a registered subclass (whose lifecycle hooks saves must call).
     var hasCustomClasses: Bool { entities.contains { $0.hasCustomClass } }
 
@@ -75,6 +78,7 @@ public final class ManagedObjectModel: @unchecked Sendable {
         for (name, template) in fetchRequestTemplates where byName[template.entity] == nil {
             throw ModelError(source: source, problem: "fetch request '\(name)' names unknown entity '\(template.entity)'")
         }
+        unresolvedClassNames = resolveRepresentedClasses()
         for (entity, attribute, reason) in DerivedAttributeTriggers.triggers(for: self).uncomputed {
             warnings.append(ModelError(source: source, entity: entity, property: attribute,
                                        problem: "derived attribute not computed in stores Faultline creates: \(reason); it is a plain column"))
@@ -144,10 +148,18 @@ public final class ManagedObjectModel: @unchecked Sendable {
     }
 
     /// Registers a typed subclass for an entity; objects of that entity are then created as `type`.
+    ///
+    /// Register before the model's first store opens (Core Data fixes its classes when the model loads): objects
+    /// already made are of the class they were made with, and a typed fetch would return them as another.
     public func register(_ type: ManagedObject.Type, forEntityName name: String) throws {
         guard let entity = entitiesByName[name] else {
             throw ModelError(source: source, entity: name, problem: "no such entity to register \(type) for")
         }
+        let inUse = layoutLock.withLock { storesOpened > 0 }
+        guard !inUse || entity.managedClass == type else {
+            throw ModelError(source: source, entity: name, problem: "cannot register \(type) once a store uses the model: objects made since are \(entity.managedClass); register classes before the first store opens")
+        }
         entity.register(type)
+        unresolvedClassNames[name] = nil
     }
 }

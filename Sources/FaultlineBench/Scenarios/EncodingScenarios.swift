@@ -88,6 +88,7 @@ extension ScenarioCatalogue {
                         kind == lazy ? AttributeDescription(name: "colorData", type: .binary)
                                      : AttributeDescription(name: "colors", type: .transformable),
                     ])])
+                    if kind == lazy { try model.register(LazyColorsMood.self, forEntityName: "Mood") }
                     let store = try ScenarioStore.make(setup.folder, "transformable-lazy-\(kind == lazy)", model: model) { context in
                         for i in 0..<moods {
                             let mood = ManagedObject(entity: model.entity(named: "Mood")!, insertInto: context)
@@ -97,7 +98,6 @@ extension ScenarioCatalogue {
                             else { try mood.setValue(colors(i), forKey: "colors") }
                         }
                     }
-                    if kind == lazy { try model.register(LazyColorsMood.self, forEntityName: "Mood") }
                     for reads in [datesOnly, twice] {
                         variants.append(.engine(name(kind, reads), model: model, store: store, operations: moods) { context in
                             var request = FetchRequest<ManagedObject>(entityName: "Mood")
