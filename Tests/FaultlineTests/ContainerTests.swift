@@ -48,6 +48,35 @@ final class ContainerTests: XCTestCase {
         XCTAssertEqual(try dogs(other.newBackgroundContext()), [])
     }
 
+    /// A class, as Core Data's: `first?.url = …` changes the container's own description, a description made with
+    /// `init()` is configured after it is made, and two names for one description see one state.
+    func testDescriptionsAreSharedObjectsAsInCoreData() throws {
+        let container = PersistentContainer(name: "Kennel", managedObjectModel: try makeTestModel(), probes: .disabled)
+        container.persistentStoreDescriptions.first?.url = URL(fileURLWithPath: "/dev/null")
+        XCTAssertEqual(container.persistentStoreDescriptions[0].url?.path, "/dev/null")
+        let description = PersistentStoreDescription()
+        XCTAssertEqual(description.type, .sqlite)
+        XCTAssertNil(description.url)
+        let alias = description
+        alias.type = .inMemory
+        alias.shouldMigrateStoreAutomatically = false
+        XCTAssertEqual(description.type, .inMemory)
+        XCTAssertFalse(description.shouldMigrateStoreAutomatically)
+        XCTAssertTrue(description.shouldInferMappingModelAutomatically)
+        XCTAssertEqual(description, alias)
+        XCTAssertNotEqual(description, PersistentStoreDescription())
+        let other = PersistentContainer(name: "Kennel", managedObjectModel: try makeTestModel(), probes: .disabled)
+        other.persistentStoreDescriptions = [description]
+        try other.loadPersistentStores()
+        XCTAssertEqual(other.persistentStoreCoordinator.storeType, .inMemory)
+        // An SQLite description without a URL is refused in words, as Core Data refuses it.
+        let noURL = PersistentContainer(name: "Kennel", managedObjectModel: try makeTestModel(), probes: .disabled)
+        noURL.persistentStoreDescriptions = [PersistentStoreDescription()]
+        XCTAssertThrowsError(try noURL.loadPersistentStores()) { error in
+            XCTAssertTrue("\(error)".contains("URL"), "\(error)")
+        }
+    }
+
     func testDevNullURLIsAnInMemoryStoreAsInCoreData() throws {
         let container = PersistentContainer(name: "Kennel", managedObjectModel: try makeTestModel(), probes: .disabled)
         container.persistentStoreDescriptions[0].url = URL(fileURLWithPath: "/dev/null")
@@ -81,7 +110,7 @@ final class ContainerTests: XCTestCase {
     func testSQLiteDescriptionOpensTheFileWithItsPragmas() throws {
         let dir = TemporaryDirectory()
         let container = PersistentContainer(name: "Kennel", managedObjectModel: try makeTestModel(), probes: .disabled)
-        var description = PersistentStoreDescription(url: dir.file("nested/folder/Kennel.sqlite"))
+        let description = PersistentStoreDescription(url: dir.file("nested/folder/Kennel.sqlite"))
         description.setValue("DELETE", forPragmaNamed: "journal_mode")
         description.setValue("OFF", forPragmaNamed: "synchronous")
         description.setValue("FULL", forPragmaNamed: "synchronous")

@@ -3,57 +3,96 @@ import Foundation
 /// How a container opens its store (Core Data's `NSPersistentStoreDescription`): where, of which type, and with
 /// which options and pragmas.
 ///
-/// A value: change it in place through the container before `loadPersistentStores()`:
+/// A class, as in Core Data: configure the container's own description, or make one and give it to the container,
+/// before `loadPersistentStores()`:
 ///
 /// ```swift
-/// container.persistentStoreDescriptions[0].type = .inMemory
-/// container.persistentStoreDescriptions[0].setValue("OFF", forPragmaNamed: "synchronous")
+/// container.persistentStoreDescriptions.first?.url = URL(fileURLWithPath: "/dev/null")
+/// let description = PersistentStoreDescription()
+/// description.type = .inMemory
+/// description.setValue("OFF", forPragmaNamed: "synchronous")
+/// container.persistentStoreDescriptions = [description]
 /// ```
-public struct PersistentStoreDescription: Sendable, Equatable, CustomStringConvertible {
+///
+/// Thread-safe: its properties are read and written under a lock.
+public final class PersistentStoreDescription: @unchecked Sendable, Equatable, CustomStringConvertible {
+    private struct State {
+        var url: URL?
+        var type: PersistentStoreType = .sqlite
+        var options: PersistentStoreOptions = [.migratesAutomatically, .infersMappingAutomatically]
+        var pragmas: [(name: String, value: String)] = []
+    }
+    private let lock = NSLock()
+    private var state = State()
+
+    private func read<T>(_ body: (State) -> T) -> T {
+        lock.lock()
+        defer { lock.unlock() }
+        return body(state)
+    }
+
+    private func write(_ body: (inout State) -> Void) {
+        lock.lock()
+        body(&state)
+        lock.unlock()
+    }
+
     /// The store's file (ignored for an in-memory store; `/dev/null` makes an SQLite store in memory, as in Core
     /// Data).
-    public var url: URL?
+    public var url: URL? {
+        get { read(\.url) }
+        set { write { $0.url = newValue } }
+    }
     /// The store type: `.sqlite` (the default) or `.inMemory`.
-    public var type: PersistentStoreType = .sqlite
+    public var type: PersistentStoreType {
+        get { read(\.type) }
+        set { write { $0.type = newValue } }
+    }
     /// Options as Core Data's options dictionary holds them; by default migration is automatic and inferred, as
     /// in Core Data.
-    public var options: PersistentStoreOptions = [.migratesAutomatically, .infersMappingAutomatically]
+    public var options: PersistentStoreOptions {
+        get { read(\.options) }
+        set { write { $0.options = newValue } }
+    }
     /// Pragmas in the order they were set (`setValue(_:forPragmaNamed:)`); checked when the store is added.
-    public private(set) var pragmas: [(name: String, value: String)] = []
+    public var pragmas: [(name: String, value: String)] { read(\.pragmas) }
+
+    /// A description of an SQLite store with no URL yet (Core Data's `init()`): set `url`, or `type = .inMemory`.
+    public init() {}
 
     /// A description of an SQLite store at `url`.
     public init(url: URL) {
-        self.url = url
+        state.url = url
     }
 
     /// A description of a store of `type` (an in-memory store needs no URL).
     public init(type: PersistentStoreType, url: URL? = nil) {
-        self.type = type
-        self.url = url
+        state.type = type
+        state.url = url
     }
 
     /// Core Data's `isReadOnly`: the store is opened read only (`PersistentStoreOptions.readOnly`).
     public var isReadOnly: Bool {
         get { options.contains(.readOnly) }
-        set { options.set(.readOnly, newValue) }
+        set { write { $0.options.set(.readOnly, newValue) } }
     }
 
     /// Core Data's `shouldMigrateStoreAutomatically` (default true).
     public var shouldMigrateStoreAutomatically: Bool {
         get { options.contains(.migratesAutomatically) }
-        set { options.set(.migratesAutomatically, newValue) }
+        set { write { $0.options.set(.migratesAutomatically, newValue) } }
     }
 
     /// Core Data's `shouldInferMappingModelAutomatically` (default true).
     public var shouldInferMappingModelAutomatically: Bool {
         get { options.contains(.infersMappingAutomatically) }
-        set { options.set(.infersMappingAutomatically, newValue) }
+        set { write { $0.options.set(.infersMappingAutomatically, newValue) } }
     }
 
     /// Core Data's `NSPersistentHistoryTrackingKey` option: saves record persistent history.
     public var isPersistentHistoryTrackingEnabled: Bool {
         get { options.contains(.persistentHistoryTracking) }
-        set { options.set(.persistentHistoryTracking, newValue) }
+        set { write { $0.options.set(.persistentHistoryTracking, newValue) } }
     }
 
     /// Core Data's `sqlitePragmas`: the pragmas set, by name.
@@ -64,13 +103,15 @@ public struct PersistentStoreDescription: Sendable, Equatable, CustomStringConve
     /// Core Data's `setValue(_:forPragmaNamed:)`: sets a pragma the store runs when it opens (after Faultline's
     /// own WAL and `synchronous=NORMAL`, so that it wins), or removes it (nil). Names and values are checked when
     /// the store is added (`StorePragma`).
-    public mutating func setValue(_ value: String?, forPragmaNamed name: String) {
-        let existing = pragmas.firstIndex { $0.name.lowercased() == name.lowercased() }
-        switch (value, existing) {
-        case (let value?, let index?): pragmas[index].value = value
-        case (let value?, nil): pragmas.append((name, value))
-        case (nil, let index?): pragmas.remove(at: index)
-        case (nil, nil): break
+    public func setValue(_ value: String?, forPragmaNamed name: String) {
+        write { state in
+            let existing = state.pragmas.firstIndex { $0.name.lowercased() == name.lowercased() }
+            switch (value, existing) {
+            case (let value?, let index?): state.pragmas[index].value = value
+            case (let value?, nil): state.pragmas.append((name, value))
+            case (nil, let index?): state.pragmas.remove(at: index)
+            case (nil, nil): break
+            }
         }
     }
 
@@ -79,15 +120,18 @@ public struct PersistentStoreDescription: Sendable, Equatable, CustomStringConve
         try pragmas.map { try StorePragma($0.name, $0.value) }
     }
 
-    /// Whether the two are equal.
+    /// Whether the two describe the same store the same way.
     public static func == (a: PersistentStoreDescription, b: PersistentStoreDescription) -> Bool {
-        a.url == b.url && a.type == b.type && a.options == b.options
-            && a.pragmas.map(\.name) == b.pragmas.map(\.name) && a.pragmas.map(\.value) == b.pragmas.map(\.value)
+        if a === b { return true }
+        let (x, y) = (a.read { $0 }, b.read { $0 })
+        return x.url == y.url && x.type == y.type && x.options == y.options
+            && x.pragmas.map(\.name) == y.pragmas.map(\.name) && x.pragmas.map(\.value) == y.pragmas.map(\.value)
     }
 
     /// The text `print` and `String(describing:)` show.
     public var description: String {
-        "\(type) store" + (type == .inMemory ? "" : " at \(url?.path ?? "(no URL)")")
+        let (type, url) = read { ($0.type, $0.url) }
+        return "\(type) store" + (type == .inMemory ? "" : " at \(url?.path ?? "(no URL)")")
     }
 }
 

@@ -126,7 +126,6 @@ public final class ChromeTraceWriter {
     /// `text` as a JSON string, escaped byte by byte.
     private func string(_ text: String) {
         buffer.append(UInt8(ascii: "\""))
-        var text = text
         ByteRuns.forEach(in: text, stoppingAt: Self.escaped) { run, stop in
             buffer.append(contentsOf: run)
             guard let b = stop else { return }
