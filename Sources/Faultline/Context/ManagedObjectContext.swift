@@ -99,7 +99,7 @@ public final class ManagedObjectContext: @unchecked Sendable {
     /// Values the program keeps with the context (Core Data's `userInfo`): a cache of singleton-like objects looked
     /// up once — the logged-in user, the current settings — instead of fetched each time. Read and changed on the
     /// context's queue, like its objects.
-    public var userInfo: [String: Any] = [:]
+    public var userInfo: [AnyHashable: Any] = [:]
 
     /// How this context's saves resolve optimistic-locking and uniqueness conflicts (`.error`, the default,
     /// resolves nothing). A child context's save into its parent ignores it: the child's values win, as in Core Data.
