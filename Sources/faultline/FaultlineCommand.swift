@@ -94,7 +94,7 @@ func loadModel(_ path: String, hint: String = "give --model") throws -> ManagedO
         }
         return model
     }
-    let model = try ManagedObjectModel(contentsOf: URL(fileURLWithPath: path))
+    let model = try ManagedObjectModel(loadingContentsOf: URL(fileURLWithPath: path))
     for warning in model.warnings {
         Console.error("faultline: warning: \(warning)")
     }

@@ -234,7 +234,7 @@ final class BenchRunnerTests: XCTestCase {
             throw XCTSkip("../shared/fixtures/xcdatamodels is absent: the fixture models are not in this checkout")
         }
         for file in files {
-            let model = try ManagedObjectModel(contentsOf: fixtures.appendingPathComponent(file))
+            let model = try ManagedObjectModel(loadingContentsOf: fixtures.appendingPathComponent(file))
             let store = dir.appendingPathComponent("\(file).sqlite")
             let counts = try SyntheticData(model: model).generate(count: 200, into: store)
             // (A model may have no entities at all: Maccy's History is an empty first version.)

@@ -39,7 +39,7 @@ final class DiagramTests: XCTestCase {
             throw XCTSkip("../shared/fixtures/xcdatamodels is absent: the fixture models are not in this checkout")
         }
         for file in files {
-            let model = try ManagedObjectModel(contentsOf: fixtures.appendingPathComponent(file))
+            let model = try ManagedObjectModel(loadingContentsOf: fixtures.appendingPathComponent(file))
             let svg = String(decoding: try GraphvizRenderer.render(ModelDiagram(model: model).dot, as: .svg), as: UTF8.self)
             for entity in model.entities { XCTAssertTrue(svg.contains(">\(entity.name)<"), "\(file): \(entity.name)") }
         }

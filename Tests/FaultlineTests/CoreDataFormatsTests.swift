@@ -211,7 +211,7 @@ final class CoreDataFormatsTests: XCTestCase {
         for testCase in CoreDataStoreTests.cases {
             let dir = TemporaryDirectory()
             let store = try copyStore(folder.appendingPathComponent(testCase.store), into: dir)
-            let source = try ManagedObjectModel(contentsOf: folder.appendingPathComponent(testCase.model))
+            let source = try ManagedObjectModel(loadingContentsOf: folder.appendingPathComponent(testCase.model))
             guard let model = try ManagedObjectModel.cachedInStore(at: store) else {
                 XCTAssertTrue(testCase.store.hasPrefix("flickrsearcher"), "\(testCase.store) has a Z_MODELCACHE")
                 continue
@@ -248,8 +248,8 @@ final class CoreDataFormatsTests: XCTestCase {
         let momd = folder.appendingPathComponent("coredataplus-samplemodel/SampleModel.momd")
         let sources = folder.appendingPathComponent("coredataplus-samplemodel/SampleModel.xcdatamodeld")
         for version in ["SampleModel", "SampleModel2", "SampleModel3"] {
-            let compiled = try ManagedObjectModel(contentsOf: momd.appendingPathComponent(version + ".mom"))
-            let source = try ManagedObjectModel(contentsOf: sources.appendingPathComponent(version + ".xcdatamodel"))
+            let compiled = try ManagedObjectModel(loadingContentsOf: momd.appendingPathComponent(version + ".mom"))
+            let source = try ManagedObjectModel(loadingContentsOf: sources.appendingPathComponent(version + ".xcdatamodel"))
             XCTAssertEqual(SchemaGenerator.statements(for: compiled), SchemaGenerator.statements(for: source), version)
         }
         XCTAssertEqual(try ManagedObjectModel.versions(ofBundle: momd).map(\.name), ["SampleModel", "SampleModel2", "SampleModel3"])

@@ -44,7 +44,7 @@ final class CoreDataStoreTests: XCTestCase {
         for testCase in Self.cases {
             let dir = TemporaryDirectory()
             let store = try copy(folder.appendingPathComponent(testCase.store), into: dir)
-            let model = try ManagedObjectModel(contentsOf: folder.appendingPathComponent(testCase.model))
+            let model = try ManagedObjectModel(loadingContentsOf: folder.appendingPathComponent(testCase.model))
             let coordinator = PersistentStoreCoordinator(managedObjectModel: model, probes: .disabled)
             XCTAssertNoThrow(try coordinator.addPersistentStore(at: store, options: .readOnly), testCase.store)
             guard coordinator.storeIdentifier != nil else { continue }
@@ -72,7 +72,7 @@ final class CoreDataStoreTests: XCTestCase {
         let folder = try storesFolder()
         let dir = TemporaryDirectory()
         let store = try copy(folder.appendingPathComponent("coredataplus-samplemodel/SampleModel_V2.sqlite"), into: dir)
-        let model = try ManagedObjectModel(contentsOf: folder.appendingPathComponent("coredataplus-samplemodel/SampleModel.xcdatamodeld/SampleModel2.xcdatamodel"))
+        let model = try ManagedObjectModel(loadingContentsOf: folder.appendingPathComponent("coredataplus-samplemodel/SampleModel.xcdatamodeld/SampleModel2.xcdatamodel"))
         let coordinator = PersistentStoreCoordinator(managedObjectModel: model, probes: .disabled)
         try coordinator.addPersistentStore(at: store, options: .readOnly)
         XCTAssertEqual(coordinator.storeIdentifier, "753753D3-A961-4901-AB05-8CC48B1D3853")
@@ -88,12 +88,12 @@ final class CoreDataStoreTests: XCTestCase {
         let dir = TemporaryDirectory()
         let store = try copy(folder.appendingPathComponent("coredataplus-samplemodel/SampleModel_V2.sqlite"), into: dir)
         let before = try Data(contentsOf: store)
-        let model = try ManagedObjectModel(contentsOf: folder.appendingPathComponent("coredataplus-samplemodel/SampleModel.xcdatamodeld/SampleModel.xcdatamodel"))
+        let model = try ManagedObjectModel(loadingContentsOf: folder.appendingPathComponent("coredataplus-samplemodel/SampleModel.xcdatamodeld/SampleModel.xcdatamodel"))
         XCTAssertThrowsError(try PersistentStoreCoordinator(managedObjectModel: model, probes: .disabled).addPersistentStore(at: store, options: .readOnly)) { error in
             XCTAssertEqual("\(error)", "the store '\(store.path)' was made with a different model (migration needed): table ZCAR (entity Car) lacks ZCOLOR; table ZPERSON (entity Person) lacks ZID")
         }
         let wibosco = try copy(folder.appendingPathComponent("wibosco-migration/CoreDataMigration_Example_1.sqlite"), into: dir)
-        let v3 = try ManagedObjectModel(contentsOf: folder.appendingPathComponent("wibosco-migration/CoreDataMigration_Example.xcdatamodeld/CoreDataMigration_Example 3.xcdatamodel"))
+        let v3 = try ManagedObjectModel(loadingContentsOf: folder.appendingPathComponent("wibosco-migration/CoreDataMigration_Example.xcdatamodeld/CoreDataMigration_Example 3.xcdatamodel"))
         XCTAssertThrowsError(try PersistentStoreCoordinator(managedObjectModel: v3, probes: .disabled).addPersistentStore(at: wibosco, options: .readOnly)) { error in
             let text = "\(error)"
             XCTAssertTrue(text.contains("entity 'Color' (Z_ENT 1) is not in the store's Z_PRIMARYKEY") || text.contains("table ZCOLOR (entity Color) is not in the store"), text)
@@ -179,7 +179,7 @@ final class CoreDataStoreTests: XCTestCase {
         for testCase in Self.cases {
             let dir = TemporaryDirectory()
             let store = try copy(folder.appendingPathComponent(testCase.store), into: dir)
-            let model = try ManagedObjectModel(contentsOf: folder.appendingPathComponent(testCase.model))
+            let model = try ManagedObjectModel(loadingContentsOf: folder.appendingPathComponent(testCase.model))
             let storeStatements = try Self.schema(of: store, where: "1")
             var ours = Self.statementsByName(SchemaGenerator.statements(for: model))
             // Core Data before macOS 10.12 (framework 519 and older) wrote no Z_MODELCACHE.
@@ -253,7 +253,7 @@ final class CoreDataStoreTests: XCTestCase {
         let store = dir.file("new.sqlite")
         do {
             let coordinator = PersistentStoreCoordinator(managedObjectModel: try ManagedObjectModel(
-                contentsOf: folder.appendingPathComponent("coredataplus-samplemodel/SampleModel.xcdatamodeld/SampleModel.xcdatamodel")))
+                loadingContentsOf: folder.appendingPathComponent("coredataplus-samplemodel/SampleModel.xcdatamodeld/SampleModel.xcdatamodel")))
             try coordinator.addPersistentStore(at: store)
         }
         let ours = try PersistentStoreCoordinator.metadataForPersistentStore(at: store)
@@ -290,7 +290,7 @@ final class CoreDataStoreTests: XCTestCase {
             // Persistent history's entities, as Core Data numbers them in Z_PRIMARYKEY.
             try connection.execute("INSERT INTO Z_PRIMARYKEY VALUES (16001, 'CHANGE', 0, 1), (16002, 'TRANSACTION', 0, 1), (16003, 'TRANSACTIONSTRING', 0, 0)")
         }
-        let model = try ManagedObjectModel(contentsOf: folder.appendingPathComponent("coredataplus-samplemodel/SampleModel.xcdatamodeld/SampleModel.xcdatamodel"))
+        let model = try ManagedObjectModel(loadingContentsOf: folder.appendingPathComponent("coredataplus-samplemodel/SampleModel.xcdatamodeld/SampleModel.xcdatamodel"))
         let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
         try coordinator.addPersistentStore(at: store)
         let context = ManagedObjectContext(.privateQueue, coordinator: coordinator)

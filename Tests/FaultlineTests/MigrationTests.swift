@@ -52,7 +52,7 @@ final class MigrationTests: XCTestCase {
         }
         XCTAssertEqual(try PersistentStoreCoordinator.metadataForPersistentStore(at: store)["NSStoreUUID"] as? String, uuid)
         // It opens with the current version, and a read follows the links.
-        let coordinator = PersistentStoreCoordinator(managedObjectModel: try ManagedObjectModel(contentsOf: bundle))
+        let coordinator = PersistentStoreCoordinator(managedObjectModel: try ManagedObjectModel(loadingContentsOf: bundle))
         try coordinator.addPersistentStore(at: store)
         let context = ManagedObjectContext(.privateQueue, coordinator: coordinator)
         try context.performAndWait {
@@ -279,7 +279,7 @@ final class MigrationTests: XCTestCase {
             XCTAssertEqual(plan.to, current, file)
             XCTAssertEqual(try ManagedObjectModel.versions(ofBundle: bundle).first?.name, current, "\(file): the bundle's current version")
             let after = try SQLiteConnection(path: store.path, create: false)
-            let newModel = try ManagedObjectModel(contentsOf: bundle)
+            let newModel = try ManagedObjectModel(loadingContentsOf: bundle)
             // Columns that hold the same property in both versions (v4's ZCOLOR is a relationship, v1's a string).
             func properties(_ model: ManagedObjectModel, _ table: String) -> [String: String] {
                 var result: [String: String] = [:]
@@ -406,7 +406,7 @@ final class MigrationTests: XCTestCase {
         ])
         let store = dir.file("tags.sqlite")
         do {
-            let coordinator = PersistentStoreCoordinator(managedObjectModel: try ManagedObjectModel(contentsOf: bundle.appendingPathComponent("Tags.xcdatamodel")))
+            let coordinator = PersistentStoreCoordinator(managedObjectModel: try ManagedObjectModel(loadingContentsOf: bundle.appendingPathComponent("Tags.xcdatamodel")))
             try coordinator.addPersistentStore(at: store)
             let context = ManagedObjectContext(.privateQueue, coordinator: coordinator)
             try context.performAndWait {
@@ -507,7 +507,7 @@ final class MigrationTests: XCTestCase {
             """)], current: "Shop 2")
         let store = dir.file("shop.sqlite")
         do {
-            let coordinator = PersistentStoreCoordinator(managedObjectModel: try ManagedObjectModel(contentsOf: bundle.appendingPathComponent("Shop.xcdatamodel")))
+            let coordinator = PersistentStoreCoordinator(managedObjectModel: try ManagedObjectModel(loadingContentsOf: bundle.appendingPathComponent("Shop.xcdatamodel")))
             try coordinator.addPersistentStore(at: store)
             let context = ManagedObjectContext(.privateQueue, coordinator: coordinator)
             try context.performAndWait {
@@ -524,8 +524,8 @@ final class MigrationTests: XCTestCase {
             }
         }
         // Without the options the changed model is refused; with them (as Core Data's), the store is migrated as it opens.
-        XCTAssertThrowsError(try PersistentStoreCoordinator(managedObjectModel: try ManagedObjectModel(contentsOf: bundle)).addPersistentStore(at: store))
-        let coordinator = PersistentStoreCoordinator(managedObjectModel: try ManagedObjectModel(contentsOf: bundle))
+        XCTAssertThrowsError(try PersistentStoreCoordinator(managedObjectModel: try ManagedObjectModel(loadingContentsOf: bundle)).addPersistentStore(at: store))
+        let coordinator = PersistentStoreCoordinator(managedObjectModel: try ManagedObjectModel(loadingContentsOf: bundle))
         try coordinator.addPersistentStore(at: store, options: [.migratesAutomatically, .infersMappingAutomatically])
         let context = ManagedObjectContext(.privateQueue, coordinator: coordinator)
         try context.performAndWait {

@@ -14,7 +14,7 @@ final class ModelTests: XCTestCase {
         for file in files {
             let model: ManagedObjectModel
             do {
-                model = try ManagedObjectModel(contentsOf: folder.appendingPathComponent(file))
+                model = try ManagedObjectModel(loadingContentsOf: folder.appendingPathComponent(file))
             } catch {
                 XCTFail("\(file): \(error)")
                 continue
@@ -22,7 +22,7 @@ final class ModelTests: XCTestCase {
             let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
             XCTAssertNoThrow(try coordinator.addPersistentStore(at: dir.file(file + ".sqlite")), file)
             // Reopening checks the stored version hashes against the model.
-            let again = PersistentStoreCoordinator(managedObjectModel: try ManagedObjectModel(contentsOf: folder.appendingPathComponent(file)))
+            let again = PersistentStoreCoordinator(managedObjectModel: try ManagedObjectModel(loadingContentsOf: folder.appendingPathComponent(file)))
             XCTAssertNoThrow(try again.addPersistentStore(at: dir.file(file + ".sqlite")), file)
             // Every table the DDL names exists.
             let tables = try sqliteTables(dir.file(file + ".sqlite"))
@@ -34,7 +34,7 @@ final class ModelTests: XCTestCase {
     func testFixtureFeaturesAreRead() throws {
         guard let fixtures = fixturesDirectory() else { throw XCTSkip("../shared/fixtures is absent") }
         let folder = fixtures.appendingPathComponent("xcdatamodels")
-        let momc = try ManagedObjectModel(contentsOf: folder.appendingPathComponent("36_atomicbird__momcom__momcTests_2.xml"))
+        let momc = try ManagedObjectModel(loadingContentsOf: folder.appendingPathComponent("36_atomicbird__momcom__momcTests_2.xml"))
         let entity = try XCTUnwrap(momc.entity(named: "Entity"))
         XCTAssertEqual(entity.superentity?.name, "AbstractEntity")
         XCTAssertTrue(try XCTUnwrap(momc.entity(named: "AbstractEntity")).isAbstract)
@@ -54,7 +54,7 @@ final class ModelTests: XCTestCase {
         XCTAssertEqual(momc.configurations["UnrelatedConfiguration"], ["UnrelatedEntity"])
         XCTAssertTrue(entity.table.indexes.contains { $0.name == "ZABSTRACTENTITY_ZBOOLEANATTRIBUTE_ZDATEATTRIBUTE" })
 
-        let pedido = try ManagedObjectModel(contentsOf: folder.appendingPathComponent("44_colemancda__Pedido__Model.xml"))
+        let pedido = try ManagedObjectModel(loadingContentsOf: folder.appendingPathComponent("44_colemancda__Pedido__Model.xml"))
         let images = try XCTUnwrap(pedido.entity(named: "MenuItem")?.relationship(named: "images"))
         XCTAssertTrue(images.isOrdered)
         XCTAssertEqual(images.deleteRule, .cascade)
@@ -87,9 +87,9 @@ final class ModelTests: XCTestCase {
         <plist version="1.0"><dict><key>_XCCurrentVersionName</key><string>Zoo 2.xcdatamodel</string></dict></plist>
         """
         try Data(plist.utf8).write(to: bundle.appendingPathComponent(".xccurrentversion"))
-        let model = try ManagedObjectModel(contentsOf: bundle)
+        let model = try ManagedObjectModel(loadingContentsOf: bundle)
         XCTAssertNotNil(model.entity(named: "Animal")?.attribute(named: "nickname"))
-        let folderModel = try ManagedObjectModel(contentsOf: bundle.appendingPathComponent("Zoo.xcdatamodel"))
+        let folderModel = try ManagedObjectModel(loadingContentsOf: bundle.appendingPathComponent("Zoo.xcdatamodel"))
         XCTAssertNotNil(folderModel.entity(named: "Animal")?.attribute(named: "name"))
     }
 
@@ -146,7 +146,7 @@ final class ModelTests: XCTestCase {
         XCTAssertThrowsError(try ManagedObjectModel(xcodeContents: Data(badType.utf8), source: "x")) { error in
             XCTAssertEqual("\(error)", "model 'x', entity 'A', property 'x': unknown attribute type 'Array'")
         }
-        XCTAssertThrowsError(try ManagedObjectModel(contentsOf: URL(fileURLWithPath: "/nonexistent/model.json"))) { error in
+        XCTAssertThrowsError(try ManagedObjectModel(loadingContentsOf: URL(fileURLWithPath: "/nonexistent/model.json"))) { error in
             XCTAssertEqual("\(error)", "model '/nonexistent/model.json': no such file or folder")
         }
     }

@@ -323,7 +323,7 @@ final class FetchTemplateTests: XCTestCase {
 
     func testFetchRequestTemplateOfAFixtureModel() throws {
         guard let fixtures = fixturesDirectory() else { throw XCTSkip("../shared/fixtures is absent: the fixture model's template is not checked") }
-        let momc = try ManagedObjectModel(contentsOf: fixtures.appendingPathComponent("xcdatamodels/36_atomicbird__momcom__momcTests_2.xml"))
+        let momc = try ManagedObjectModel(loadingContentsOf: fixtures.appendingPathComponent("xcdatamodels/36_atomicbird__momcom__momcTests_2.xml"))
         XCTAssertEqual(try momc.fetchRequest(fromTemplateWithName: "FetchRequestObjects").predicate?.predicateFormat, "booleanAttribute == 1 AND floatAttribute > 5")
     }
 }

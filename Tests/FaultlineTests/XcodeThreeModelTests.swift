@@ -13,7 +13,7 @@ final class XcodeThreeModelTests: XCTestCase {
     }
 
     func testRecipesLoadsWithCoreDatasHashes() throws {
-        let model = try ManagedObjectModel(contentsOf: try folder().appendingPathComponent("recipes/Recipes.xcdatamodel"))
+        let model = try ManagedObjectModel(loadingContentsOf: try folder().appendingPathComponent("recipes/Recipes.xcdatamodel"))
         XCTAssertEqual(model.entities.map(\.name), ["Image", "Ingredient", "Recipe", "RecipeType"])
         try VersionHashTests.assertRecipesVectors(model)
         // What the archive says, read as Xcode's XML would say it.
@@ -33,7 +33,7 @@ final class XcodeThreeModelTests: XCTestCase {
     }
 
     func testAVersionedBundleAndASmallModelLoad() throws {
-        let tiktok = try ManagedObjectModel(contentsOf: try folder().appendingPathComponent("tiktok/DataModel.xcdatamodeld"))
+        let tiktok = try ManagedObjectModel(loadingContentsOf: try folder().appendingPathComponent("tiktok/DataModel.xcdatamodeld"))
         XCTAssertEqual(tiktok.versionName, "DataModel-v03", "the version .xccurrentversion names")
         XCTAssertEqual(tiktok.versionIdentifiers, ["v03"])
         XCTAssertEqual(Set(tiktok.entities.map(\.name)), ["Coupon", "Location", "Merchant"])
@@ -42,11 +42,11 @@ final class XcodeThreeModelTests: XCTestCase {
         let coupon = try XCTUnwrap(tiktok.entity(named: "Coupon"))
         XCTAssertEqual(coupon.relationship(named: "merchant")?.inverse?.name, "coupons")
         XCTAssertEqual(coupon.attribute(named: "title")?.userInfo["com.apple.syncservices.ExcludeFromDataChangeAlert"], "NO")
-        let bug = try ManagedObjectModel(contentsOf: try folder().appendingPathComponent("coredatabug/DataModel.xcdatamodel"))
+        let bug = try ManagedObjectModel(loadingContentsOf: try folder().appendingPathComponent("coredatabug/DataModel.xcdatamodel"))
         XCTAssertFalse(bug.entities.isEmpty)
         // The `elements` file itself, given alone.
-        let alone = try ManagedObjectModel(contentsOf: try folder().appendingPathComponent("recipes/Recipes.xcdatamodel/elements"))
-        XCTAssertEqual(alone.coreDataVersionHashes, try ManagedObjectModel(contentsOf: try folder().appendingPathComponent("recipes/Recipes.xcdatamodel")).coreDataVersionHashes)
+        let alone = try ManagedObjectModel(loadingContentsOf: try folder().appendingPathComponent("recipes/Recipes.xcdatamodel/elements"))
+        XCTAssertEqual(alone.coreDataVersionHashes, try ManagedObjectModel(loadingContentsOf: try folder().appendingPathComponent("recipes/Recipes.xcdatamodel")).coreDataVersionHashes)
     }
 
     /// A small model of our own (the fuzz seed, built with Python's plistlib: an entity with a default and an index,
@@ -76,12 +76,12 @@ final class XcodeThreeModelTests: XCTestCase {
         try FileManager.default.createDirectory(at: model, withIntermediateDirectories: true)
         for cut in [source.count / 2, source.count - 40, 64] {
             try source.prefix(cut).write(to: model.appendingPathComponent("elements"))
-            XCTAssertThrowsError(try ManagedObjectModel(contentsOf: model)) { error in
+            XCTAssertThrowsError(try ManagedObjectModel(loadingContentsOf: model)) { error in
                 XCTAssertTrue("\(error)".contains("Broken.xcdatamodel"), "\(error)")
             }
         }
         try FileManager.default.removeItem(at: model.appendingPathComponent("elements"))
-        XCTAssertThrowsError(try ManagedObjectModel(contentsOf: model)) { error in
+        XCTAssertThrowsError(try ManagedObjectModel(loadingContentsOf: model)) { error in
             XCTAssertTrue("\(error)".contains("missing 'contents'") && "\(error)".contains("elements"), "\(error)")
         }
     }

@@ -26,9 +26,38 @@ public final class PersistentContainer: @unchecked Sendable {
     private let lock = NSLock()
     private var descriptions: [PersistentStoreDescription]
 
+    /// Why the model could not be found or read (`init(name:)`): `loadPersistentStores()` throws it.
+    private let modelError: Error?
+
+    /// Core Data's `init(name:)`: the model named `name` (`<name>.momd`, `.xcdatamodeld`, `.mom` or `.json`), found
+    /// in `ManagedObjectModel.modelSearchFolders`. When there is none, or it cannot be read, the container has an
+    /// empty model and `loadPersistentStores()` fails with an error naming the folders searched (Core Data logs
+    /// "Failed to load model named …").
+    public convenience init(name: String, probes: Probes = .shared) {
+        let folders = ManagedObjectModel.modelSearchFolders
+        var failure: Error? = ModelNotFound(name: name, folders: folders, failure: nil)
+        var model: ManagedObjectModel? = nil
+        if let url = ManagedObjectModel.url(forModelNamed: name, in: folders) {
+            do {
+                model = try ManagedObjectModel(loadingContentsOf: url)
+                failure = nil
+            } catch {
+                failure = ModelNotFound(name: name, folders: folders, failure: error)
+            }
+        }
+        self.init(name: name, model: model ?? (try? ManagedObjectModel(entities: [])), modelError: failure, probes: probes)
+    }
+
     /// A container for `model`, with one description: an SQLite store named `<name>.sqlite` in
     /// `defaultDirectoryURL()`. Change the descriptions, then call `loadPersistentStores()`.
-    public init(name: String, managedObjectModel: ManagedObjectModel, probes: Probes = .shared) {
+    public convenience init(name: String, managedObjectModel: ManagedObjectModel, probes: Probes = .shared) {
+        self.init(name: name, model: managedObjectModel, modelError: nil, probes: probes)
+    }
+
+    private init(name: String, model: ManagedObjectModel?, modelError: Error?, probes: Probes) {
+        // An empty model always builds; the fallback only satisfies the type.
+        let managedObjectModel = model ?? { fatalError("an empty model failed to build") }()
+        self.modelError = modelError
         self.name = name
         self.managedObjectModel = managedObjectModel
         persistentStoreCoordinator = PersistentStoreCoordinator(managedObjectModel: managedObjectModel, probes: probes)
@@ -82,6 +111,7 @@ public final class PersistentContainer: @unchecked Sendable {
     }
 
     private func load(_ description: PersistentStoreDescription) throws {
+        if let modelError { throw modelError }
         let pragmas = try description.checkedPragmas()
         var url = description.url
         if description.type == .sqlite, let file = url, file.path != "/dev/null", !description.isReadOnly {

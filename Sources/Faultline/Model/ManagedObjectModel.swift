@@ -3,7 +3,8 @@ import Foundation
 /// A managed object model: the entities of an object graph, validated and laid out for the store.
 ///
 /// Build one from Swift (`init(entities:)`), a JSON model file (`init(jsonData:)`, see docs/model-format.md) or an
-/// Xcode model (`init(contentsOf:)` with an `.xcdatamodeld`, an `.xcdatamodel` or its `contents` file).
+/// Xcode model (`init(loadingContentsOf:)`, or Core Data's failable `init?(contentsOf:)`, with an `.xcdatamodeld`, an
+/// `.xcdatamodel` or its `contents` file).
 /// A model is immutable once built and may be shared across threads.
 public final class ManagedObjectModel: @unchecked Sendable {
     // The layout (entity numbers, tables, join tables) is Core Data's for a new store; opening an existing store
@@ -39,6 +40,9 @@ public final class ManagedObjectModel: @unchecked Sendable {
     @exclusivity(unchecked) private(set) var singles: [[EntityDescription]]
     /// The descriptions the model was built from, for a new layout.
     private let input: [EntityDescription]
+    /// The descriptions the model was built from (a model of one's own, built again, as a relayout does: for merging
+    /// freshly loaded models, never a model in use).
+    var sourceEntities: [EntityDescription] { input }
     /// Stores opened with the model so far: once one has, its layout no longer changes.
     private var storesOpened = 0
     private let layoutLock = NSLock()

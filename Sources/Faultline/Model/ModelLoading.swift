@@ -1,9 +1,16 @@
 import Foundation
 
 extension ManagedObjectModel {
-    /// Loads a model from a file: a JSON model (`.json`), an Xcode `.xcdatamodeld` bundle (its current version),
-    /// an `.xcdatamodel` folder, or a bare `contents` XML file.
-    public convenience init(contentsOf url: URL) throws {
+    /// Core Data's `init?(contentsOf:)`: the model at `url`, or nil when it cannot be read (as Core Data, which
+    /// says nothing of why; `init(loadingContentsOf:)` throws an error naming the file and the problem).
+    public convenience init?(contentsOf url: URL) {
+        do { try self.init(loadingContentsOf: url) } catch { return nil }
+    }
+
+    /// Loads a model from a file, or throws a `ModelError` naming the file and the problem: a JSON model (`.json`),
+    /// an Xcode `.xcdatamodeld` bundle (its current version), an `.xcdatamodel` folder, a compiled `.momd` or
+    /// `.mom`, or a bare `contents` XML file.
+    public convenience init(loadingContentsOf url: URL) throws {
         let path = url.path
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {

@@ -9,7 +9,7 @@ extension ManagedObjectModel {
             let current = bundle.current.deletingPathExtension().lastPathComponent
             let ordered = [current] + bundle.versions.keys.filter { $0 != current }.sorted()
             return try ordered.map { name in
-                let model = try ManagedObjectModel(contentsOf: bundle.versions[name]!)
+                let model = try ManagedObjectModel(loadingContentsOf: bundle.versions[name]!)
                 model.bundle = url
                 model.versionName = name
                 return (name, model)
@@ -19,7 +19,7 @@ extension ManagedObjectModel {
         let names = ((try? FileManager.default.contentsOfDirectory(atPath: url.path)) ?? []).filter { $0.hasSuffix(".xcdatamodel") }
         let ordered = [current] + names.filter { $0 != current }.sorted()
         return try ordered.map { name in
-            let model = try ManagedObjectModel(contentsOf: url.appendingPathComponent(name))
+            let model = try ManagedObjectModel(loadingContentsOf: url.appendingPathComponent(name))
             model.bundle = url
             model.versionName = String(name.dropLast(".xcdatamodel".count))
             return (model.versionName!, model)

@@ -94,7 +94,7 @@ enum MigrationWorkload {
     static func store(rows: Int, bundle: URL, at url: URL) throws {
         for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: url.path + suffix) }
         do {
-            let coordinator = PersistentStoreCoordinator(managedObjectModel: try ManagedObjectModel(contentsOf: bundle.appendingPathComponent("Shop.xcdatamodel")), probes: .disabled)
+            let coordinator = PersistentStoreCoordinator(managedObjectModel: try ManagedObjectModel(loadingContentsOf: bundle.appendingPathComponent("Shop.xcdatamodel")), probes: .disabled)
             try coordinator.addPersistentStore(at: url)
         }
         var db: OpaquePointer?

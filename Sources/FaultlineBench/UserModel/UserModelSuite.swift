@@ -17,7 +17,7 @@ public struct UserModelSuite {
         self.path = name
         storePath = store
         guard let store else {
-            model = try ManagedObjectModel(contentsOf: URL(fileURLWithPath: name))
+            model = try ManagedObjectModel(loadingContentsOf: URL(fileURLWithPath: name))
             return
         }
         let storeURL = URL(fileURLWithPath: store)
@@ -27,7 +27,7 @@ public struct UserModelSuite {
             if ["xcdatamodeld", "momd"].contains(url.pathExtension) {
                 model = try PersistentStoreCoordinator.open(storeURL, withVersionOf: url, options: .readOnly).coordinator.managedObjectModel
             } else {
-                model = try ManagedObjectModel(contentsOf: url)
+                model = try ManagedObjectModel(loadingContentsOf: url)
             }
         } else {
             guard let cached = try ManagedObjectModel.cachedInStore(at: storeURL) else {
