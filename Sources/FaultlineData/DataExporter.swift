@@ -37,7 +37,7 @@ public struct DataExporter {
             guard let entity = context.model.entity(named: request.entityName) else {
                 throw FetchError.unknownEntity(request.entityName, known: context.model.entities.map(\.name))
             }
-            var request = request
+            let request = request.copy()
             if limit > 0 { request.fetchLimit = limit }
             switch result {
             case .dictionary:

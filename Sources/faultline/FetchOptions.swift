@@ -18,7 +18,7 @@ struct FetchOptions: ParsableArguments {
 
     /// A fetch request for these options; a predicate error comes with its caret.
     func request() throws -> FetchRequest<ManagedObject> {
-        var request = FetchRequest<ManagedObject>(entityName: entity)
+        let request = FetchRequest<ManagedObject>(entityName: entity)
         if let predicate {
             do {
                 request.predicate = try ObjectPredicate(format: predicate, argumentArray: arguments.map(ArgumentValues.parse))

@@ -43,7 +43,7 @@ final class AllocationCountTests: XCTestCase {
         try coordinator.addPersistentStore(at: store)
         func fetch(_ count: Int) throws -> Int {
             let context = ManagedObjectContext(.privateQueue, coordinator: coordinator)
-            var request = FetchRequest<ManagedObject>(entityName: "Row")
+            let request = FetchRequest<ManagedObject>(entityName: "Row")
             request.returnsObjectsAsFaults = false
             request.fetchLimit = count
             return try context.performAndWait {

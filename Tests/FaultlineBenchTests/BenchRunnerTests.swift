@@ -241,7 +241,7 @@ final class BenchRunnerTests: XCTestCase {
             XCTAssertEqual(Set(counts.keys), Set(SyntheticData(model: model).concreteEntities.map(\.name)), file)
             let context = try BenchStore.coldContext(model, at: store, probes: .disabled)
             for entity in SyntheticData(model: model).concreteEntities {
-                var request = FetchRequest<ManagedObject>(entityName: entity.name)
+                let request = FetchRequest<ManagedObject>(entityName: entity.name)
                 request.includesSubentities = false
                 XCTAssertEqual(try context.performAndWait { try context.count(for: request) }, counts[entity.name] ?? 0, "\(file): \(entity.name)")
             }
@@ -684,7 +684,7 @@ final class PeerAgreementTests: XCTestCase {
         XCTAssertEqual(rawGroups.map(\.1), grdbGroups.map(\.1))
         let employeeContext = try BenchStore.coldContext(try EmployeeWorkload.model(), at: employees, probes: probes)
         let engineGroups = try employeeContext.performAndWait { () -> [(Int64, Double)] in
-            var request = FetchRequest<ManagedObject>(entityName: "Employee", sortDescriptors: [FetchSortDescriptor(keyPath: "type")])
+            let request = FetchRequest<ManagedObject>(entityName: "Employee", sortDescriptors: [FetchSortDescriptor(keyPath: "type")])
             request.propertiesToFetch = [PropertyToFetch("type"), PropertyToFetch(.avg, "salary", as: "average")]
             request.propertiesToGroupBy = ["type"]
             return try employeeContext.fetchDictionaries(request).map { (Int64("\($0["type"]!)")!, $0["average"] as! Double) }

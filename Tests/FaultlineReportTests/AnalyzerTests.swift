@@ -48,7 +48,7 @@ final class AnalyzerTests: XCTestCase {
     }
 
     func request(_ predicate: String? = nil, sort: String? = nil) throws -> FetchRequest<ManagedObject> {
-        var request = FetchRequest<ManagedObject>(entityName: "City", predicate: try predicate.map { try ObjectPredicate(format: $0) },
+        let request = FetchRequest<ManagedObject>(entityName: "City", predicate: try predicate.map { try ObjectPredicate(format: $0) },
                                                   sortDescriptors: sort.map { [FetchSortDescriptor(keyPath: $0)] } ?? [])
         request.returnsObjectsAsFaults = false
         return request
@@ -65,7 +65,7 @@ final class AnalyzerTests: XCTestCase {
         XCTAssertTrue(storm.fix.contains("relationshipKeyPathsForPrefetching"))
 
         let (_, prefetched) = try findings { context in
-            var request = try request()
+            let request = try request()
             request.relationshipKeyPathsForPrefetching = ["mayor"]
             for city in try context.fetch(request) { _ = (city.value(forKey: "mayor") as? ManagedObject)?.value(forKey: "name") }
         }
@@ -81,7 +81,7 @@ final class AnalyzerTests: XCTestCase {
 
     func testPrefetchesNobodyUsesAreFound() throws {
         let (_, unused) = try findings { context in
-            var request = try request()
+            let request = try request()
             request.relationshipKeyPathsForPrefetching = ["mayor"]
             _ = try context.fetch(request).map { $0.value(forKey: "name") }
         }
@@ -89,7 +89,7 @@ final class AnalyzerTests: XCTestCase {
         XCTAssertEqual(finding.evidence, "City.mayor: a prefetch loaded 30 objects and none was used")
         XCTAssertTrue(finding.callSite?.hasPrefix("FaultlineReportTests/AnalyzerTests.swift:") == true, finding.callSite ?? "")
         let (_, used) = try findings { context in
-            var request = try request()
+            let request = try request()
             request.relationshipKeyPathsForPrefetching = ["mayor"]
             _ = try context.fetch(request).first.map { ($0.value(forKey: "mayor") as? ManagedObject)?.value(forKey: "name") }
         }
@@ -179,7 +179,7 @@ final class AnalyzerTests: XCTestCase {
 
         let (_, fixed) = try findings(cities: 1_200, indexedPopulation: true) { context in
             _ = try context.fetch(try request("population == 7000"))
-            var batched = try request()
+            let batched = try request()
             batched.fetchBatchSize = 20
             _ = try context.fetch(batched)
             for i in 0..<25 {

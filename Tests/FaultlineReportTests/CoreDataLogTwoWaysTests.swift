@@ -24,7 +24,7 @@ final class CoreDataLogTwoWaysTests: XCTestCase {
             try coordinator.addPersistentStore(at: store)
             let context = ManagedObjectContext(.privateQueue, coordinator: coordinator)
             try context.performAndWait {
-                var all = FetchRequest<ManagedObject>(entityName: "City")
+                let all = FetchRequest<ManagedObject>(entityName: "City")
                 all.returnsObjectsAsFaults = false
                 // N+1: each city's mayor faulted one by one.
                 for city in try context.fetch(all) { _ = (city.value(forKey: "mayor") as? ManagedObject)?.value(forKey: "name") }

@@ -83,10 +83,10 @@ extension DiagramTests {
             try context.save()
             context.reset()
             // The near shelf's books are loaded as objects (their to-one edges point at it); the far shelf's are not.
-            var books = FetchRequest<ManagedObject>(entityName: "Book", predicate: try ObjectPredicate(format: "shelf.name == 'Near the door'"))
+            let books = FetchRequest<ManagedObject>(entityName: "Book", predicate: try ObjectPredicate(format: "shelf.name == 'Near the door'"))
             books.returnsObjectsAsFaults = false
             let held = try context.fetch(books)
-            var shelves = FetchRequest<ManagedObject>(entityName: "Shelf")
+            let shelves = FetchRequest<ManagedObject>(entityName: "Shelf")
             shelves.returnsObjectsAsFaults = false
             let alsoHeld = try context.fetch(shelves)
             // (Objects are held weakly: the fetched arrays keep them registered until the snapshot is taken.)

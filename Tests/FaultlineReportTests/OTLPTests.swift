@@ -33,7 +33,7 @@ final class OTLPTests: XCTestCase {
         let context = ManagedObjectContext(.privateQueue, coordinator: coordinator)
         tracer.withSpan("GET /cities", ofKind: .server) { _ in
             try? context.performAndWait {
-                var request = FetchRequest<ManagedObject>(entityName: "City")
+                let request = FetchRequest<ManagedObject>(entityName: "City")
                 request.returnsObjectsAsFaults = false
                 for city in try context.fetch(request) { _ = (city.value(forKey: "mayor") as? ManagedObject)?.value(forKey: "name") }
             }

@@ -107,7 +107,7 @@ final class PrecisionTests: XCTestCase {
         try check([.nPlusOne], broken: (Indexes(), { context in
             for shop in try context.fetch(try self.request("Shop")) { _ = (shop.value(forKey: "owner") as? ManagedObject)?.value(forKey: "name") }
         }), fixed: (Indexes(), { context in
-            var request = try self.request("Shop")
+            let request = try self.request("Shop")
             request.relationshipKeyPathsForPrefetching = ["owner"]
             for shop in try context.fetch(request) { _ = (shop.value(forKey: "owner") as? ManagedObject)?.value(forKey: "name") }
         }))
@@ -117,7 +117,7 @@ final class PrecisionTests: XCTestCase {
         try check([.relationshipFaultStorm], broken: (Indexes(), { context in
             for shop in try context.fetch(try self.request("Shop")) { _ = shop.objects(forRelationship: "products").map { $0.value(forKey: "name") } }
         }), fixed: (Indexes(), { context in
-            var request = try self.request("Shop")
+            let request = try self.request("Shop")
             request.relationshipKeyPathsForPrefetching = ["products"]
             for shop in try context.fetch(request) { _ = shop.objects(forRelationship: "products").map { $0.value(forKey: "name") } }
         }))
@@ -125,7 +125,7 @@ final class PrecisionTests: XCTestCase {
 
     func testPrefetchUnused() throws {
         try check([.unusedPrefetch], broken: (Indexes(), { context in
-            var request = try self.request("Shop")
+            let request = try self.request("Shop")
             request.relationshipKeyPathsForPrefetching = ["products"]
             for shop in try context.fetch(request) { _ = shop.value(forKey: "name") }
             context.reset()
@@ -243,7 +243,7 @@ final class PrecisionTests: XCTestCase {
         try check([.largeFetchWithoutBatchSize], broken: (Indexes(), { context in
             for product in try context.fetch(try self.request("Product")).prefix(20) { _ = product.value(forKey: "name") }
         }), fixed: (Indexes(), { context in
-            var request = try self.request("Product")
+            let request = try self.request("Product")
             request.fetchBatchSize = 40
             for product in try context.fetch(request).prefix(20) { _ = product.value(forKey: "name") }
         }))
@@ -251,11 +251,11 @@ final class PrecisionTests: XCTestCase {
 
     func testBatchSizeTooSmall() throws {
         try check([.batchSizeTooSmall], broken: (Indexes(), { context in
-            var request = try self.request("Product", "category == 3")
+            let request = try self.request("Product", "category == 3")
             request.fetchBatchSize = 2
             for product in try context.fetch(request).prefix(60) { _ = product.value(forKey: "name") }
         }), fixed: (Indexes(), { context in
-            var request = try self.request("Product", "category == 3")
+            let request = try self.request("Product", "category == 3")
             request.fetchBatchSize = 40
             for product in try context.fetch(request).prefix(60) { _ = product.value(forKey: "name") }
         }))
@@ -301,7 +301,7 @@ final class PrecisionTests: XCTestCase {
 
     func testFaultsWhoseRowsAnotherContextDeleted() throws {
         func deleteFirstFive(_ context: ManagedObjectContext) throws -> [ManagedObjectID] {
-            var request = try self.request("Product", sort: "name")
+            let request = try self.request("Product", sort: "name")
             request.fetchLimit = 5
             let ids = try context.fetchObjectIDs(request)
             let other = ManagedObjectContext(.privateQueue, coordinator: context.coordinator)

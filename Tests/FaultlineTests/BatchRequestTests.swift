@@ -43,7 +43,7 @@ final class BatchRequestTests: XCTestCase {
     }
 
     func fetch(_ entity: String, _ format: String? = nil, _ args: Any?...) throws -> [ManagedObject] {
-        var request = FetchRequest<ManagedObject>(entityName: entity, predicate: try format.map { try ObjectPredicate(format: $0, argumentArray: args) })
+        let request = FetchRequest<ManagedObject>(entityName: entity, predicate: try format.map { try ObjectPredicate(format: $0, argumentArray: args) })
         request.returnsObjectsAsFaults = false
         return try context.fetch(request)
     }
@@ -102,7 +102,7 @@ final class BatchRequestTests: XCTestCase {
         try seed(walks: 10_000)
         let observer = ManagedObjectContext(.privateQueue, coordinator: coordinator)
         let (rex, someWalks) = try observer.performAndWait { () throws -> (ManagedObject, [ManagedObject]) in
-            var request = FetchRequest<ManagedObject>(entityName: "Dog", predicate: try ObjectPredicate(format: "name == 'Rex'"))
+            let request = FetchRequest<ManagedObject>(entityName: "Dog", predicate: try ObjectPredicate(format: "name == 'Rex'"))
             request.returnsObjectsAsFaults = false
             let rex = try XCTUnwrap(try observer.fetch(request).first)
             XCTAssertEqual(rex.objects(forRelationship: "walks").count, 5_000)

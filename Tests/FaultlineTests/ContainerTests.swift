@@ -7,7 +7,7 @@ import XCTest
 final class ContainerTests: XCTestCase {
     private func dogs(_ context: ManagedObjectContext) throws -> [String] {
         try context.performAndWait {
-            var request = FetchRequest<ManagedObject>(entityName: "Dog")
+            let request = FetchRequest<ManagedObject>(entityName: "Dog")
             request.sortDescriptors = [FetchSortDescriptor(keyPath: "name")]
             return try context.fetch(request).map { $0.value(forKey: "name") as? String ?? "" }
         }

@@ -54,7 +54,7 @@ final class CoreDataStoreTests: XCTestCase {
                                "\(testCase.store): \(entity)")
                 // Every object reads: its values decode and its relationships resolve.
                 let objects = try context.performAndWait { () -> Int in
-                    var request = FetchRequest<ManagedObject>(entityName: entity)
+                    let request = FetchRequest<ManagedObject>(entityName: entity)
                     request.returnsObjectsAsFaults = false
                     let objects = try context.fetch(request)
                     for object in objects {

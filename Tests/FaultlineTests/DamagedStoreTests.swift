@@ -157,7 +157,7 @@ final class DamagedStoreTests: XCTestCase {
             try context0.save()
         }
         execute("UPDATE ZREGION SET ZCONTINENT = (SELECT Z_PK FROM ZREGION WHERE ZCODE = 34) WHERE ZCODE = 33")
-        var france = FetchRequest<ManagedObject>(entityName: "Country")
+        let france = FetchRequest<ManagedObject>(entityName: "Country")
         france.predicate = try ObjectPredicate(format: "code == 33")
         // Fired as a fault: the object is inaccessible and the context says why.
         let context = try reader()

@@ -41,7 +41,7 @@ final class EcosystemTests: XCTestCase {
         let context = container.newBackgroundContext()
         let names = try await tracer.withSpan("GET /dogs", ofKind: .server) { _ in
             try await context.perform {
-                var request = FetchRequest<ManagedObject>(entityName: "Dog")
+                let request = FetchRequest<ManagedObject>(entityName: "Dog")
                 request.predicate = try ObjectPredicate(format: "name CONTAINS %@", "og")
                 return try context.fetch(request).map { $0.value(forKey: "name") as? String ?? "" }
             }
@@ -155,7 +155,7 @@ final class EcosystemTests: XCTestCase {
         func statementsCounted() -> Int { Int(metrics.counters.filter { $0.label == "faultline_statements" }.reduce(Int64(0)) { $0 + $1.totalValue }) }
         let (countedBefore, executedBefore) = (statementsCounted(), container.persistentStoreCoordinator.statistics.statementsExecuted)
         try context.performAndWait {
-            var request = FetchRequest<ManagedObject>(entityName: "Dog")
+            let request = FetchRequest<ManagedObject>(entityName: "Dog")
             request.returnsObjectsAsFaults = true
             let dogs = try context.fetch(request)
             for dog in dogs { _ = dog.value(forKey: "name") }       // two row-cache faults

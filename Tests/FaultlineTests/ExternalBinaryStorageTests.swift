@@ -53,7 +53,7 @@ final class ExternalBinaryStorageTests: XCTestCase {
             let byTitle = Dictionary(uniqueKeysWithValues: photos.map { ($0.value(forKey: "title") as! String, $0) })
             XCTAssertEqual(byTitle["small"]?.value(forKey: "image") as? Data, small)
             XCTAssertEqual(byTitle["large"]?.value(forKey: "image") as? Data, large)
-            var request = FetchRequest<ManagedObject>(entityName: "Photo")
+            let request = FetchRequest<ManagedObject>(entityName: "Photo")
             request.propertiesToFetch = [PropertyToFetch("image")]
             let images = try reader.fetchDictionaries(request).compactMap { $0["image"] as? Data }
             XCTAssertEqual(Set(images), [small, large])

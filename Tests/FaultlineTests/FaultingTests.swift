@@ -114,7 +114,7 @@ final class FaultingTests: XCTestCase {
         let (coordinator, context) = try makeStack(try model(), in: dir)
         _ = try seed(coordinator, walks: 5)
         try context.performAndWait {
-            var walks = FetchRequest<Walk>(entityName: "Walk", predicate: try ObjectPredicate(format: "distance >= 1"),
+            let walks = FetchRequest<Walk>(entityName: "Walk", predicate: try ObjectPredicate(format: "distance >= 1"),
                                            sortDescriptors: [FetchSortDescriptor(keyPath: "distance", ascending: false)])
             walks.fetchLimit = 2
             walks.fetchOffset = 1
@@ -273,14 +273,14 @@ final class FaultingTests: XCTestCase {
         _ = try seed(coordinator, walks: 6)
         let context = ManagedObjectContext(.privateQueue, coordinator: coordinator)
         try context.performAndWait {
-            var page = FetchRequest<Walk>()
+            let page = FetchRequest<Walk>()
             page.fetchLimit = 2
             page.fetchOffset = 3
             XCTAssertEqual(try context.fetch(page).map(\.distance), [3, 4])
             page.fetchLimit = 0
             XCTAssertEqual(try context.fetch(page).map(\.distance), [3, 4, 5], "an offset without a limit")
             let all = try context.fetch(FetchRequest<Walk>())
-            var byID = FetchRequest<Walk>()
+            let byID = FetchRequest<Walk>()
             byID.objectIDs = [all[5].objectID, all[1].objectID]
             XCTAssertEqual(Set(try context.fetch(byID).map(\.distance)), [1, 5])
             // Pending changes: a new walk is included, a deleted one left out.
@@ -289,7 +289,7 @@ final class FaultingTests: XCTestCase {
             context.delete(all[0])
             let pending = try context.fetch(FetchRequest<Walk>()).map(\.distance)
             XCTAssertEqual(pending, [1, 2, 3, 4, 5, 99])
-            var storedOnly = FetchRequest<Walk>()
+            let storedOnly = FetchRequest<Walk>()
             storedOnly.includesPendingChanges = false
             XCTAssertEqual(try context.fetch(storedOnly).count, 6)
             XCTAssertThrowsError(try context.fetch(FetchRequest<Dog>(entityName: "Walk"))) { error in
@@ -326,7 +326,7 @@ final class FaultingTests: XCTestCase {
             context.reset()
             let regions = try context.fetch(FetchRequest<ManagedObject>(entityName: "Region"))
             XCTAssertEqual(Set(regions.map(\.entity.name)), ["Continent", "Country"])
-            var onlyCountries = FetchRequest<ManagedObject>(entityName: "Country")
+            let onlyCountries = FetchRequest<ManagedObject>(entityName: "Country")
             onlyCountries.includesSubentities = false
             let countries = try context.fetch(onlyCountries)
             XCTAssertEqual(countries.count, 1)

@@ -73,7 +73,7 @@ final class FetchOptionTests: XCTestCase {
         do {
             let dir = TemporaryDirectory()
             let (coordinator, context) = try seedCompany(in: dir)
-            var prefetching = request
+            let prefetching = request.copy()
             prefetching.relationshipKeyPathsForPrefetching = ["department"]
             let before = coordinator.statistics.statementsExecuted
             XCTAssertEqual(try departmentNames(context, prefetching), expected)
@@ -92,7 +92,7 @@ final class FetchOptionTests: XCTestCase {
         let dir = TemporaryDirectory()
         let (coordinator, context) = try seedCompany(in: dir)
         try context.performAndWait {
-            var request = FetchRequest<ManagedObject>(entityName: "Department", sortDescriptors: [FetchSortDescriptor(keyPath: "name")])
+            let request = FetchRequest<ManagedObject>(entityName: "Department", sortDescriptors: [FetchSortDescriptor(keyPath: "name")])
             request.relationshipKeyPathsForPrefetching = ["employees.projects"]
             let before = coordinator.statistics.statementsExecuted
             let departments = try context.fetch(request)
@@ -125,7 +125,7 @@ final class FetchOptionTests: XCTestCase {
         try coordinator.addPersistentStore(at: dir.file("store.sqlite"))
         let context = ManagedObjectContext(.privateQueue, coordinator: coordinator)
         try context.performAndWait {
-            var request = FetchRequest<ManagedObject>(entityName: "Person", predicate: try ObjectPredicate(format: "age >= 5"),
+            let request = FetchRequest<ManagedObject>(entityName: "Person", predicate: try ObjectPredicate(format: "age >= 5"),
                                                       sortDescriptors: [FetchSortDescriptor(keyPath: "age", ascending: false)])
             request.fetchBatchSize = 20
             var count = coordinator.statistics.statementsExecuted
@@ -150,7 +150,7 @@ final class FetchOptionTests: XCTestCase {
         let dir = TemporaryDirectory()
         let (coordinator, context) = try seedCompany(in: dir)
         try context.performAndWait {
-            var request = FetchRequest<ManagedObject>(entityName: "Employee")
+            let request = FetchRequest<ManagedObject>(entityName: "Employee")
             request.includesPropertyValues = false
             let before = coordinator.statistics
             let employees = try context.fetch(request)
@@ -173,7 +173,7 @@ final class FetchOptionTests: XCTestCase {
             // `self IN %@` with values turns registered faults into objects in one statement.
             let faults = ids.map(context.object(with:))
             XCTAssertTrue(faults.allSatisfy(\.isFault))
-            var request = FetchRequest<ManagedObject>(entityName: "Employee", predicate: try ObjectPredicate(format: "self IN %@", ids))
+            let request = FetchRequest<ManagedObject>(entityName: "Employee", predicate: try ObjectPredicate(format: "self IN %@", ids))
             request.returnsObjectsAsFaults = false
             let before = coordinator.statistics.statementsExecuted
             XCTAssertEqual(try context.fetch(request).count, 3)
@@ -194,7 +194,7 @@ final class FetchOptionTests: XCTestCase {
                 XCTAssertEqual(try context.fetch(request).map(\.entity.name), Array(repeating: name, count: count))
                 XCTAssertEqual(try context.fetchObjectIDs(request).count, count, name)
                 XCTAssertEqual(try context.count(for: request), count, name)
-                var dictionaries = request
+                let dictionaries = request.copy()
                 dictionaries.propertiesToFetch = [PropertyToFetch(.count, "*", as: "n")]
                 XCTAssertEqual(try context.fetchDictionaries(dictionaries).first?["n"] as? Int64, Int64(count), name)
             }
@@ -218,7 +218,7 @@ final class DictionaryFetchTests: XCTestCase {
         let dir = TemporaryDirectory()
         let (coordinator, context) = try seedCompany(in: dir)
         try context.performAndWait {
-            var request = FetchRequest<ManagedObject>(entityName: "Employee", sortDescriptors: [FetchSortDescriptor(keyPath: "department.name")])
+            let request = FetchRequest<ManagedObject>(entityName: "Employee", sortDescriptors: [FetchSortDescriptor(keyPath: "department.name")])
             request.propertiesToFetch = [PropertyToFetch("department.name"), PropertyToFetch(.avg, "salary", as: "average"),
                                          PropertyToFetch(.count, "*", as: "people"), try PropertyToFetch(parsing: "max(salary) as top")]
             request.propertiesToGroupBy = ["department.name"]
@@ -234,7 +234,7 @@ final class DictionaryFetchTests: XCTestCase {
             request.havingPredicate = try ObjectPredicate(format: "average > %d", 3000)
             XCTAssertEqual(try context.fetchDictionaries(request).map { $0["department.name"] as? String }, ["Legal", "Tech"])
 
-            var distinct = FetchRequest<ManagedObject>(entityName: "Employee", predicate: try ObjectPredicate(format: "salary >= 2000"))
+            let distinct = FetchRequest<ManagedObject>(entityName: "Employee", predicate: try ObjectPredicate(format: "salary >= 2000"))
             distinct.propertiesToFetch = [PropertyToFetch("department")]
             distinct.returnsDistinctResults = true
             let departments = try context.fetchDictionaries(distinct).compactMap { $0["department"] as? ManagedObjectID }
@@ -242,7 +242,7 @@ final class DictionaryFetchTests: XCTestCase {
             XCTAssertEqual(Set(departments.map { $0.entity.name }), ["Department"])
             XCTAssertEqual(try context.existingObject(with: departments[0]).entity.name, "Department")
 
-            var all = FetchRequest<ManagedObject>(entityName: "Employee", sortDescriptors: [FetchSortDescriptor(keyPath: "salary", ascending: false)])
+            let all = FetchRequest<ManagedObject>(entityName: "Employee", sortDescriptors: [FetchSortDescriptor(keyPath: "salary", ascending: false)])
             all.fetchLimit = 2
             XCTAssertEqual(try context.fetchDictionaries(all).map { $0["name"] as? String }, ["E5", "E4"], "all stored attributes by default")
             all.propertiesToFetch = [PropertyToFetch("nonsense")]

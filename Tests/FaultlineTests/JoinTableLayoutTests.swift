@@ -133,7 +133,7 @@ final class JoinTableLayoutTests: XCTestCase {
         try coordinator.addPersistentStore(at: dir.file("store.sqlite"))
         let reader = ManagedObjectContext(.privateQueue, coordinator: coordinator)
         try reader.performAndWait {
-            var request = FetchRequest<ManagedObject>(entityName: "TodoItem")
+            let request = FetchRequest<ManagedObject>(entityName: "TodoItem")
             request.predicate = try ObjectPredicate(format: "title == 'b'")
             let b = try XCTUnwrap(try reader.fetch(request).first)
             XCTAssertEqual(b.objects(forRelationship: "blockedBy").map { $0.value(forKey: "title") as? String }, ["a"])
@@ -233,7 +233,7 @@ final class JoinTableLayoutTests: XCTestCase {
         XCTAssertEqual(adopted.joinTables.map(\.name).sorted(), ["Z_1ALPHAS", "Z_2NEXT"])
         let reader = ManagedObjectContext(.privateQueue, coordinator: coordinator)
         try reader.performAndWait {
-            var request = FetchRequest<ManagedObject>(entityName: "Alpha")
+            let request = FetchRequest<ManagedObject>(entityName: "Alpha")
             request.predicate = try ObjectPredicate(format: "name == 'a'")
             let a = try XCTUnwrap(try reader.fetch(request).first)
             XCTAssertEqual(a.objects(forRelationship: "betas").map { $0.value(forKey: "name") as? String }, ["b"])

@@ -529,7 +529,7 @@ final class MigrationTests: XCTestCase {
         try coordinator.addPersistentStore(at: store, options: [.migratesAutomatically, .infersMappingAutomatically])
         let context = ManagedObjectContext(.privateQueue, coordinator: coordinator)
         try context.performAndWait {
-            var request = FetchRequest<ManagedObject>(entityName: "Item")
+            let request = FetchRequest<ManagedObject>(entityName: "Item")
             request.sortDescriptors = [FetchSortDescriptor(keyPath: "title")]
             let items = try context.fetch(request)
             XCTAssertEqual(items.map { $0.value(forKey: "stock") as? Int32 }, [7, 7, 7])

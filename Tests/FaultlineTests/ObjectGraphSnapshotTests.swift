@@ -22,7 +22,7 @@ final class ObjectGraphSnapshotTests: XCTestCase {
         }
         let context = ManagedObjectContext(.privateQueue, coordinator: coordinator)
         try context.performAndWait {
-            var request = FetchRequest<ManagedObject>(entityName: "Dog", sortDescriptors: [FetchSortDescriptor(keyPath: "name")])
+            let request = FetchRequest<ManagedObject>(entityName: "Dog", sortDescriptors: [FetchSortDescriptor(keyPath: "name")])
             request.returnsObjectsAsFaults = false
             let dogs = try context.fetch(request)            // Bello, Fido, Rex: materialized
             try dogs[1].setValue("Fido II", forKey: "name")   // updated

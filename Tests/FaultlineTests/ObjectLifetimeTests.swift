@@ -25,7 +25,7 @@ final class ObjectLifetimeTests: XCTestCase {
     }
 
     private func dogs(_ context: ManagedObjectContext) throws -> [ManagedObject] {
-        var request = FetchRequest<ManagedObject>(entityName: "Dog")
+        let request = FetchRequest<ManagedObject>(entityName: "Dog")
         request.sortDescriptors = [FetchSortDescriptor(keyPath: "name")]
         return try context.fetch(request)
     }
@@ -173,7 +173,7 @@ final class ObjectLifetimeTests: XCTestCase {
             context.performAndWait {
                 weak var head: ManagedObject?
                 scope {
-                    var request = FetchRequest<ManagedObject>(entityName: "Link")
+                    let request = FetchRequest<ManagedObject>(entityName: "Link")
                     request.predicate = try! ObjectPredicate(format: "n == 0")
                     let first = try! context.fetch(request)[0]
                     head = first
@@ -200,7 +200,7 @@ extension ObjectLifetimeTests {
         let directory = TemporaryDirectory()
         let (coordinator, context) = try seeded(directory, count: 6)
         try context.performAndWait {
-            var request = FetchRequest<ManagedObject>(entityName: "Dog")
+            let request = FetchRequest<ManagedObject>(entityName: "Dog")
             request.sortDescriptors = [FetchSortDescriptor(keyPath: "name")]
             request.fetchBatchSize = 2
             // The members keep their batch; nothing else does.
@@ -275,7 +275,7 @@ extension ObjectLifetimeTests {
             }
         }
         try context.performAndWait {
-            var faults = FetchRequest<ManagedObject>(entityName: "Dog")
+            let faults = FetchRequest<ManagedObject>(entityName: "Dog")
             faults.sortDescriptors = [FetchSortDescriptor(keyPath: "name")]
             let dogs = try context.fetch(faults)
             XCTAssertEqual(lastGauges(), ContextGauges(registeredObjects: 4, materializedObjects: 0, rowCacheRows: 4))

@@ -169,7 +169,7 @@ final class PredicateFetchTests: XCTestCase {
         XCTAssertEqual(try names("City", "TRUEPREDICATE", sort: [FetchSortDescriptor(keyPath: "name", comparison: .localized)]), ["a", "A", "b", "é", "Z"])
         XCTAssertEqual(coordinator.statistics.inMemorySorts, before + 1, "a localized sort is done, and recorded, in memory")
         try context.performAndWait {
-            var request = FetchRequest<ManagedObject>(entityName: "City", sortDescriptors: [FetchSortDescriptor(keyPath: "name", comparison: .localized)])
+            let request = FetchRequest<ManagedObject>(entityName: "City", sortDescriptors: [FetchSortDescriptor(keyPath: "name", comparison: .localized)])
             request.fetchLimit = 2
             request.fetchOffset = 1
             XCTAssertEqual(try context.fetch(request).map { $0.value(forKey: "name") as? String }, ["A", "b"], "limit and offset apply after the in-memory sort")
@@ -236,7 +236,7 @@ final class PredicateFetchTests: XCTestCase {
             let request = FetchRequest<ManagedObject>(entityName: "Person", predicate: predicate, sortDescriptors: [FetchSortDescriptor(keyPath: "name")])
             XCTAssertEqual(try context.fetch(request).map { $0.value(forKey: "name") as? String }, ["new"])
             XCTAssertEqual(try context.count(for: request), 1)
-            var storedOnly = request
+            let storedOnly = request.copy()
             storedOnly.includesPendingChanges = false
             XCTAssertEqual(try context.fetch(storedOnly).map { $0.value(forKey: "name") as? String }, ["old"])
         }

@@ -123,7 +123,7 @@ final class ProbeTests: XCTestCase {
         let (_, context, lines) = try stack(level: 1, url: url)
         lines.removeAll()
         try context.performAndWait {
-            var request = FetchRequest<ManagedObject>(entityName: "Walk", sortDescriptors: [FetchSortDescriptor(keyPath: "distance", ascending: false)])
+            let request = FetchRequest<ManagedObject>(entityName: "Walk", sortDescriptors: [FetchSortDescriptor(keyPath: "distance", ascending: false)])
             request.fetchBatchSize = 2
             let walks = try context.fetch(request)
             XCTAssertEqual(lines.lines, [
@@ -259,10 +259,10 @@ final class ProbeTests: XCTestCase {
         configuration.splitsFetchTime = true
         let (context, probes, recorder, tracePath) = try tracedContext(dir, configuration)
         try context.performAndWait {
-            var objects = FetchRequest<ManagedObject>(entityName: "Walk")
+            let objects = FetchRequest<ManagedObject>(entityName: "Walk")
             objects.returnsObjectsAsFaults = false
             XCTAssertEqual(try context.fetch(objects).count, 3)
-            var ids = FetchRequest<ManagedObject>(entityName: "Dog")
+            let ids = FetchRequest<ManagedObject>(entityName: "Dog")
             ids.includesPropertyValues = false
             _ = try context.fetch(ids)
         }
@@ -406,7 +406,7 @@ final class ProbeTests: XCTestCase {
                     ObjectPredicate(format: "SUBQUERY(walks, $w, $w.distance > %d).@count > 0", i),
                 ]
                 for predicate in predicates {
-                    var request = FetchRequest<ManagedObject>(entityName: "Dog", predicate: predicate)
+                    let request = FetchRequest<ManagedObject>(entityName: "Dog", predicate: predicate)
                     if i % 2 == 1 { request.relationshipKeyPathsForPrefetching = ["walks"] }
                     _ = try context.fetch(request)
                     expected.append(predicate.predicateFormat)
@@ -767,7 +767,7 @@ final class TraceSchemaTests: XCTestCase {
             context.reset()
             let cities = try context.fetch(FetchRequest<ManagedObject>(entityName: "City"))
             _ = cities[0].value(forKey: "name")             // a fault from the row cache
-            var request = FetchRequest<ManagedObject>(entityName: "Person", predicate: try ObjectPredicate(format: "name BEGINSWITH %@", "p"),
+            let request = FetchRequest<ManagedObject>(entityName: "Person", predicate: try ObjectPredicate(format: "name BEGINSWITH %@", "p"),
                                                       sortDescriptors: [FetchSortDescriptor(keyPath: "name", ascending: false)])
             request.fetchBatchSize = 2
             let people = try context.fetch(request)
@@ -777,7 +777,7 @@ final class TraceSchemaTests: XCTestCase {
             _ = paris.objects(forRelationship: "residents")
             // A prefetch whose objects nobody reads: reported when the context resets.
             context.reset()
-            var prefetching = FetchRequest<ManagedObject>(entityName: "Person")
+            let prefetching = FetchRequest<ManagedObject>(entityName: "Person")
             prefetching.relationshipKeyPathsForPrefetching = ["city"]
             _ = try context.fetch(prefetching)
             context.reset()

@@ -116,7 +116,7 @@ final class ReaderPoolTests: XCTestCase {
             Thread.detachNewThread {
                 let context = ManagedObjectContext(.privateQueue, coordinator: coordinator)
                 context.performAndWait {
-                    var request = FetchRequest<ManagedObject>(entityName: "Dog")
+                    let request = FetchRequest<ManagedObject>(entityName: "Dog")
                     if reader == 0 {
                         let count = (try? context.count(for: request)) ?? -2
                         counted.with { $0 = count }

@@ -140,7 +140,7 @@ final class RelationshipTests: XCTestCase {
         }
         let reader = ManagedObjectContext(.privateQueue, coordinator: coordinator)
         try reader.performAndWait {
-            var request = FetchRequest<ManagedObject>(entityName: "Category")
+            let request = FetchRequest<ManagedObject>(entityName: "Category")
             let category = try XCTUnwrap(try reader.fetch(request).first)
             let titles = category.objects(forRelationship: "articles").map { $0.value(forKey: "title") as? String }
             XCTAssertEqual(Set(titles.compactMap { $0 }), ["a", "b", "c"])
@@ -150,7 +150,7 @@ final class RelationshipTests: XCTestCase {
             reader.reset()
             request.relationshipKeyPathsForPrefetching = ["articles"]
             XCTAssertEqual(try reader.fetch(request).first?.count(forRelationship: "articles"), 3)
-            var articles = FetchRequest<ManagedObject>(entityName: "Article")
+            let articles = FetchRequest<ManagedObject>(entityName: "Article")
             articles.relationshipKeyPathsForPrefetching = ["categories"]
             XCTAssertEqual(try reader.fetch(articles).map { $0.count(forRelationship: "categories") }, [1, 1, 1])
         }

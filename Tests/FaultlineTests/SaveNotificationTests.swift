@@ -17,7 +17,7 @@ final class SaveNotificationTests: XCTestCase {
         // The main context holds Rex and Fido, materialized.
         let main = ManagedObjectContext(.privateQueue, coordinator: coordinator)
         let (mainRex, mainFido) = try main.performAndWait { () throws -> (ManagedObject, ManagedObject) in
-            var request = FetchRequest<ManagedObject>(entityName: "Dog", sortDescriptors: [FetchSortDescriptor(keyPath: "name")])
+            let request = FetchRequest<ManagedObject>(entityName: "Dog", sortDescriptors: [FetchSortDescriptor(keyPath: "name")])
             request.returnsObjectsAsFaults = false
             let dogs = try main.fetch(request)   // Bello, Fido, Rex
             return (dogs[2], dogs[1])
@@ -27,7 +27,7 @@ final class SaveNotificationTests: XCTestCase {
         background.addWillSaveObserver { willSaves += 1 }
         let token = background.addDidSaveObserver { notifications.append($0) }
         try background.performAndWait {
-            var request = FetchRequest<ManagedObject>(entityName: "Dog", sortDescriptors: [FetchSortDescriptor(keyPath: "name")])
+            let request = FetchRequest<ManagedObject>(entityName: "Dog", sortDescriptors: [FetchSortDescriptor(keyPath: "name")])
             request.returnsObjectsAsFaults = false
             let dogs = try background.fetch(request)
             try dogs[2].setValue("Rex II", forKey: "name")   // update Rex
@@ -159,7 +159,7 @@ final class ObjectsDidChangeTests: XCTestCase {
         let mainNotes = NoteBox()
         let mainDogs = try main.performAndWait { () throws -> [ManagedObject] in
             main.addObjectsDidChangeObserver { mainNotes.notes.append($0) }
-            var request = FetchRequest<ManagedObject>(entityName: "Dog", sortDescriptors: [FetchSortDescriptor(keyPath: "name")])
+            let request = FetchRequest<ManagedObject>(entityName: "Dog", sortDescriptors: [FetchSortDescriptor(keyPath: "name")])
             request.returnsObjectsAsFaults = false
             return try main.fetch(request)
         }

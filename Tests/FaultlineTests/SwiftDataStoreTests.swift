@@ -28,7 +28,7 @@ final class SwiftDataStoreTests: XCTestCase {
             var rows: [Int64: [Slot]] = [:]
             while try select.step() { rows[select.int64(at: 0)] = columns.indices.map { select.slot(at: Int32($0 + 1)) } }
             try context.performAndWait {
-                var request = FetchRequest<ManagedObject>(entityName: entity.name)
+                let request = FetchRequest<ManagedObject>(entityName: entity.name)
                 request.returnsObjectsAsFaults = false
                 let objects = try context.fetch(request)
                 XCTAssertEqual(objects.count, rows.count, entity.name)
@@ -86,7 +86,7 @@ final class SwiftDataStoreTests: XCTestCase {
         try coordinator.addPersistentStore(at: store, options: .readOnly)
         let context = ManagedObjectContext(.privateQueue, coordinator: coordinator)
         try context.performAndWait {
-            var request = FetchRequest<ManagedObject>(entityName: "Cocktail", predicate: try ObjectPredicate(format: "author.person == %@", "Paul Harrington"))
+            let request = FetchRequest<ManagedObject>(entityName: "Cocktail", predicate: try ObjectPredicate(format: "author.person == %@", "Paul Harrington"))
             request.sortDescriptors = [FetchSortDescriptor(keyPath: "cocktailName")]
             let found = try context.fetch(request)
             XCTAssertFalse(found.isEmpty)
@@ -107,7 +107,7 @@ final class SwiftDataStoreTests: XCTestCase {
             XCTAssertTrue(anonymous.allSatisfy { $0.value(forKey: "author") == nil })
             XCTAssertThrowsError(try context.fetch(FetchRequest<ManagedObject>(entityName: "Cocktail", predicate: try ObjectPredicate(format: "author == nil"))))
             // A dictionary fetch gives a composite as one dictionary, read from its elements' columns.
-            var rows = FetchRequest<ManagedObject>(entityName: "Cocktail", predicate: try ObjectPredicate(format: "cocktailName == 'Jasmine'"))
+            let rows = FetchRequest<ManagedObject>(entityName: "Cocktail", predicate: try ObjectPredicate(format: "cocktailName == 'Jasmine'"))
             rows.propertiesToFetch = [PropertyToFetch("cocktailName"), PropertyToFetch("author")]
             let row = try XCTUnwrap(try context.fetchDictionaries(rows).first)
             XCTAssertEqual((row["author"] as? [String: Any])?["year"] as? String, "1998")

@@ -66,7 +66,7 @@ final class TwoProcessTests: XCTestCase {
                 try person.setValue(Int16(30), forKey: "age")
             }
             try context.save()
-            var request = FetchRequest<ManagedObject>(entityName: "Person", predicate: try ObjectPredicate(format: "name == 'Alice'"))
+            let request = FetchRequest<ManagedObject>(entityName: "Person", predicate: try ObjectPredicate(format: "name == 'Alice'"))
             request.returnsObjectsAsFaults = false
             return try XCTUnwrap(try context.fetch(request).first)
         }

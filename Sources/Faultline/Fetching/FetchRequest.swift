@@ -1,63 +1,141 @@
-/// A description of objects to fetch: an entity (with or without its sub-entities), a predicate, an order, a
-/// limit and offset, optionally narrowed to object IDs.
-public struct FetchRequest<Result: ManagedObject>: Sendable {
-    /// The entity to fetch.
-    public var entityName: String
-    /// Which objects (all when nil).
-    public var predicate: ObjectPredicate?
-    /// The order, first key first (store order when empty).
-    public var sortDescriptors: [FetchSortDescriptor] = []
-    /// Whether objects of sub-entities are included (default true).
-    public var includesSubentities = true
-    /// Whether objects come back as faults whose data waits in the row cache (default true, as Core Data).
-    public var returnsObjectsAsFaults = true
-    /// Whether unsaved inserts are included and unsaved deletes left out (default true).
-    public var includesPendingChanges = true
-    /// At most this many objects from the store (0 = no limit).
-    public var fetchLimit = 0
-    /// Skip this many rows of the store's result.
-    public var fetchOffset = 0
-    /// Only these objects, when set.
-    public var objectIDs: [ManagedObjectID]?
-    /// When false, only object IDs are read and every object is a fault that reads its own row when touched
-    /// (default true: rows go to the row cache with the fetch).
-    public var includesPropertyValues = true
-    /// When above zero, the fetch reads only IDs; the objects are faults, fulfilled a batch of this many at a
-    /// time (one statement per batch) when one of them is touched.
-    public var fetchBatchSize = 0
-    /// Relationship key paths (`"department"`, `"residents.car"`) whose destinations are fetched with the
-    /// result: one statement per relationship and level, instead of one fault per object.
-    public var relationshipKeyPathsForPrefetching: [String] = []
-    /// For dictionary fetches: the columns (all stored attributes when nil).
-    public var propertiesToFetch: [PropertyToFetch]?
-    /// For dictionary fetches: leave out duplicate rows.
-    public var returnsDistinctResults = false
-    /// For dictionary fetches: one row per distinct value of these key paths.
-    public var propertiesToGroupBy: [String] = []
-    /// For grouped dictionary fetches: which groups to keep; may name aggregate columns.
-    public var havingPredicate: ObjectPredicate?
+/// A fetch request's settings as one value: what the engine reads, copied once a fetch, so that the request (a
+/// class, shared by reference) can change meanwhile without changing the fetch.
+struct FetchSpec: Sendable {
+    var entityName: String
+    var predicate: ObjectPredicate?
+    var sortDescriptors: [FetchSortDescriptor] = []
+    var includesSubentities: Bool = true
+    var returnsObjectsAsFaults: Bool = true
+    var includesPendingChanges: Bool = true
+    var fetchLimit: Int = 0
+    var fetchOffset: Int = 0
+    var objectIDs: [ManagedObjectID]?
+    var includesPropertyValues: Bool = true
+    var fetchBatchSize: Int = 0
+    var relationshipKeyPathsForPrefetching: [String] = []
+    var propertiesToFetch: [PropertyToFetch]?
+    var returnsDistinctResults: Bool = false
+    var propertiesToGroupBy: [String] = []
+    var havingPredicate: ObjectPredicate?
 
-    /// A request for objects of the entity named `entityName`.
-    public init(entityName: String, predicate: ObjectPredicate? = nil, sortDescriptors: [FetchSortDescriptor] = []) {
+    init(entityName: String, predicate: ObjectPredicate? = nil, sortDescriptors: [FetchSortDescriptor] = []) {
         self.entityName = entityName
         self.predicate = predicate
         self.sortDescriptors = sortDescriptors
     }
 }
 
-extension FetchRequest {
-    /// The same request, for another result class. `Result` is a class and only tags the request, so every
-    /// `FetchRequest` has one layout: this is one copy of the whole value, not a copy of each property through a
-    /// generic `Other` (which cost about 2,000 instructions a fetch when called from another module).
-    init<Other>(_ other: FetchRequest<Other>) {
-        self = unsafeBitCast(other, to: FetchRequest<Result>.self)
-    }
-}
+/// A description of objects to fetch (Core Data's `NSFetchRequest`): an entity (with or without its sub-entities), a
+/// predicate, an order, a limit and offset, optionally narrowed to object IDs.
+///
+/// A class, as Core Data's: helpers configure a request they are given, and `let request = …; request.fetchLimit = 1`
+/// works. A fetch reads the request once, when it starts. Like Core Data's, a request is not locked: configure it on
+/// one thread at a time (`copy()` gives an independent one).
+public final class FetchRequest<Result: ManagedObject>: @unchecked Sendable {
+    /// The settings, read once by each fetch.
+    var spec: FetchSpec
 
-extension FetchRequest where Result: ManagedObject {
+    /// The entity to fetch.
+    public var entityName: String {
+        get { spec.entityName }
+        set { spec.entityName = newValue }
+    }
+    /// Which objects (all when nil).
+    public var predicate: ObjectPredicate? {
+        get { spec.predicate }
+        set { spec.predicate = newValue }
+    }
+    /// The order, first key first (store order when empty).
+    public var sortDescriptors: [FetchSortDescriptor] {
+        get { spec.sortDescriptors }
+        set { spec.sortDescriptors = newValue }
+    }
+    /// Whether objects of sub-entities are included (default true).
+    public var includesSubentities: Bool {
+        get { spec.includesSubentities }
+        set { spec.includesSubentities = newValue }
+    }
+    /// Whether objects come back as faults whose data waits in the row cache (default true, as Core Data).
+    public var returnsObjectsAsFaults: Bool {
+        get { spec.returnsObjectsAsFaults }
+        set { spec.returnsObjectsAsFaults = newValue }
+    }
+    /// Whether unsaved inserts are included and unsaved deletes left out (default true).
+    public var includesPendingChanges: Bool {
+        get { spec.includesPendingChanges }
+        set { spec.includesPendingChanges = newValue }
+    }
+    /// At most this many objects from the store (0 = no limit).
+    public var fetchLimit: Int {
+        get { spec.fetchLimit }
+        set { spec.fetchLimit = newValue }
+    }
+    /// Skip this many rows of the store's result.
+    public var fetchOffset: Int {
+        get { spec.fetchOffset }
+        set { spec.fetchOffset = newValue }
+    }
+    /// Only these objects, when set.
+    public var objectIDs: [ManagedObjectID]? {
+        get { spec.objectIDs }
+        set { spec.objectIDs = newValue }
+    }
+    /// When false, only object IDs are read and every object is a fault that reads its own row when touched
+    /// (default true: rows go to the row cache with the fetch).
+    public var includesPropertyValues: Bool {
+        get { spec.includesPropertyValues }
+        set { spec.includesPropertyValues = newValue }
+    }
+    /// When above zero, the fetch reads only IDs; the objects are faults, fulfilled a batch of this many at a
+    /// time (one statement per batch) when one of them is touched.
+    public var fetchBatchSize: Int {
+        get { spec.fetchBatchSize }
+        set { spec.fetchBatchSize = newValue }
+    }
+    /// Relationship key paths (`"department"`, `"residents.car"`) whose destinations are fetched with the
+    /// result: one statement per relationship and level, instead of one fault per object.
+    public var relationshipKeyPathsForPrefetching: [String] {
+        get { spec.relationshipKeyPathsForPrefetching }
+        set { spec.relationshipKeyPathsForPrefetching = newValue }
+    }
+    /// For dictionary fetches: the columns (all stored attributes when nil).
+    public var propertiesToFetch: [PropertyToFetch]? {
+        get { spec.propertiesToFetch }
+        set { spec.propertiesToFetch = newValue }
+    }
+    /// For dictionary fetches: leave out duplicate rows.
+    public var returnsDistinctResults: Bool {
+        get { spec.returnsDistinctResults }
+        set { spec.returnsDistinctResults = newValue }
+    }
+    /// For dictionary fetches: one row per distinct value of these key paths.
+    public var propertiesToGroupBy: [String] {
+        get { spec.propertiesToGroupBy }
+        set { spec.propertiesToGroupBy = newValue }
+    }
+    /// For grouped dictionary fetches: which groups to keep; may name aggregate columns.
+    public var havingPredicate: ObjectPredicate? {
+        get { spec.havingPredicate }
+        set { spec.havingPredicate = newValue }
+    }
+
+    /// A request for objects of the entity named `entityName`.
+    public init(entityName: String, predicate: ObjectPredicate? = nil, sortDescriptors: [FetchSortDescriptor] = []) {
+        spec = FetchSpec(entityName: entityName, predicate: predicate, sortDescriptors: sortDescriptors)
+    }
+
     /// A request for a typed subclass's entity (`Result.entityName`).
     public init(predicate: ObjectPredicate? = nil, sortDescriptors: [FetchSortDescriptor] = []) {
-        self.init(entityName: Result.entityName, predicate: predicate, sortDescriptors: sortDescriptors)
+        spec = FetchSpec(entityName: Result.entityName, predicate: predicate, sortDescriptors: sortDescriptors)
+    }
+
+    init(spec: FetchSpec) {
+        self.spec = spec
+    }
+
+    /// An independent request with the same settings (Core Data's `copy()`).
+    public func copy() -> FetchRequest<Result> {
+        FetchRequest(spec: spec)
     }
 }
 

@@ -5,7 +5,7 @@ extension ManagedObjectModel {
         guard let template = fetchRequestTemplates[name] else {
             throw FetchError.predicate(ObjectPredicateError(.unknownKey, "the model has no fetch request template named '\(name)'"))
         }
-        var request = FetchRequest<ManagedObject>(entityName: template.entity)
+        let request = FetchRequest<ManagedObject>(entityName: template.entity)
         if let format = template.predicate {
             do {
                 request.predicate = try ObjectPredicate(unboundFormat: format).substituting(substitutionVariables)

@@ -62,7 +62,7 @@ extension ManagedObjectContext {
             byRoot[object.entity.root.entityNumber, default: []].append(object)
         }
         for (_, group) in byRoot.sorted(by: { $0.key < $1.key }) {
-            var request = FetchRequest<ManagedObject>(entityName: group[0].entity.root.name)
+            let request = FetchRequest<ManagedObject>(entityName: group[0].entity.root.name)
             request.objectIDs = group.map(\.objectID)
             request.returnsObjectsAsFaults = false
             request.includesPendingChanges = false

@@ -7,7 +7,7 @@ extension ManagedObjectContext {
     /// To-one relationships come back as object IDs. Pending changes are not included (as in Core Data).
     public func fetchDictionaries<T: ManagedObject>(_ request: FetchRequest<T>, file: StaticString = #fileID, line: UInt = #line) throws -> [[String: Any]] {
         guard probesEnabled else { return try fetchDictionariesUntraced(request) }
-        return try tracedFetch(FetchRequest<ManagedObject>(request), resultType: .dictionary, callSite: callSite(file, line),
+        return try tracedFetch(request.spec, resultType: .dictionary, callSite: callSite(file, line),
                                results: { $0.count }, uris: { _ in nil }) { try fetchDictionariesUntraced(request) }
     }
 

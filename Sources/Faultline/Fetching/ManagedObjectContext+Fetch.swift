@@ -6,7 +6,7 @@ extension ManagedObjectContext {
     public func fetch<T: ManagedObject>(_ request: FetchRequest<T>, file: StaticString = #fileID, line: UInt = #line) throws -> [T] {
         if checksQueue { checkQueue(touching: nil) }
         // One conversion of the request serves the fetch and its probe.
-        let erased = FetchRequest<ManagedObject>(request)
+        let erased = request.spec
         let (entity, entities) = try fetchedEntities(erased)
         guard T.self == ManagedObject.self || entities.allSatisfy({ $0.managedClass is T.Type }) else {
             let odd = entities.first { !($0.managedClass is T.Type) } ?? entity
@@ -20,7 +20,7 @@ extension ManagedObjectContext {
 
     /// The probe site of `fetch`, not generic: a traced fetch of `[T]` would look up the metadata of `[T]` at run
     /// time on every call.
-    private func fetchObjects(entity: EntityDescription, entities: [EntityDescription], request: FetchRequest<ManagedObject>,
+    private func fetchObjects(entity: EntityDescription, entities: [EntityDescription], request: FetchSpec,
                               file: StaticString, line: UInt) throws -> [ManagedObject] {
         guard probesEnabled else { return try fetchObjects(entity: entity, entities: entities, request: request) }
         let returnsObjects = request.includesPropertyValues && request.fetchBatchSize == 0
@@ -33,13 +33,13 @@ extension ManagedObjectContext {
     }
 
     /// A fetch of objects of any class, without a probe (for the other kinds of fetch that fall back on one).
-    private func fetchUntraced(_ request: FetchRequest<ManagedObject>) throws -> [ManagedObject] {
+    private func fetchUntraced(_ request: FetchSpec) throws -> [ManagedObject] {
         let (entity, entities) = try fetchedEntities(request)
         return try fetchObjects(entity: entity, entities: entities, request: request)
     }
 
     /// The request's entity, and the entities whose objects it fetches.
-    private func fetchedEntities(_ request: FetchRequest<ManagedObject>) throws -> (EntityDescription, [EntityDescription]) {
+    private func fetchedEntities(_ request: FetchSpec) throws -> (EntityDescription, [EntityDescription]) {
         let entity = try fetchedEntity(named: request.entityName)
         return (entity, entity.fetchedEntities(includingSubentities: request.includesSubentities))
     }
@@ -53,7 +53,7 @@ extension ManagedObjectContext {
     }
 
     /// The non-generic body of `fetch`, so that the per-row work is compiled once, for `ManagedObject`.
-    private func fetchObjects(entity: EntityDescription, entities: [EntityDescription], request: FetchRequest<ManagedObject>) throws -> [ManagedObject] {
+    private func fetchObjects(entity: EntityDescription, entities: [EntityDescription], request: FetchSpec) throws -> [ManagedObject] {
         let filter: FetchFilter
         do {
             filter = try coordinator.fetchFilter(for: entity, predicate: request.predicate, sortDescriptors: request.sortDescriptors,
@@ -121,7 +121,7 @@ extension ManagedObjectContext {
     }
 
     /// Objects for the rows a filter selects, read as IDs only: faults (uniqued) that hold no snapshot.
-    private func faultsForKeys(entity: EntityDescription, keys: [Int64]?, filter: FetchFilter, request: FetchRequest<ManagedObject>,
+    private func faultsForKeys(entity: EntityDescription, keys: [Int64]?, filter: FetchFilter, request: FetchSpec,
                                limit: Int, offset: Int) throws -> [ManagedObject] {
         var filter = filter
         if let keys {
@@ -144,7 +144,7 @@ extension ManagedObjectContext {
 
     /// Rows from the store, as uniqued objects (faults or materialized); objects deleted in this context are left
     /// out when the request includes pending changes.
-    func storedObjects(entity: EntityDescription, keys: [Int64]?, filter: FetchFilter, request: FetchRequest<ManagedObject>,
+    func storedObjects(entity: EntityDescription, keys: [Int64]?, filter: FetchFilter, request: FetchSpec,
                                limit: Int, offset: Int) throws -> [ManagedObject] {
         var results: [ManagedObject] = []
         let root = Int32(entity.root.entityNumber)
@@ -209,7 +209,7 @@ extension ManagedObjectContext {
 
     /// Inserted and changed objects of the fetched entities, whose in-memory state may answer the request
     /// differently from their stored rows.
-    private func pendingCandidates(for entities: [EntityDescription], request: FetchRequest<ManagedObject>) -> [ManagedObject] {
+    private func pendingCandidates(for entities: [EntityDescription], request: FetchSpec) -> [ManagedObject] {
         guard insertedCount > 0 || !updatedSet.isEmpty else { return [] }
         let numbers = Set(entities.map(\.entityNumber))
         var ids: Set<Int64>? = nil
@@ -224,7 +224,7 @@ extension ManagedObjectContext {
 
     /// Applies the predicate in memory to pending objects: inserted ones that match join the result, changed ones
     /// join or leave it by their current values.
-    private func mergingPendingChanges(_ stored: [ManagedObject], pending: [ManagedObject], request: FetchRequest<ManagedObject>) throws -> [ManagedObject] {
+    private func mergingPendingChanges(_ stored: [ManagedObject], pending: [ManagedObject], request: FetchSpec) throws -> [ManagedObject] {
         var results = stored
         var present = Set(stored.map(ObjectIdentifier.init))
         for object in pending {
@@ -280,12 +280,12 @@ extension ManagedObjectContext {
     /// query reads IDs only, and no object is registered.
     public func fetchObjectIDs<T: ManagedObject>(_ request: FetchRequest<T>, file: StaticString = #fileID, line: UInt = #line) throws -> [ManagedObjectID] {
         guard probesEnabled else { return try fetchObjectIDsUntraced(request) }
-        return try tracedFetch(FetchRequest<ManagedObject>(request), resultType: .ids, callSite: callSite(file, line),
+        return try tracedFetch(request.spec, resultType: .ids, callSite: callSite(file, line),
                                results: { $0.count }, uris: { $0.map(\.uriString) }) { try fetchObjectIDsUntraced(request) }
     }
 
     private func fetchObjectIDsUntraced<T: ManagedObject>(_ request: FetchRequest<T>) throws -> [ManagedObjectID] {
-        let plain = FetchRequest<ManagedObject>(request)
+        let plain = request.spec
         let (entity, entities) = try fetchedEntities(plain)
         // Pending changes and in-memory sorts need objects; otherwise IDs come straight from the store.
         if (request.includesPendingChanges && !pendingCandidates(for: entities, request: plain).isEmpty)
@@ -317,12 +317,12 @@ extension ManagedObjectContext {
     /// reads no rows.
     public func count<T: ManagedObject>(for request: FetchRequest<T>, file: StaticString = #fileID, line: UInt = #line) throws -> Int {
         guard probesEnabled else { return try countUntraced(request) }
-        return try tracedFetch(FetchRequest<ManagedObject>(request), resultType: .count, callSite: callSite(file, line),
+        return try tracedFetch(request.spec, resultType: .count, callSite: callSite(file, line),
                                results: { $0 }, uris: { _ in nil }) { try countUntraced(request) }
     }
 
     private func countUntraced<T: ManagedObject>(_ request: FetchRequest<T>) throws -> Int {
-        let plain = FetchRequest<ManagedObject>(request)
+        let plain = request.spec
         let (entity, entities) = try fetchedEntities(plain)
         let hasPending = request.includesPendingChanges && (!pendingCandidates(for: entities, request: plain).isEmpty
             || deletedSet.values.contains { object in entities.contains { $0 === object.entity } })

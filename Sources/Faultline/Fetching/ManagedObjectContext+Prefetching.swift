@@ -74,7 +74,7 @@ extension ManagedObjectContext {
                 let orderBy = ["t0.\(column)"] + (inverse.orderColumnName.map { ["t0.\($0)"] } ?? []) + ["t0.Z_PK"]
                 let filter = FetchFilter(joins: "", condition: KeyList.condition("t0.\(column)", count: chunk.count),
                                          orderBy: orderBy, bindings: KeyList.bindings(chunk))
-                var request = FetchRequest<ManagedObject>(entityName: relationship.destination.name)
+                var request = FetchSpec(entityName: relationship.destination.name)
                 request.returnsObjectsAsFaults = false
                 request.includesPendingChanges = false
                 for member in try storedObjects(entity: relationship.destination, keys: nil, filter: filter, request: request, limit: 0, offset: 0) {

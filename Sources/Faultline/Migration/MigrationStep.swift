@@ -73,7 +73,7 @@ struct MigrationStep {
         try context.performAndWait {
             for (sourceName, policy) in ordered {
                 guard let name = mapping.entityMappings.first(where: { $0.source == sourceName })?.destination else { continue }
-                var request = FetchRequest<ManagedObject>(entityName: name)
+                let request = FetchRequest<ManagedObject>(entityName: name)
                 request.includesSubentities = false
                 for object in try context.fetch(request) { try policy.createRelationships(forDestination: object, in: migration) }
             }

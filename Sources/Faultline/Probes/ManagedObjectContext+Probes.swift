@@ -23,7 +23,7 @@ extension ManagedObjectContext {
 
     /// Runs a fetch, recording a `fetch` event. `registers`: the fetch returns objects, so the event counts those
     /// that were registered already.
-    func tracedFetch<R>(_ request: FetchRequest<ManagedObject>, resultType: FetchEvent.ResultType, registers: Bool = false, callSite given: CallSite,
+    func tracedFetch<R>(_ request: FetchSpec, resultType: FetchEvent.ResultType, registers: Bool = false, callSite given: CallSite,
                         results: (R) -> Int, uris: (R) -> [String]?, _ body: () throws -> R) rethrows -> R {
         let callSite = outerCallSite ?? given
         let enclosing = outerCallSite

@@ -17,14 +17,14 @@ extension ScenarioCatalogue {
                 let path = store.path
                 return [
                     .engine("engine, in SQL", model: model, store: store) { context in
-                        var request = FetchRequest<ManagedObject>(entityName: "Employee")
+                        let request = FetchRequest<ManagedObject>(entityName: "Employee")
                         request.propertiesToFetch = [PropertyToFetch("type"), PropertyToFetch(.avg, "salary", as: "average")]
                         request.propertiesToGroupBy = ["type"]
                         let rows = try context.fetchDictionaries(request)
                         Bench.sink(Int64(rows.reduce(0.0) { $0 + (($1["average"] as? Double) ?? 0) }))
                     },
                     .engine("engine, in memory", model: model, store: store) { context in
-                        var request = FetchRequest<ManagedObject>(entityName: "Employee")
+                        let request = FetchRequest<ManagedObject>(entityName: "Employee")
                         request.returnsObjectsAsFaults = false
                         var sums = [Double](repeating: 0, count: EmployeeWorkload.types), counts = [Int](repeating: 0, count: EmployeeWorkload.types)
                         for employee in try context.fetch(request) {

@@ -16,7 +16,7 @@ extension ScenarioCatalogue {
                 let lookups = min(5_000, setup.scale.part(4, minimum: 100))
                 let store = try setup.data.rows(max(lookups, setup.scale.part(4, minimum: 100)))
                 func ids(_ context: ManagedObjectContext) throws -> [ManagedObjectID] {
-                    var request = FetchRequest<ManagedObject>(entityName: "Row")
+                    let request = FetchRequest<ManagedObject>(entityName: "Row")
                     request.fetchLimit = lookups
                     return try context.fetchObjectIDs(request)
                 }
@@ -31,7 +31,7 @@ extension ScenarioCatalogue {
                         Bench.sink(Int64(try ids.reduce(0) { $0 + (try context.existingObject(with: $1).isFault ? 0 : 1) }))
                     },
                     .engine(existingRegistered, model: model, store: store, operations: lookups, prime: { context -> ([ManagedObjectID], [ManagedObject]) in
-                        var request = FetchRequest<ManagedObject>(entityName: "Row")
+                        let request = FetchRequest<ManagedObject>(entityName: "Row")
                         request.fetchLimit = lookups
                         request.returnsObjectsAsFaults = false
                         let objects = try context.fetch(request)
@@ -67,7 +67,7 @@ extension ScenarioCatalogue {
                 // The unique values looked up: a0 is 10 × (the row's number − 1).
                 let wanted = (0..<lookups).map { Int64(($0 * 37) % rows * 10) }
                 func register(_ context: ManagedObjectContext, asFaults: Bool) throws -> [ManagedObject] {
-                    var request = FetchRequest<ManagedObject>(entityName: "Row")
+                    let request = FetchRequest<ManagedObject>(entityName: "Row")
                     request.returnsObjectsAsFaults = asFaults
                     request.includesPropertyValues = !asFaults
                     return try context.fetch(request)
@@ -83,7 +83,7 @@ extension ScenarioCatalogue {
                     .engine(fetchEach, model: model, store: store, operations: lookups) { context in
                         var found = 0
                         for value in wanted {
-                            var request = try Bench.request("Row", "a0 == %@", value)
+                            let request = try Bench.request("Row", "a0 == %@", value)
                             request.fetchLimit = 1
                             found += try context.fetch(request).count
                         }
@@ -120,7 +120,7 @@ extension ScenarioCatalogue {
                 let rows = min(20_000, setup.scale.part(10, minimum: 200))
                 let store = try setup.data.rows(rows)
                 func run(_ context: ManagedObjectContext, includesValues: Bool) throws {
-                    var request = FetchRequest<ManagedObject>(entityName: "Row")
+                    let request = FetchRequest<ManagedObject>(entityName: "Row")
                     request.includesPropertyValues = includesValues
                     Bench.sink(try context.fetch(request).reduce(0) { $0 &+ $1[RowWorkload.keys[1]] })
                 }
@@ -155,7 +155,7 @@ extension ScenarioCatalogue {
                 let store = try setup.data.rows(min(20_000, setup.scale.part(10, minimum: 200)))
                 let uses = 1_000
                 func currentUser(_ context: ManagedObjectContext) throws -> ManagedObject? {
-                    var request = try Bench.request("Row", "a0 == %@", Int64(420))
+                    let request = try Bench.request("Row", "a0 == %@", Int64(420))
                     request.fetchLimit = 1
                     return try context.fetch(request).first
                 }

@@ -26,7 +26,7 @@ extension ScenarioCatalogue {
                         try PhotoWorkload.generate(count: count, bytes: bytes, storage: storage, into: store)
                         variants.append(.engine("\(storage.rawValue) \(label)", model: model, store: store, operations: count) { context in
                             // A list of names: the payload is not shown.
-                            var request = FetchRequest<ManagedObject>(entityName: "Photo")
+                            let request = FetchRequest<ManagedObject>(entityName: "Photo")
                             request.returnsObjectsAsFaults = false
                             Bench.sink(Int64(try context.fetch(request).reduce(0) { $0 + $1[PhotoWorkload.name].utf8.count }))
                         })

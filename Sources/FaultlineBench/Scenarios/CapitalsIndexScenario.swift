@@ -42,7 +42,7 @@ extension ScenarioCatalogue {
                     variants.append(.engine(read(set.name), model: model, store: store, operations: 50) { context in
                         var found = 0
                         for _ in 0..<50 {
-                            var request = FetchRequest<ManagedObject>(entityName: "City", sortDescriptors: [
+                            let request = FetchRequest<ManagedObject>(entityName: "City", sortDescriptors: [
                                 FetchSortDescriptor(keyPath: "isCapital", ascending: false), FetchSortDescriptor(keyPath: "population", ascending: false)])
                             request.fetchLimit = 20
                             request.includesPropertyValues = false

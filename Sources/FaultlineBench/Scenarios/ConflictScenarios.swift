@@ -99,7 +99,7 @@ extension ScenarioCatalogue {
                         let all = FetchRequest<ManagedObject>(entityName: "Employee", sortDescriptors: [FetchSortDescriptor(keyPath: "name")])
                         let mine = try second.performAndWait { () -> [ManagedObject] in
                             second.mergePolicy = policy
-                            var request = all
+                            let request = all.copy()
                             request.returnsObjectsAsFaults = false
                             return try second.fetch(request)
                         }

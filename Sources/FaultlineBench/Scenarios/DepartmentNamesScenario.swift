@@ -74,7 +74,7 @@ enum DepartmentNames {
 
     /// Fetches the first `limit` employees (in key order) and reads each one's name and its department's name.
     static func print(_ context: ManagedObjectContext, limit: Int, prefetching: Bool = false, batchFaulting: Bool = false) throws {
-        var request = FetchRequest<ManagedObject>(entityName: "Employee", sortDescriptors: [FetchSortDescriptor(keyPath: "name")])
+        let request = FetchRequest<ManagedObject>(entityName: "Employee", sortDescriptors: [FetchSortDescriptor(keyPath: "name")])
         request.fetchLimit = limit
         if prefetching { request.relationshipKeyPathsForPrefetching = ["department"] }
         let employees = try context.fetch(request)
@@ -89,7 +89,7 @@ enum DepartmentNames {
 
     /// The same names as dictionaries: one SELECT joining the department.
     static func printJoined(_ context: ManagedObjectContext, limit: Int) throws {
-        var request = FetchRequest<ManagedObject>(entityName: "Employee", sortDescriptors: [FetchSortDescriptor(keyPath: "name")])
+        let request = FetchRequest<ManagedObject>(entityName: "Employee", sortDescriptors: [FetchSortDescriptor(keyPath: "name")])
         request.fetchLimit = limit
         request.propertiesToFetch = [PropertyToFetch("name"), PropertyToFetch("department.name")]
         var length = 0

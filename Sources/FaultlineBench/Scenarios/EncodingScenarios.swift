@@ -100,7 +100,7 @@ extension ScenarioCatalogue {
                     }
                     for reads in [datesOnly, twice] {
                         variants.append(.engine(name(kind, reads), model: model, store: store, operations: moods) { context in
-                            var request = FetchRequest<ManagedObject>(entityName: "Mood")
+                            let request = FetchRequest<ManagedObject>(entityName: "Mood")
                             request.returnsObjectsAsFaults = false
                             var count = 0
                             for mood in try context.fetch(request) {
@@ -162,7 +162,7 @@ extension ScenarioCatalogue {
                     }
                     sizes.bytes[name] = StoreFiles.bytes(of: store)
                     return .engine(name, model: model, store: store, operations: moods) { context in
-                        var request = FetchRequest<ManagedObject>(entityName: "Mood")
+                        let request = FetchRequest<ManagedObject>(entityName: "Mood")
                         request.returnsObjectsAsFaults = false
                         var sum = 0.0
                         for mood in try context.fetch(request) {

@@ -47,7 +47,7 @@ enum Bench {
     /// `FetchRequest` for `entity` with a predicate format and arguments.
     static func request(_ entity: String, _ format: String? = nil, _ arguments: Any?..., sort: [FetchSortDescriptor] = [],
                         materialized: Bool = true) throws -> FetchRequest<ManagedObject> {
-        var request = FetchRequest<ManagedObject>(entityName: entity,
+        let request = FetchRequest<ManagedObject>(entityName: entity,
                                                   predicate: try format.map { try ObjectPredicate(format: $0, argumentArray: arguments) },
                                                   sortDescriptors: sort)
         request.returnsObjectsAsFaults = !materialized

@@ -17,10 +17,10 @@ extension ScenarioCatalogue {
                 let model = try RowWorkload.model()
                 let store = try setup.data.rows(setup.scale.rows)
                 let count = min(setup.scale.rows, 20_000)
-                var request = FetchRequest<ManagedObject>(entityName: "Row")
+                let request = FetchRequest<ManagedObject>(entityName: "Row")
                 request.fetchLimit = count
                 return [(objects, false, true), (faults, true, true), (bare, true, false)].map { name, asFaults, values in
-                    var shaped = request
+                    let shaped = request.copy()
                     shaped.returnsObjectsAsFaults = asFaults
                     shaped.includesPropertyValues = values
                     return .engine(name, model: model, store: store, operations: count) { context in

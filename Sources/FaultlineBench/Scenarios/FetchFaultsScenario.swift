@@ -19,7 +19,7 @@ extension ScenarioCatalogue {
                 let model = try CityWorkload.model()
                 let store = try setup.data.cities(setup.scale.part(50, minimum: 200))
                 let cities = min(2_000, setup.scale.part(50, minimum: 200))
-                var request = FetchRequest<ManagedObject>(entityName: "City", sortDescriptors: [FetchSortDescriptor(keyPath: "name")])
+                let request = FetchRequest<ManagedObject>(entityName: "City", sortDescriptors: [FetchSortDescriptor(keyPath: "name")])
                 request.fetchLimit = cities
                 request.returnsObjectsAsFaults = false
                 var variants: [BenchVariant] = []
@@ -31,7 +31,7 @@ extension ScenarioCatalogue {
                             // Warm: another context fetched every person and keeps them, so their rows stay cached.
                             let keeper = ManagedObjectContext(.privateQueue, coordinator: coordinator)
                             let kept = s == 0 ? [] : try keeper.performAndWait {
-                                var people = FetchRequest<ManagedObject>(entityName: "Person")
+                                let people = FetchRequest<ManagedObject>(entityName: "Person")
                                 people.returnsObjectsAsFaults = false
                                 return try keeper.fetch(people)
                             }

@@ -55,7 +55,7 @@ extension ScenarioCatalogue {
             variants: { setup in
                 let model = try RowWorkload.model()
                 let store = try setup.data.rows(setup.scale.rows)
-                var request = FetchRequest<ManagedObject>(entityName: "Row")
+                let request = FetchRequest<ManagedObject>(entityName: "Row")
                 request.returnsObjectsAsFaults = false
                 let objects = setup.scale.rows
                 var split = BenchVariant("probes splitting the fetch", operations: objects) { _ in { } }

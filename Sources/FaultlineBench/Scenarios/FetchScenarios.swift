@@ -56,11 +56,11 @@ extension ScenarioCatalogue {
                 let store = try setup.data.rows(setup.scale.rows)
                 let half = Int64(setup.scale.rows * 5)
                 let base = try Bench.request("Row", "a0 < %@", half, materialized: false)
-                var objects = base
+                let objects = base.copy()
                 objects.returnsObjectsAsFaults = false
-                var ids = base
+                let ids = base.copy()
                 ids.includesPropertyValues = false
-                var dictionaries = base
+                let dictionaries = base.copy()
                 dictionaries.propertiesToFetch = [PropertyToFetch("a0"), PropertyToFetch("a9")]
                 return [
                     .engine("objects", model: model, store: store) { Bench.sink(Int64(try $0.fetch(objects).count)) },
@@ -95,7 +95,7 @@ extension ScenarioCatalogue {
                 let screens = 20, screen = 10
                 return sizes.map { size in
                     .engine(name(size), model: model, store: store, operations: screens) { context in
-                        var request = FetchRequest<ManagedObject>(entityName: "Row", sortDescriptors: [FetchSortDescriptor(keyPath: "a0")])
+                        let request = FetchRequest<ManagedObject>(entityName: "Row", sortDescriptors: [FetchSortDescriptor(keyPath: "a0")])
                         request.fetchBatchSize = size
                         let rows = try context.fetch(request)
                         var sum: Int64 = 0

@@ -90,7 +90,7 @@ extension ScenarioCatalogue {
                 let cities = setup.scale.part(2, minimum: 1_000)
                 let store = try setup.data.cities(cities, indexedPopulation: true, residents: false)
                 func page(_ context: ManagedObjectContext, limit: Int, offset: Int) throws -> Int {
-                    var request = FetchRequest<ManagedObject>(entityName: "City", sortDescriptors: [FetchSortDescriptor(keyPath: "population", ascending: false)])
+                    let request = FetchRequest<ManagedObject>(entityName: "City", sortDescriptors: [FetchSortDescriptor(keyPath: "population", ascending: false)])
                     request.fetchLimit = limit
                     request.fetchOffset = offset
                     return try context.fetch(request).count
@@ -132,12 +132,12 @@ extension ScenarioCatalogue {
                         Bench.sink(try context.fetch(FetchRequest<ManagedObject>(entityName: "City", sortDescriptors: order)).first?[CityWorkload.population] ?? 0)
                     },
                     .engine(one, model: model, store: store) { context in
-                        var request = FetchRequest<ManagedObject>(entityName: "City", sortDescriptors: order)
+                        let request = FetchRequest<ManagedObject>(entityName: "City", sortDescriptors: order)
                         request.fetchLimit = 1
                         Bench.sink(try context.fetch(request).first?[CityWorkload.population] ?? 0)
                     },
                     .engine(aggregate, model: model, store: store) { context in
-                        var request = FetchRequest<ManagedObject>(entityName: "City")
+                        let request = FetchRequest<ManagedObject>(entityName: "City")
                         request.propertiesToFetch = [PropertyToFetch(.min, "population", as: "earliest")]
                         Bench.sink(try context.fetchDictionaries(request).first?["earliest"] as? Int64 ?? 0)
                     },

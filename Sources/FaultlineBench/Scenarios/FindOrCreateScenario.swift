@@ -40,7 +40,7 @@ extension ScenarioCatalogue {
                                 for id in 0..<records {
                                     var item: ManagedObject?
                                     if findFirst {
-                                        var request = try Bench.request("Item", "remoteID == %@", Int64(id))
+                                        let request = try Bench.request("Item", "remoteID == %@", Int64(id))
                                         request.fetchLimit = 1
                                         item = try context.fetch(request).first
                                     }

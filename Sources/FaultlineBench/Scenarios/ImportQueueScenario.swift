@@ -24,7 +24,7 @@ extension ScenarioCatalogue {
                         let ui = ManagedObjectContext(.privateQueue, coordinator: coordinator)
                         let importer = k == 0 ? ui : k == 1 ? ManagedObjectContext(.privateQueue, coordinator: coordinator)
                                                             : ManagedObjectContext(.privateQueue, parent: ui)
-                        var latest = FetchRequest<ManagedObject>(entityName: "Row")
+                        let latest = FetchRequest<ManagedObject>(entityName: "Row")
                         latest.fetchLimit = 10
                         return {
                             let done = ManagedAtomicFlag(), failure = FirstError(), group = DispatchGroup()

@@ -39,7 +39,7 @@ extension ScenarioCatalogue {
 
     /// The row model, a store of a quarter of the scale's rows, and a fetch of them all as objects with values.
     private static func materializedRows(_ setup: ScenarioSetup) throws -> (ManagedObjectModel, URL, FetchRequest<ManagedObject>) {
-        var request = FetchRequest<ManagedObject>(entityName: "Row")
+        let request = FetchRequest<ManagedObject>(entityName: "Row")
         request.returnsObjectsAsFaults = false
         return (try RowWorkload.model(), try setup.data.rows(setup.scale.part(4, minimum: 1_000)), request)
     }
@@ -132,11 +132,11 @@ extension ScenarioCatalogue {
             variants: { setup in
                 let model = try RowWorkload.model()
                 let store = try setup.data.rows(setup.scale.rows)
-                var objects = FetchRequest<ManagedObject>(entityName: "Row")
+                let objects = FetchRequest<ManagedObject>(entityName: "Row")
                 objects.returnsObjectsAsFaults = false
-                var faults = FetchRequest<ManagedObject>(entityName: "Row")
+                let faults = FetchRequest<ManagedObject>(entityName: "Row")
                 faults.includesPropertyValues = false
-                var batched = FetchRequest<ManagedObject>(entityName: "Row")
+                let batched = FetchRequest<ManagedObject>(entityName: "Row")
                 batched.fetchBatchSize = 20
                 // Each run's result is held, as a list on screen holds it.
                 return [

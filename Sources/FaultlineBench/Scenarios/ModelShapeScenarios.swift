@@ -45,7 +45,7 @@ extension ScenarioCatalogue {
                     }
                 }
                 func list(_ context: ManagedObjectContext, prefetching: Bool) throws {
-                    var request = FetchRequest<ManagedObject>(entityName: "Person")
+                    let request = FetchRequest<ManagedObject>(entityName: "Person")
                     if prefetching { request.relationshipKeyPathsForPrefetching = ["pet"] }
                     var length = 0
                     for person in try context.fetch(request) {
@@ -224,7 +224,7 @@ extension ScenarioCatalogue {
                 let ivarModel = try RowWorkload.model()
                 try ivarModel.register(InstanceVariableRow.self, forEntityName: "Row")
                 func load(_ context: ManagedObjectContext) throws -> [ManagedObject] {
-                    var request = FetchRequest<ManagedObject>(entityName: "Row")
+                    let request = FetchRequest<ManagedObject>(entityName: "Row")
                     request.returnsObjectsAsFaults = false
                     return try context.fetch(request)
                 }
@@ -283,7 +283,7 @@ extension ScenarioCatalogue {
                         Bench.sink(Int64(found))
                     })
                     variants.append(.engine(name(size, true), model: model, store: store, operations: lookups) { context in
-                        var request = FetchRequest<ManagedObject>(entityName: "City")
+                        let request = FetchRequest<ManagedObject>(entityName: "City")
                         request.returnsObjectsAsFaults = false
                         let all = try context.fetch(request)
                         var found = 0

@@ -48,7 +48,7 @@ extension ScenarioCatalogue {
                                    prime: { context in try context.fetch(FetchRequest<ManagedObject>(entityName: "Country")) }) { context, countries in
                         var found = 0
                         for country in countries.prefix(lists) {
-                            var request = try Bench.request("Mood", "markedForDeletionDate == nil AND markedForRemoteDeletion == NO AND country == %@", country,
+                            let request = try Bench.request("Mood", "markedForDeletionDate == nil AND markedForRemoteDeletion == NO AND country == %@", country,
                                                             sort: [FetchSortDescriptor(keyPath: "date", ascending: false)])
                             request.includesPropertyValues = false
                             found += try context.fetchObjectIDs(request).count

@@ -18,7 +18,7 @@ extension ScenarioCatalogue {
                 let store = try setup.data.rows(rows)
                 // Faults with nothing cached: each fired fault reads its row.
                 func faults(_ context: ManagedObjectContext) throws -> [ManagedObject] {
-                    var request = FetchRequest<ManagedObject>(entityName: "Row")
+                    let request = FetchRequest<ManagedObject>(entityName: "Row")
                     request.returnsObjectsAsFaults = true
                     request.includesPropertyValues = false
                     return try context.fetch(request)

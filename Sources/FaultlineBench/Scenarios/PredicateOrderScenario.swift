@@ -71,7 +71,7 @@ extension ScenarioCatalogue {
                 // from the index alone, which is smaller than the table).
                 return [(indexed, "population > %@"), (ruledOut, "noindex:(population) > %@")].map { name, format in
                     .engine(name, model: model, store: store, operations: cities) { context in
-                        var request = try Bench.request("City", format, Int64(100))
+                        let request = try Bench.request("City", format, Int64(100))
                         request.propertiesToFetch = [PropertyToFetch(.max, "name", as: "last")]
                         Bench.sink(Int64((try context.fetchDictionaries(request).first?["last"] as? String)?.count ?? 0))
                     }

@@ -16,7 +16,7 @@ extension ScenarioCatalogue {
                 let model = try RowWorkload.model()
                 let store = try setup.data.rows(setup.scale.rows)
                 let count = min(setup.scale.rows, 20_000)
-                var request = FetchRequest<ManagedObject>(entityName: "Row")
+                let request = FetchRequest<ManagedObject>(entityName: "Row")
                 request.fetchLimit = count
                 request.returnsObjectsAsFaults = false
                 return [(plain, false), (refreshed, true)].map { name, refresh in

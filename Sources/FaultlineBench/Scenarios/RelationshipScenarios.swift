@@ -15,7 +15,7 @@ extension ScenarioCatalogue {
                 let store = try setup.data.cities(setup.scale.part(50, minimum: 200))
                 let cities = min(2_000, setup.scale.part(50, minimum: 200))
                 func request(prefetching: Bool) -> FetchRequest<ManagedObject> {
-                    var request = FetchRequest<ManagedObject>(entityName: "City", sortDescriptors: [FetchSortDescriptor(keyPath: "name")])
+                    let request = FetchRequest<ManagedObject>(entityName: "City", sortDescriptors: [FetchSortDescriptor(keyPath: "name")])
                     request.fetchLimit = cities
                     request.returnsObjectsAsFaults = false
                     if prefetching { request.relationshipKeyPathsForPrefetching = ["mayor"] }
@@ -59,7 +59,7 @@ extension ScenarioCatalogue {
                 let store = try setup.data.employees(setup.scale.part(2, minimum: 1_000))
                 let departments = min(500, setup.scale.part(2, minimum: 1_000) / EmployeeWorkload.employeesPerDepartment)
                 func run(_ context: ManagedObjectContext, prefetching: Bool = false, batchFaulting: Bool = false) throws {
-                    var request = FetchRequest<ManagedObject>(entityName: "Department")
+                    let request = FetchRequest<ManagedObject>(entityName: "Department")
                     request.fetchLimit = departments
                     request.returnsObjectsAsFaults = false
                     if prefetching { request.relationshipKeyPathsForPrefetching = ["employees"] }
@@ -100,7 +100,7 @@ extension ScenarioCatalogue {
                 let model = try CityWorkload.model()
                 let store = try setup.data.cities(setup.scale.part(50, minimum: 200))
                 let count = min(500, setup.scale.part(50, minimum: 200))
-                var request = FetchRequest<ManagedObject>(entityName: "City", sortDescriptors: [FetchSortDescriptor(keyPath: "name")])
+                let request = FetchRequest<ManagedObject>(entityName: "City", sortDescriptors: [FetchSortDescriptor(keyPath: "name")])
                 request.fetchLimit = count
                 request.returnsObjectsAsFaults = false
                 let people = FetchRequest<ManagedObject>(entityName: "Person")
@@ -111,7 +111,7 @@ extension ScenarioCatalogue {
                     if share > 0 {
                         context.retainsRegisteredObjects = true
                         let all = try context.fetchObjectIDs(people)
-                        var some = people
+                        let some = people.copy()
                         some.objectIDs = share == 100 ? all : all.enumerated().filter { $0.offset % 2 == 0 }.map(\.element)
                         some.returnsObjectsAsFaults = false
                         _ = try context.fetch(some).map { $0[CityWorkload.personName] }

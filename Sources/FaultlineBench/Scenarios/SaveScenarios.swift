@@ -95,7 +95,7 @@ extension ScenarioCatalogue {
                 let count = setup.scale.part(20, minimum: 100)
                 let copy = setup.folder.appendingPathComponent("update.sqlite")
                 let key = RowWorkload.keys[1]
-                var request = FetchRequest<ManagedObject>(entityName: "Row")
+                let request = FetchRequest<ManagedObject>(entityName: "Row")
                 request.fetchLimit = count
                 request.returnsObjectsAsFaults = false
                 let sql = "UPDATE ZROW SET ZA1 = ZA1 + 1, Z_OPT = Z_OPT + 1 WHERE Z_PK = ?"
@@ -141,7 +141,7 @@ extension ScenarioCatalogue {
                 let count = setup.scale.part(20, minimum: 100)
                 let copy = setup.folder.appendingPathComponent("batch-update.sqlite")
                 let predicate = try ObjectPredicate(format: "a0 < %@", Int64(count * 10))
-                var fetch = FetchRequest<ManagedObject>(entityName: "Row", predicate: predicate)
+                let fetch = FetchRequest<ManagedObject>(entityName: "Row", predicate: predicate)
                 fetch.returnsObjectsAsFaults = false
                 func fresh(_ probes: Probes) throws -> ManagedObjectContext { try BenchStore.copiedContext(model, of: template, at: copy, probes: probes) }
                 return [
@@ -235,7 +235,7 @@ extension ScenarioCatalogue {
                 let model = try RowWorkload.model()
                 let store = try setup.data.rows(setup.scale.rows)
                 func registered(_ context: ManagedObjectContext, _ n: Int) throws -> [ManagedObject] {
-                    var request = FetchRequest<ManagedObject>(entityName: "Row")
+                    let request = FetchRequest<ManagedObject>(entityName: "Row")
                     request.fetchLimit = n
                     request.returnsObjectsAsFaults = false
                     return try context.performAndWait { try context.fetch(request) }

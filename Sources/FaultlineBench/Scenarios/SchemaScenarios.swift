@@ -20,7 +20,7 @@ extension ScenarioCatalogue {
             return try ManagedObjectModel(entities: kinds.map { EntityDescription(name: $0, properties: [title] + own($0)) })
         }
         func titles(_ context: ManagedObjectContext, _ entityName: String) throws -> Int64 {
-            var request = FetchRequest<ManagedObject>(entityName: entityName)
+            let request = FetchRequest<ManagedObject>(entityName: entityName)
             request.returnsObjectsAsFaults = false
             return Int64(try context.fetch(request).reduce(0) { $0 + (($1.value(forKey: "title") as? String)?.count ?? 0) })
         }
@@ -94,7 +94,7 @@ extension ScenarioCatalogue {
                     }
                     sizes.bytes[name] = StoreFiles.bytes(of: store)
                     return .engine(name, model: model, store: store, operations: rows) { context in
-                        var request = FetchRequest<ManagedObject>(entityName: "Row")
+                        let request = FetchRequest<ManagedObject>(entityName: "Row")
                         request.returnsObjectsAsFaults = false
                         Bench.sink(Int64(try context.fetch(request).count))
                     }

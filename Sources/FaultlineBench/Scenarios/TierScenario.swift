@@ -15,11 +15,11 @@ extension ScenarioCatalogue {
                 let objects = min(setup.scale.rows, 50_000)
                 let misses = min(setup.scale.rows, 5_000)
                 let key = RowWorkload.keys[3]
-                var limited = FetchRequest<ManagedObject>(entityName: "Row")
+                let limited = FetchRequest<ManagedObject>(entityName: "Row")
                 limited.fetchLimit = objects
-                var materialized = limited
+                let materialized = limited.copy()
                 materialized.returnsObjectsAsFaults = false
-                var idsOnly = FetchRequest<ManagedObject>(entityName: "Row")
+                let idsOnly = FetchRequest<ManagedObject>(entityName: "Row")
                 idsOnly.fetchLimit = misses
                 idsOnly.includesPropertyValues = false
                 func readAll(_ context: ManagedObjectContext, _ rows: [ManagedObject]) {
@@ -69,7 +69,7 @@ extension ScenarioCatalogue {
                 let store = try setup.data.rows(setup.scale.rows)
                 let objects = min(setup.scale.rows, 50_000)
                 let key = RowWorkload.keys[3]
-                var request = FetchRequest<ManagedObject>(entityName: "Row")
+                let request = FetchRequest<ManagedObject>(entityName: "Row")
                 request.fetchLimit = objects
                 request.returnsObjectsAsFaults = false
                 return [

@@ -66,7 +66,7 @@ public struct UserModelSuite {
                 let url = try store(setup)
                 return entities.map { entity in
                     .engine("fetch all \(entity.name)", model: model, store: url) { context in
-                        var request = FetchRequest<ManagedObject>(entityName: entity.name)
+                        let request = FetchRequest<ManagedObject>(entityName: entity.name)
                         request.returnsObjectsAsFaults = false
                         request.includesSubentities = false
                         Bench.sink(Int64(try context.fetch(request).count))
@@ -91,7 +91,7 @@ public struct UserModelSuite {
                 return try indexed.map { entity, attribute in
                     // Values that exist: those of the first objects.
                     let values: [Any] = try sample.performAndWait {
-                        var request = FetchRequest<ManagedObject>(entityName: entity.name)
+                        let request = FetchRequest<ManagedObject>(entityName: entity.name)
                         request.fetchLimit = 20
                         request.returnsObjectsAsFaults = false
                         return try sample.fetch(request).compactMap { $0.value(for: attribute) }
@@ -118,7 +118,7 @@ public struct UserModelSuite {
                 return relationships.flatMap { entity, relationship in
                     [false, true].map { prefetching in
                         BenchVariant.engine("\(entity.name).\(relationship.name)\(prefetching ? ", prefetched" : "")", model: model, store: url) { context in
-                            var request = FetchRequest<ManagedObject>(entityName: entity.name)
+                            let request = FetchRequest<ManagedObject>(entityName: entity.name)
                             request.returnsObjectsAsFaults = false
                             request.includesSubentities = false
                             if prefetching { request.relationshipKeyPathsForPrefetching = [relationship.name] }
@@ -156,7 +156,7 @@ public struct UserModelSuite {
                         builder.serialBase = 1_000_000
                         try context.performAndWait {
                             for other in entities {
-                                var request = FetchRequest<ManagedObject>(entityName: other.name)
+                                let request = FetchRequest<ManagedObject>(entityName: other.name)
                                 request.includesSubentities = false
                                 request.returnsObjectsAsFaults = false
                                 request.fetchLimit = 200

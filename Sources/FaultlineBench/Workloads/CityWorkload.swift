@@ -105,7 +105,7 @@ public enum CityWorkload {
             var count = 0
             clock.lap(.fetch)
             for (low, high) in ranges {
-                var request = FetchRequest<ManagedObject>(entityName: "City",
+                let request = FetchRequest<ManagedObject>(entityName: "City",
                                                           predicate: try ObjectPredicate(format: "population BETWEEN {%@, %@}", argumentArray: [low, high]))
                 request.returnsObjectsAsFaults = false
                 var held: [ManagedObject]? = try context.fetch(request)

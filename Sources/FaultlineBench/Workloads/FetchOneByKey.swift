@@ -6,7 +6,7 @@ extension ManagedObjectContext {
     /// were found (0 or 1). Call it on the context's queue.
     func fetchOne(_ entity: String, key: Int, store: String) throws -> Int {
         guard let id = objectID(forURIString: "x-coredata://\(store)/\(entity)/p\(key)") else { return 0 }
-        var request = FetchRequest<ManagedObject>(entityName: entity, predicate: .comparison(Comparison(.evaluatedObject, .equal, .constant(.objectID(id)))))
+        let request = FetchRequest<ManagedObject>(entityName: entity, predicate: .comparison(Comparison(.evaluatedObject, .equal, .constant(.objectID(id)))))
         request.returnsObjectsAsFaults = false
         return try fetch(request).count
     }

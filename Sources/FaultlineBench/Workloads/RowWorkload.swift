@@ -62,7 +62,7 @@ public enum RowWorkload {
     /// them weakly) until the caller lets go.
     public static func fetchMaterializedObjects(_ context: ManagedObjectContext) throws -> (sum: Int64, objects: [ManagedObject]) {
         try context.performAndWait {
-            var request = FetchRequest<ManagedObject>(entityName: "Row")
+            let request = FetchRequest<ManagedObject>(entityName: "Row")
             request.returnsObjectsAsFaults = false
             var sum: Int64 = 0
             let rows = try context.fetch(request)
@@ -76,7 +76,7 @@ public enum RowWorkload {
     /// checksum.
     public static func fetchUseRelease(_ context: ManagedObjectContext, clock: PhaseClock) throws -> Int64 {
         try context.performAndWait {
-            var request = FetchRequest<ManagedObject>(entityName: "Row")
+            let request = FetchRequest<ManagedObject>(entityName: "Row")
             request.returnsObjectsAsFaults = false
             let reader = EveryValue()
             var held: [ManagedObject]? = try context.fetch(request)

@@ -22,7 +22,7 @@ public struct ObjectGraphLoader {
                 let each = max(1, room / open.count)
                 var next: [(entity: EntityDescription, loaded: Int)] = []
                 for (entity, loaded) in open where room > 0 {
-                    var request = FetchRequest<ManagedObject>(entityName: entity.name)
+                    let request = FetchRequest<ManagedObject>(entityName: entity.name)
                     request.includesSubentities = false
                     request.fetchOffset = loaded
                     request.fetchLimit = min(each, room)
