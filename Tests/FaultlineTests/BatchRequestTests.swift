@@ -54,7 +54,7 @@ final class BatchRequestTests: XCTestCase {
             let materialized = try XCTUnwrap(try fetch("Walk", "distance == 3").first)
             let fault = context.object(with: try XCTUnwrap(try fetch("Walk", "distance == 4").first).objectID)
             context.refresh(fault, mergeChanges: false)
-            var request = BatchUpdateRequest(entityName: "Walk", predicate: try ObjectPredicate(format: "distance <= 10"), propertiesToUpdate: ["distance": 0.5])
+            let request = BatchUpdateRequest(entityName: "Walk", predicate: try ObjectPredicate(format: "distance <= 10"), propertiesToUpdate: ["distance": 0.5])
             request.resultType = .objectIDs
             let statements = coordinator.statistics.statementsExecuted
             let result = try context.execute(request)
@@ -82,7 +82,7 @@ final class BatchRequestTests: XCTestCase {
             let id = walk.objectID
             context.reset()
             let statements = coordinator.statistics.statementsExecuted
-            var countOnly = BatchUpdateRequest(entityName: "Walk", predicate: try ObjectPredicate(format: "distance >= 50"), propertiesToUpdate: ["distance": 99.0])
+            let countOnly = BatchUpdateRequest(entityName: "Walk", predicate: try ObjectPredicate(format: "distance >= 50"), propertiesToUpdate: ["distance": 99.0])
             countOnly.resultType = .count
             XCTAssertEqual(try context.execute(countOnly).count, 51)
             XCTAssertEqual(coordinator.statistics.statementsExecuted - statements, 3, "BEGIN, UPDATE, COMMIT")
@@ -109,7 +109,7 @@ final class BatchRequestTests: XCTestCase {
             return (rex, Array(rex.objects(forRelationship: "walks").prefix(10)))
         }
         let result = try context.performAndWait { () throws -> BatchResult in
-            var request = BatchDeleteRequest(entityName: "Walk", predicate: try ObjectPredicate(format: "distance > 10"))
+            let request = BatchDeleteRequest(entityName: "Walk", predicate: try ObjectPredicate(format: "distance > 10"))
             request.resultType = .objectIDs
             return try context.execute(request)
         }
@@ -132,7 +132,7 @@ final class BatchRequestTests: XCTestCase {
             }
             XCTAssertEqual(try fetch("Person").count, 1)
             // Dog.walks cascades (the walks go too); Dog.owner nullifies nothing on Ann's side (to-many, no column).
-            var request = BatchDeleteRequest(entityName: "Dog", predicate: try ObjectPredicate(format: "name == 'Fido'"))
+            let request = BatchDeleteRequest(entityName: "Dog", predicate: try ObjectPredicate(format: "name == 'Fido'"))
             request.resultType = .objectIDs
             let result = try context.execute(request)
             XCTAssertEqual(result.count, 4, "Fido and his three walks")
@@ -151,7 +151,7 @@ final class BatchRequestTests: XCTestCase {
 
     func testBatchInsertIsAllOrNothing() throws {
         try context.performAndWait {
-            var request = BatchInsertRequest(entityName: "Person", objects: [["name": "A", "age": 3], ["name": "B"]])
+            let request = BatchInsertRequest(entityName: "Person", objects: [["name": "A", "age": 3], ["name": "B"]])
             request.resultType = .objectIDs
             let result = try context.execute(request)
             XCTAssertEqual(result.count, 2)
@@ -180,7 +180,7 @@ final class BatchRequestTests: XCTestCase {
         let traced = PersistentStoreCoordinator(managedObjectModel: coordinator.managedObjectModel, probes: Probes(recorders: [recorder]))
         try traced.addPersistentStore(at: dir.file("store.sqlite"))
         let other = ManagedObjectContext(.privateQueue, coordinator: traced)
-        var request = BatchUpdateRequest(entityName: "Walk", propertiesToUpdate: ["distance": 2.0])
+        let request = BatchUpdateRequest(entityName: "Walk", propertiesToUpdate: ["distance": 2.0])
         request.resultType = .objectIDs
         let result = try other.performAndWait { try other.execute(request) }
         ManagedObjectContext.mergeChanges(fromRemoteSave: RemoteChanges(updated: result.objectIDs), into: [other])

@@ -782,7 +782,7 @@ final class TraceSchemaTests: XCTestCase {
             _ = try context.fetch(prefetching)
             context.reset()
             // A batch request and the merge of its IDs.
-            var update = BatchUpdateRequest(entityName: "Person", predicate: try ObjectPredicate(format: "name == 'p0'"), propertiesToUpdate: ["name": "q0"])
+            let update = BatchUpdateRequest(entityName: "Person", predicate: try ObjectPredicate(format: "name == 'p0'"), propertiesToUpdate: ["name": "q0"])
             update.resultType = .objectIDs
             let changed = try context.execute(update)
             context.merge(RemoteChanges(updated: changed.objectIDs))

@@ -18,7 +18,43 @@ public struct RemoteChanges: Sendable {
     }
 }
 
+/// Core Data's `NSInsertedObjectsKey`: in a change dictionary, the inserted objects (or their IDs).
+public let InsertedObjectsKey = "inserted"
+/// Core Data's `NSUpdatedObjectsKey`.
+public let UpdatedObjectsKey = "updated"
+/// Core Data's `NSDeletedObjectsKey`.
+public let DeletedObjectsKey = "deleted"
+/// Core Data's `NSInsertedObjectIDsKey`.
+public let InsertedObjectIDsKey = "inserted_objectIDs"
+/// Core Data's `NSUpdatedObjectIDsKey`.
+public let UpdatedObjectIDsKey = "updated_objectIDs"
+/// Core Data's `NSDeletedObjectIDsKey`.
+public let DeletedObjectIDsKey = "deleted_objectIDs"
+
+extension RemoteChanges {
+    /// The changes a Core Data change dictionary holds: under `InsertedObjectsKey`, `UpdatedObjectsKey` and
+    /// `DeletedObjectsKey` (or the `…ObjectIDsKey` forms), arrays or sets of object IDs or of objects (their IDs are
+    /// taken); other keys and values are ignored, as Core Data ignores them.
+    public init(_ dictionary: [AnyHashable: Any]) {
+        func ids(_ keys: [String]) -> [ManagedObjectID] {
+            keys.flatMap { key -> [ManagedObjectID] in
+                guard let value = dictionary[AnyHashable(key)] else { return [] }
+                let items: [Any] = (value as? [Any]) ?? (value as? Set<ManagedObjectID>).map { Array($0) } ?? (value as? NSSet)?.allObjects ?? [value]
+                return items.compactMap { ($0 as? ManagedObjectID) ?? ($0 as? ManagedObject)?.objectID }
+            }
+        }
+        self.init(inserted: ids([InsertedObjectsKey, InsertedObjectIDsKey]), updated: ids([UpdatedObjectsKey, UpdatedObjectIDsKey]),
+                  deleted: ids([DeletedObjectsKey, DeletedObjectIDsKey]))
+    }
+}
+
 extension ManagedObjectContext {
+    /// Core Data's `mergeChanges(fromRemoteContextSave:into:)` with its dictionary, as a batch request's result is
+    /// merged: `[DeletedObjectsKey: result.result as? [ManagedObjectID] ?? []]`.
+    public static func mergeChanges(fromRemoteContextSave changes: [AnyHashable: Any], into contexts: [ManagedObjectContext]) {
+        mergeChanges(fromRemoteSave: RemoteChanges(changes), into: contexts)
+    }
+
     /// Core Data's `mergeChanges(fromRemoteContextSave:into:)`: the coordinators forget their cached rows for the
     /// updated and deleted IDs, then each context (on its queue) refreshes its registered objects that were updated
     /// (keeping their unsaved changes), lets go of the deleted ones, and reloads relationships that pointed at them.

@@ -3,7 +3,7 @@ import Foundation
 /// Executing batch requests through a context (which they bypass: see each request's documentation).
 extension ManagedObjectContext {
     /// Runs a batch update in SQL.
-    public func execute(_ request: BatchUpdateRequest, file: StaticString = #fileID, line: UInt = #line) throws -> BatchResult {
+    public func execute(_ request: BatchUpdateRequest, file: StaticString = #fileID, line: UInt = #line) throws -> BatchUpdateResult {
         if checksQueue { checkQueue(touching: nil) }
         let entity = try batchEntity(request.entityName)
         var assignments: [(column: String, value: Slot)] = []
@@ -27,16 +27,22 @@ extension ManagedObjectContext {
             count = outcome.count
             return outcome.rows
         }
-        var result = result(rows, request.resultType)
-        result.count = count
-        return result
+        return result(rows, request.resultType, count: count)
     }
 
     /// Runs a batch delete in SQL (delete rules applied in SQL).
-    public func execute(_ request: BatchDeleteRequest, file: StaticString = #fileID, line: UInt = #line) throws -> BatchResult {
+    public func execute(_ request: BatchDeleteRequest, file: StaticString = #fileID, line: UInt = #line) throws -> BatchDeleteResult {
         if checksQueue { checkQueue(touching: nil) }
+        var predicate = request.predicate
+        if let ids = request.objectIDs {
+            guard let first = ids.first else { return result([], request.resultType) }
+            if let other = ids.first(where: { $0.entity.root.name != first.entity.root.name }) {
+                throw BatchRequestError.mixedEntities(first.entity.root.name, other.entity.root.name)
+            }
+            predicate = .comparison(Comparison(.evaluatedObject, .in, .aggregate(ids.map { .constant(.objectID($0)) })))
+        }
         let entity = try batchEntity(request.entityName)
-        let filter = try batchFilter(request.predicate, entity: entity)
+        let filter = try batchFilter(predicate, entity: entity)
         let rows = try tracedBatch("delete", entity: entity, callSite: callSite(file, line)) {
             try storeErrors { try coordinator.batchDelete(entity: entity, includesSubentities: request.includesSubentities, filter: filter) }
         }
@@ -44,14 +50,27 @@ extension ManagedObjectContext {
     }
 
     /// Inserts rows in SQL, all or nothing.
-    public func execute(_ request: BatchInsertRequest, file: StaticString = #fileID, line: UInt = #line) throws -> BatchResult {
+    public func execute(_ request: BatchInsertRequest, file: StaticString = #fileID, line: UInt = #line) throws -> BatchInsertResult {
         if checksQueue { checkQueue(touching: nil) }
         let entity = try batchEntity(request.entityName)
         let attributes = entity.attributes.filter { !$0.isTransient && $0.columnName != nil }
         let known = Set(attributes.map(\.name))
+        var objects: [[String: Any]] = request.objects
+        if let handler = request.dictionaryHandler {
+            while true {
+                let row = NSMutableDictionary()
+                if handler(row) { break }
+                guard objects.count < BatchInsertRequest.maximumHandlerRows else {
+                    throw BatchRequestError.tooManyRows(entity: entity.name, limit: BatchInsertRequest.maximumHandlerRows)
+                }
+                var values: [String: Any] = [:]
+                for (key, value) in row { values["\(key)"] = value }
+                objects.append(values)
+            }
+        }
         var rows: [[Slot]] = []
-        rows.reserveCapacity(request.objects.count)
-        for (index, object) in request.objects.enumerated() {
+        rows.reserveCapacity(objects.count)
+        for (index, object) in objects.enumerated() {
             if let unknown = object.keys.sorted().first(where: { !known.contains($0) }) {
                 throw BatchRequestError.unknownAttribute(entity: entity.name, key: unknown)
             }
@@ -96,9 +115,10 @@ extension ManagedObjectContext {
         do { return try body() } catch let error as StoreError { throw BatchRequestError.store(error) }
     }
 
-    private func result(_ rows: [(EntityDescription, Int64)], _ type: BatchResultType) -> BatchResult {
+    private func result<R: BatchResult>(_ rows: [(EntityDescription, Int64)], _ type: BatchResultType, count: Int? = nil) -> R {
         let identifier = coordinator.storeIdentifier
-        return BatchResult(count: rows.count,
-                           objectIDs: type == .objectIDs ? rows.map { ManagedObjectID(entity: $0.0, key: $0.1, storeIdentifier: identifier) } : [])
+        return R(count: count ?? rows.count,
+                 objectIDs: type == .objectIDs ? rows.map { ManagedObjectID(entity: $0.0, key: $0.1, storeIdentifier: identifier) } : [],
+                 resultType: type)
     }
 }

@@ -164,7 +164,7 @@ extension ScenarioCatalogue {
                         // The same rows registered (materialized) in the context the IDs are merged into.
                         let context = try fresh(probes)
                         _ = try context.performAndWait { try context.fetch(fetch) }
-                        var request = BatchUpdateRequest(entityName: "Row", predicate: predicate, propertiesToUpdate: ["a1": Int64(1)])
+                        let request = BatchUpdateRequest(entityName: "Row", predicate: predicate, propertiesToUpdate: ["a1": Int64(1)])
                         request.resultType = .objectIDs
                         return {
                             let result = try context.performAndWait { try context.execute(request) }
