@@ -1,3 +1,5 @@
+import Foundation
+
 /// A fetch request's settings as one value: what the engine reads, copied once a fetch, so that the request (a
 /// class, shared by reference) can change meanwhile without changing the fetch.
 struct FetchSpec: Sendable {
@@ -17,6 +19,8 @@ struct FetchSpec: Sendable {
     var returnsDistinctResults: Bool = false
     var propertiesToGroupBy: [String] = []
     var havingPredicate: ObjectPredicate?
+    /// Set by `resultType`; nil: the request's `Result` decides.
+    var resultType: FetchRequestResultType?
 
     init(entityName: String, predicate: ObjectPredicate? = nil, sortDescriptors: [FetchSortDescriptor] = []) {
         self.entityName = entityName
@@ -31,7 +35,7 @@ struct FetchSpec: Sendable {
 /// A class, as Core Data's: helpers configure a request they are given, and `let request = …; request.fetchLimit = 1`
 /// works. A fetch reads the request once, when it starts. Like Core Data's, a request is not locked: configure it on
 /// one thread at a time (`copy()` gives an independent one).
-public final class FetchRequest<Result: ManagedObject>: @unchecked Sendable {
+public final class FetchRequest<Result>: @unchecked Sendable {
     /// The settings, read once by each fetch.
     var spec: FetchSpec
 
@@ -124,11 +128,6 @@ public final class FetchRequest<Result: ManagedObject>: @unchecked Sendable {
         spec = FetchSpec(entityName: entityName, predicate: predicate, sortDescriptors: sortDescriptors)
     }
 
-    /// A request for a typed subclass's entity (`Result.entityName`).
-    public init(predicate: ObjectPredicate? = nil, sortDescriptors: [FetchSortDescriptor] = []) {
-        spec = FetchSpec(entityName: Result.entityName, predicate: predicate, sortDescriptors: sortDescriptors)
-    }
-
     init(spec: FetchSpec) {
         self.spec = spec
     }
@@ -136,6 +135,50 @@ public final class FetchRequest<Result: ManagedObject>: @unchecked Sendable {
     /// An independent request with the same settings (Core Data's `copy()`).
     public func copy() -> FetchRequest<Result> {
         FetchRequest(spec: spec)
+    }
+
+    /// What a fetch of this request returns (Core Data's `resultType`); by default decided by `Result`: objects,
+    /// `ManagedObjectID`s, `NSDictionary`s or a count (`NSNumber`).
+    public var resultType: FetchRequestResultType {
+        get { spec.resultType ?? FetchRequestResultType(for: Result.self) }
+        set { spec.resultType = newValue }
+    }
+}
+
+extension FetchRequest where Result: ManagedObject {
+    /// A request for a typed subclass's entity (`Result.entityName`).
+    public convenience init(predicate: ObjectPredicate? = nil, sortDescriptors: [FetchSortDescriptor] = []) {
+        self.init(spec: FetchSpec(entityName: Result.entityName, predicate: predicate, sortDescriptors: sortDescriptors))
+    }
+}
+
+/// What a fetch request's results are (Core Data's `NSFetchRequestResult`): managed objects, object IDs,
+/// dictionaries or numbers (a count). `FetchRequest<FetchRequestResult>` with a `resultType` is Core Data's untyped
+/// request.
+public protocol FetchRequestResult {}
+
+extension ManagedObject: FetchRequestResult {}
+extension ManagedObjectID: FetchRequestResult {}
+extension NSDictionary: FetchRequestResult {}
+extension NSNumber: FetchRequestResult {}
+
+/// Core Data's `NSFetchRequestResultType`.
+public enum FetchRequestResultType: Sendable {
+    /// Managed objects (the default for a request of objects).
+    case managedObjectResultType
+    /// `ManagedObjectID`s.
+    case managedObjectIDResultType
+    /// `NSDictionary`s of the `propertiesToFetch`.
+    case dictionaryResultType
+    /// One `NSNumber`: the count.
+    case countResultType
+
+    /// The result type a request of `type` returns by default.
+    init(for type: Any.Type) {
+        if type == ManagedObjectID.self { self = .managedObjectIDResultType }
+        else if type is NSDictionary.Type { self = .dictionaryResultType }
+        else if type is NSNumber.Type { self = .countResultType }
+        else { self = .managedObjectResultType }
     }
 }
 

@@ -5,13 +5,13 @@ extension ManagedObjectContext {
     /// Rows of the properties `request.propertiesToFetch` names (all stored attributes when nil), as dictionaries;
     /// with `propertiesToGroupBy`, one row per group, filtered by `havingPredicate` (which may name aggregates).
     /// To-one relationships come back as object IDs. Pending changes are not included (as in Core Data).
-    public func fetchDictionaries<T: ManagedObject>(_ request: FetchRequest<T>, file: StaticString = #fileID, line: UInt = #line) throws -> [[String: Any]] {
+    public func fetchDictionaries<T>(_ request: FetchRequest<T>, file: StaticString = #fileID, line: UInt = #line) throws -> [[String: Any]] {
         guard probesEnabled else { return try fetchDictionariesUntraced(request) }
         return try tracedFetch(request.spec, resultType: .dictionary, callSite: callSite(file, line),
                                results: { $0.count }, uris: { _ in nil }) { try fetchDictionariesUntraced(request) }
     }
 
-    private func fetchDictionariesUntraced<T: ManagedObject>(_ request: FetchRequest<T>) throws -> [[String: Any]] {
+    private func fetchDictionariesUntraced<T>(_ request: FetchRequest<T>) throws -> [[String: Any]] {
         let entity = try fetchedEntity(named: request.entityName)
         let requested = request.propertiesToFetch ?? entity.attributes.filter { !$0.isTransient && !$0.isCompositeElement }.map { PropertyToFetch($0.name) }
         // A composite is fetched as its elements' columns and comes back as one dictionary under its name.

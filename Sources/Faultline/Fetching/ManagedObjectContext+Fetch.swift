@@ -278,13 +278,13 @@ extension ManagedObjectContext {
 
     /// The object IDs of the objects `request` describes (Core Data's managed-object-ID result type): the store
     /// query reads IDs only, and no object is registered.
-    public func fetchObjectIDs<T: ManagedObject>(_ request: FetchRequest<T>, file: StaticString = #fileID, line: UInt = #line) throws -> [ManagedObjectID] {
+    public func fetchObjectIDs<T>(_ request: FetchRequest<T>, file: StaticString = #fileID, line: UInt = #line) throws -> [ManagedObjectID] {
         guard probesEnabled else { return try fetchObjectIDsUntraced(request) }
         return try tracedFetch(request.spec, resultType: .ids, callSite: callSite(file, line),
                                results: { $0.count }, uris: { $0.map(\.uriString) }) { try fetchObjectIDsUntraced(request) }
     }
 
-    private func fetchObjectIDsUntraced<T: ManagedObject>(_ request: FetchRequest<T>) throws -> [ManagedObjectID] {
+    private func fetchObjectIDsUntraced<T>(_ request: FetchRequest<T>) throws -> [ManagedObjectID] {
         let plain = request.spec
         let (entity, entities) = try fetchedEntities(plain)
         // Pending changes and in-memory sorts need objects; otherwise IDs come straight from the store.
@@ -315,13 +315,13 @@ extension ManagedObjectContext {
 
     /// The number of objects `request` would return. Without pending changes it is one `SELECT COUNT(*)` that
     /// reads no rows.
-    public func count<T: ManagedObject>(for request: FetchRequest<T>, file: StaticString = #fileID, line: UInt = #line) throws -> Int {
+    public func count<T>(for request: FetchRequest<T>, file: StaticString = #fileID, line: UInt = #line) throws -> Int {
         guard probesEnabled else { return try countUntraced(request) }
         return try tracedFetch(request.spec, resultType: .count, callSite: callSite(file, line),
                                results: { $0 }, uris: { _ in nil }) { try countUntraced(request) }
     }
 
-    private func countUntraced<T: ManagedObject>(_ request: FetchRequest<T>) throws -> Int {
+    private func countUntraced<T>(_ request: FetchRequest<T>) throws -> Int {
         let plain = request.spec
         let (entity, entities) = try fetchedEntities(plain)
         let hasPending = request.includesPendingChanges && (!pendingCandidates(for: entities, request: plain).isEmpty

@@ -49,7 +49,7 @@ public struct FetchExplanation: Sendable {
 extension ManagedObjectContext {
     /// The SELECT that fetching `request`'s objects runs, with its bound values as SQL literals, without running
     /// it: the predicate and sort compiled to SQL.
-    public func selectStatement<T: ManagedObject>(for request: FetchRequest<T>) throws -> (sql: String, bindings: [String]) {
+    public func selectStatement<T>(for request: FetchRequest<T>) throws -> (sql: String, bindings: [String]) {
         let (entity, filter) = try compiledFilter(for: request)
         let query = try coordinator.selectQuery(entity: entity, includesSubentities: request.includesSubentities, filter: filter)
         return (query.sql, query.bindings.map(ConnectionProbe.literal))
@@ -57,14 +57,14 @@ extension ManagedObjectContext {
 
     /// Explains the SELECT `request` would run: its SQL, its query plan with verdicts, and suggested indexes
     /// checked on a scratch copy of the store.
-    public func explain<T: ManagedObject>(_ request: FetchRequest<T>) throws -> FetchExplanation {
+    public func explain<T>(_ request: FetchRequest<T>) throws -> FetchExplanation {
         let (entity, filter) = try compiledFilter(for: request)
         return try coordinator.explain(entity: entity, includesSubentities: request.includesSubentities, filter: filter,
                                        candidates: IndexCandidates(entity: entity, predicate: request.predicate, sort: request.sortDescriptors))
     }
 
     /// The request's entity and its predicate and sort compiled to SQL (uncached: these are for tools).
-    private func compiledFilter<T: ManagedObject>(for request: FetchRequest<T>) throws -> (EntityDescription, FetchFilter) {
+    private func compiledFilter<T>(for request: FetchRequest<T>) throws -> (EntityDescription, FetchFilter) {
         guard let entity = model.entity(named: request.entityName) else { throw FetchError.unknownEntity(request.entityName, known: model.entities.map(\.name)) }
         do {
             return (entity, try FetchFilter.compile(predicate: request.predicate, sortDescriptors: request.sortDescriptors,
