@@ -21,6 +21,8 @@ public final class PersistentStoreDescription: @unchecked Sendable, Equatable, C
         var type: PersistentStoreType = .sqlite
         var options: PersistentStoreOptions = [.migratesAutomatically, .infersMappingAutomatically]
         var pragmas: [(name: String, value: String)] = []
+        /// A known option key given a value of the wrong kind (`setOption`), reported when the store loads.
+        var invalidOption: String?
     }
     private let lock = NSLock()
     private var state = State()
@@ -115,9 +117,36 @@ public final class PersistentStoreDescription: @unchecked Sendable, Equatable, C
         }
     }
 
+    /// Core Data's `setOption(_:forKey:)` with Core Data's keys: `MigratePersistentStoresAutomaticallyOption`,
+    /// `InferMappingModelAutomaticallyOption`, `PersistentHistoryTrackingKey`, `ReadOnlyPersistentStoreOption` (a
+    /// Boolean; nil clears it) and `SQLitePragmasOption` (a dictionary of pragmas). Other keys are ignored, as the
+    /// options Faultline has no use for; a known key with a value of the wrong kind is reported when the store loads.
+    public func setOption(_ option: Any?, forKey key: String) {
+        let flags: [String: PersistentStoreOptions] = [
+            MigratePersistentStoresAutomaticallyOption: .migratesAutomatically, InferMappingModelAutomaticallyOption: .infersMappingAutomatically,
+            PersistentHistoryTrackingKey: .persistentHistoryTracking, ReadOnlyPersistentStoreOption: .readOnly,
+        ]
+        if let flag = flags[key] {
+            let on = (option as? Bool) ?? (option as? NSNumber)?.boolValue
+            write { state in
+                state.options.set(flag, on ?? false)
+                if option != nil && on == nil { state.invalidOption = key }
+            }
+        } else if key == SQLitePragmasOption {
+            guard let pragmas = option as? [String: Any] else {
+                write { $0.invalidOption = option == nil ? nil : key }
+                return
+            }
+            for (name, value) in pragmas.sorted(by: { $0.key < $1.key }) { setValue("\(value)", forPragmaNamed: name) }
+        }
+    }
+
     /// The pragmas, checked.
     func checkedPragmas() throws -> [StorePragma] {
-        try pragmas.map { try StorePragma($0.name, $0.value) }
+        if let key = read(\.invalidOption) {
+            throw StoreError.invalidConfiguration("the option \(key) was given a value of the wrong kind (a Boolean, or for \(SQLitePragmasOption) a dictionary)")
+        }
+        return try pragmas.map { try StorePragma($0.name, $0.value) }
     }
 
     /// Whether the two describe the same store the same way.

@@ -15,6 +15,8 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
     /// The store once added (a coordinator holds one, and keeps it): read without the lock by what only needs its
     /// identity — its identifier, path and type.
     private let addedStore = AtomicLazyReference<SQLiteStore>()
+    /// The added store as Core Data's object (`persistentStores`); guarded by the lock.
+    var persistentStoreObject: PersistentStore?
     /// Guards the compiled-filter caches and their counters, apart from the lock on the store: a fetch compiles or
     /// finds its SQL without waiting for a save.
     private let cacheLock = NSLock()
@@ -84,6 +86,8 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
             guard store == nil else { throw StoreError.invalidConfiguration("the coordinator already has a store; Faultline's coordinator holds one") }
             store = opened
             statementProbe = opened.connection.probe
+            persistentStoreObject = PersistentStore(type: type.rawValue, url: inMemory ? nil : url, identifier: opened.identifier,
+                                                    options: options, coordinator: self)
         }
         _ = addedStore.storeIfNil(opened)
         // With probes on, a fetch counts the statements it ran on the store's connection: the pool stays off.
