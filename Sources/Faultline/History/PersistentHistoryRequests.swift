@@ -28,7 +28,12 @@ public final class PersistentHistoryToken: Hashable, Sendable, CustomStringConve
 
 /// Core Data's `NSPersistentHistoryChangeType`.
 public enum PersistentHistoryChangeType: Sendable {
-    case insert, update, delete
+    /// The object was inserted.
+    case insert
+    /// Some of its properties changed.
+    case update
+    /// It was deleted.
+    case delete
 }
 
 /// One object a transaction inserted, updated or deleted (Core Data's `NSPersistentHistoryChange`).
@@ -58,10 +63,13 @@ public final class PersistentHistoryTransaction: @unchecked Sendable {
     public let transactionNumber: Int64
     /// The store's UUID.
     public let storeID: String
-    /// The context's `transactionAuthor`, the context's `name`, the app's bundle ID and process ID, as recorded.
+    /// The saving context's `transactionAuthor`, as recorded.
     public let author: String?
+    /// The saving context's `name`.
     public let contextName: String?
+    /// The saving app's bundle identifier.
     public let bundleID: String?
+    /// The saving process's ID, as Core Data records it.
     public let processID: String?
     /// Its changes (nil when the request asked for transactions only).
     public let changes: [PersistentHistoryChange]?
@@ -91,7 +99,18 @@ public final class PersistentHistoryTransaction: @unchecked Sendable {
 
 /// Core Data's `NSPersistentHistoryResultType`.
 public enum PersistentHistoryResultType: Sendable {
-    case statusOnly, objectIDs, count, transactionsOnly, changesOnly, transactionsAndChanges
+    /// `true`.
+    case statusOnly
+    /// The changed objects' IDs, `[ManagedObjectID]`.
+    case objectIDs
+    /// The number of transactions (for a delete: deleted), an `Int`.
+    case count
+    /// `[PersistentHistoryTransaction]` without their changes.
+    case transactionsOnly
+    /// `[PersistentHistoryChange]`, every transaction's.
+    case changesOnly
+    /// `[PersistentHistoryTransaction]` with their changes (the default).
+    case transactionsAndChanges
 }
 
 /// Core Data's `NSPersistentHistoryChangeRequest`: fetch the history after a date, token or transaction, or delete
