@@ -54,7 +54,8 @@ final class ConnectionProbe {
     func executed(_ sql: String, start: UInt64) {
         let end = ProbeClock.now()
         let duration = ProbeClock.seconds(start, end)
-        tally(duration: duration, stepTime: duration, rows: 0)
+        // All of it is SQLite's; counted only when fetches split their time, so that an unsplit fetch reports none.
+        tally(duration: duration, stepTime: splitsFetchTime ? duration : 0, rows: 0)
         probes.record(.statement(StatementEvent(sql: sql, bindings: [], parameters: 0, purpose: purpose, duration: duration, rows: 0,
                                                 fullScanSteps: 0, sorts: 0, autoIndexes: 0, vmSteps: 0)), at: end)
     }
