@@ -19,6 +19,9 @@ public struct ProbeConfiguration: Sendable, Equatable {
     /// the rest the context's (`FAULTLINE_FETCH_PHASES=1`). Off by default: it reads the clock four times a row,
     /// about 5% of a bulk fetch.
     public var splitsFetchTime = false
+    /// `Probes.shared` sends spans to the tracer the program bootstrapped in `InstrumentationSystem`, when it did
+    /// so before the first coordinator was made (`FAULTLINE_TRACING=0` turns this off).
+    public var followsBootstrappedTracer = true
 
     /// Which faults record where the caller touched the object.
     public enum FaultCallSites: Sendable, Equatable {
@@ -56,6 +59,7 @@ public struct ProbeConfiguration: Sendable, Equatable {
         if let flag = environment["FAULTLINE_CONCURRENCYDEBUG"].flatMap(Int.init) { concurrencyDebug = flag > 0 }
         if let flag = environment["FAULTLINE_MIGRATIONDEBUG"].flatMap(Int.init) { migrationDebug = flag > 0 }
         if let flag = environment["FAULTLINE_FETCH_PHASES"].flatMap(Int.init) { splitsFetchTime = flag > 0 }
+        if let flag = environment["FAULTLINE_TRACING"].flatMap(Int.init) { followsBootstrappedTracer = flag > 0 }
         switch environment["FAULTLINE_FAULT_STACKS"] {
         case "all"?: faultCallSites = .all
         case "none"?: faultCallSites = .none

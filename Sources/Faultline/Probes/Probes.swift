@@ -1,4 +1,5 @@
 import Foundation
+import Tracing
 import Synchronization
 
 /// Receives probe events. Called under the coordinator's lock, on the thread that did the work: keep it quick.
@@ -61,11 +62,23 @@ public final class Probes: @unchecked Sendable {
 
     /// The probes this process's environment and launch arguments ask for (shared by every coordinator that is
     /// not given its own).
+    ///
+    /// When the program bootstrapped a tracer (`InstrumentationSystem.bootstrap`) before its first coordinator, as
+    /// a server does at launch, every fetch, save and statement is a span of it, as server libraries trace through
+    /// the global tracer: one check when the probes are made, none afterwards when no tracer was bootstrapped.
+    /// `FAULTLINE_TRACING=0` turns it off; a coordinator given its own `Probes` chooses its recorders.
     public static let shared: Probes = {
-        let probes = Probes(configuration: .environment)
+        let probes = Probes.forProcess(configuration: .environment, tracer: InstrumentationSystem.tracer)
         if probes.isEnabled { atexit { Probes.shared.flush() } }
         return probes
     }()
+
+    /// The process's probes for `configuration`, with spans to `tracer` when it is a bootstrapped one (not the
+    /// no-op tracer) and the configuration follows it.
+    static func forProcess(configuration: ProbeConfiguration, tracer: any Tracer) -> Probes {
+        let follows = configuration.followsBootstrappedTracer && !(tracer is NoOpTracer)
+        return Probes(configuration: configuration, recorders: follows ? [TracingProbeRecorder(tracer: tracer)] : [])
+    }
 
     /// No probes.
     public static let disabled = Probes()

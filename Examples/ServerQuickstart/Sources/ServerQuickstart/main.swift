@@ -12,8 +12,11 @@ let model = try ManagedObjectModel(entities: [
         AttributeDescription(name: "name", type: .string, isOptional: false, defaultValue: ""),
     ]),
 ])
-let container = PersistentContainer(name: "Company", managedObjectModel: model, probes: Probes(recorders: [TracingProbeRecorder()]))
-container.persistentStoreDescriptions[0].type = .inMemory
+// No probes wired: the container's coordinator follows the tracer bootstrapped above (Probes.shared).
+let container = PersistentContainer(name: "Company", managedObjectModel: model)
+let description = PersistentStoreDescription()
+description.type = .inMemory
+container.persistentStoreDescriptions = [description]
 try container.loadPersistentStores()
 
 // A background context inserts and saves.
