@@ -56,6 +56,15 @@ final class PersistentHistoryRequestTests: XCTestCase {
             let bare = PersistentHistoryChangeRequest.fetchHistory(after: Date.distantPast)
             bare.resultType = .transactionsOnly
             XCTAssertNil((try reader.execute(bare).result as? [PersistentHistoryTransaction])?.first?.changes)
+            // Before a token: the transactions older than the token's go, the token's own stays; nil deletes nothing.
+            let all = try XCTUnwrap(try reader.execute(PersistentHistoryChangeRequest.fetchHistory(after: nil as PersistentHistoryToken?)).result as? [PersistentHistoryTransaction])
+            let none = PersistentHistoryChangeRequest.deleteHistory(before: nil as PersistentHistoryToken?)
+            none.resultType = .count
+            XCTAssertEqual(try reader.execute(none).result as? Int, 0)
+            let upTo = PersistentHistoryChangeRequest.deleteHistory(before: all[1])
+            upTo.resultType = .count
+            XCTAssertEqual(try reader.execute(upTo).result as? Int, 1)
+            XCTAssertEqual(try reader.execute(counting).result as? Int, 2)
             _ = try reader.execute(PersistentHistoryChangeRequest.deleteHistory(before: Date().addingTimeInterval(60)))
             XCTAssertEqual(try reader.execute(counting).result as? Int, 0)
         }

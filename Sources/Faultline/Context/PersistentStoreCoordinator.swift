@@ -103,6 +103,11 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
         try withLock { try requireStore().deleteHistory(before: date) }
     }
 
+    /// Removes the transactions numbered below `number`, and their changes; returns how many went.
+    func deleteHistory(beforeTransaction number: Int64) throws -> Int {
+        try withLock { try requireStore().deleteHistory(beforeTransaction: number) }
+    }
+
     /// Running totals of the statement probe: statements, seconds in SQLite, rows (zeros when probes are off).
     func probeTotals() -> ProbeTotals {
         withLock { probeTotalsLocked() }

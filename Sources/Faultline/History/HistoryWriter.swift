@@ -132,6 +132,20 @@ extension SQLiteStore {
         return ((order.count + 7) / 8, bits)
     }
 
+    /// Removes the transactions numbered below `number` (those before a token's), and their changes; returns how
+    /// many transactions went.
+    func deleteHistory(beforeTransaction number: Int64) throws -> Int {
+        try inTransaction {
+            let changes = try statement("DELETE FROM ACHANGE WHERE ZTRANSACTIONID < ?")
+            changes.bind(number, at: 1)
+            try wrap { try changes.execute() }
+            let transactions = try statement("DELETE FROM ATRANSACTION WHERE Z_PK < ?")
+            transactions.bind(number, at: 1)
+            try wrap { try transactions.execute() }
+            return Int(sqlite3_changes(connection.handle))
+        }
+    }
+
     /// Deletes the transactions (and their changes) recorded before `date`; returns how many went.
     func deleteHistory(before date: Date) throws -> Int {
         try inTransaction {

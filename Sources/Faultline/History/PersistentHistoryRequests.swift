@@ -117,7 +117,7 @@ public enum PersistentHistoryResultType: Sendable {
 /// the history before a date; executed by `context.execute(_:)`.
 public final class PersistentHistoryChangeRequest: PersistentStoreRequest {
     enum Operation {
-        case fetchAfterDate(Date), fetchAfterNumber(Int64, store: String?), deleteBeforeDate(Date)
+        case fetchAfterDate(Date), fetchAfterNumber(Int64, store: String?), deleteBeforeDate(Date), deleteBeforeNumber(Int64, store: String?)
     }
     let operation: Operation
     /// What the result holds (default: transactions with their changes).
@@ -145,6 +145,18 @@ public final class PersistentHistoryChangeRequest: PersistentStoreRequest {
     /// Deletes the transactions recorded before `date`, and their changes.
     public static func deleteHistory(before date: Date) -> PersistentHistoryChangeRequest {
         PersistentHistoryChangeRequest(.deleteBeforeDate(date))
+    }
+
+    /// Deletes the transactions before `token`'s — the token's own transaction stays (the documentation says
+    /// "older than" the token; Faultline keeps the bookmark's transaction, which loses nothing not yet processed).
+    /// With nil nothing is deleted.
+    public static func deleteHistory(before token: PersistentHistoryToken?) -> PersistentHistoryChangeRequest {
+        PersistentHistoryChangeRequest(.deleteBeforeNumber(token?.transactionNumber ?? 0, store: token?.storeIdentifier))
+    }
+
+    /// Deletes the transactions before `transaction` (it stays); with nil nothing is deleted.
+    public static func deleteHistory(before transaction: PersistentHistoryTransaction?) -> PersistentHistoryChangeRequest {
+        deleteHistory(before: transaction?.token)
     }
 }
 
@@ -180,9 +192,19 @@ extension ManagedObjectContext {
         guard let path = coordinator.storePath, let identifier = coordinator.storeIdentifier else {
             throw StoreError.invalidConfiguration("persistent history needs a store on file (an in-memory store keeps none)")
         }
-        if case .deleteBeforeDate(let date) = request.operation {
-            let deleted = try coordinator.deleteHistory(before: date)
+        switch request.operation {
+        case .deleteBeforeDate, .deleteBeforeNumber:
+            var deleted = 0
+            if case .deleteBeforeDate(let date) = request.operation { deleted = try coordinator.deleteHistory(before: date) }
+            if case .deleteBeforeNumber(let number, let store) = request.operation {
+                if let store, store != identifier {
+                    throw StoreError.invalidConfiguration("the history token is of the store \(store), not of this store (\(identifier))")
+                }
+                if number > 0 { deleted = try coordinator.deleteHistory(beforeTransaction: number) }
+            }
             return PersistentHistoryResult(resultType: request.resultType, result: request.resultType == .count ? deleted : true)
+        default:
+            break
         }
         let history = try PersistentHistory.read(storeAt: URL(fileURLWithPath: path), model: model)
         let chosen: [PersistentHistory.Transaction]
@@ -193,7 +215,7 @@ extension ManagedObjectContext {
                 throw StoreError.invalidConfiguration("the history token is of the store \(store), not of this store (\(identifier))")
             }
             chosen = history.transactions.filter { $0.number > number }
-        case .deleteBeforeDate: chosen = []
+        case .deleteBeforeDate, .deleteBeforeNumber: chosen = []
         }
         let withChanges = request.resultType != .transactionsOnly
         let transactions = try chosen.map { transaction in
