@@ -62,6 +62,38 @@ final class BatchRequestShapeTests: XCTestCase {
         }
     }
 
+    /// A handler that never returns true ends in an error naming the limit, not a hang; nothing is inserted. (The
+    /// request's limit is lowered here; the constant is `maximumHandlerRows`.)
+    func testAHandlerThatNeverEndsIsRefusedAtTheLimit() throws {
+        let dir = TemporaryDirectory()
+        let (_, context) = try makeStack(try makeTestModel(), in: dir)
+        try context.performAndWait {
+            var calls = 0
+            let insert = BatchInsertRequest(entityName: "Dog", dictionaryHandler: { row in
+                calls += 1
+                row["name"] = "dog \(calls)"
+                return false
+            })
+            insert.handlerRowLimit = 50
+            XCTAssertThrowsError(try context.execute(insert)) { error in
+                XCTAssertEqual("\(error)", "batch insert into Dog: the dictionary handler gave 50 rows without returning true (nothing was inserted)")
+            }
+            XCTAssertEqual(calls, 51)
+            XCTAssertEqual(try context.count(for: FetchRequest<ManagedObject>(entityName: "Dog")), 0)
+            // A handler's row with a key the entity does not have is refused, naming it.
+            var once = false
+            let bad = BatchInsertRequest(entityName: "Dog", dictionaryHandler: { row in
+                if once { return true }
+                once = true
+                row["nmae"] = "Rex"
+                return false
+            })
+            XCTAssertThrowsError(try context.execute(bad)) { error in
+                XCTAssertTrue("\(error)".contains("has no attribute 'nmae'"), "\(error)")
+            }
+        }
+    }
+
     /// Core Data's change dictionary: objects or IDs, arrays or sets, under the objects or the object-IDs keys.
     func testRemoteChangesFromCoreDataDictionaries() throws {
         let dir = TemporaryDirectory()

@@ -62,7 +62,7 @@ extension ManagedObjectContext {
     public func mergeChanges(fromContextDidSave notification: SaveNotification) {
         if notification.coordinator != ObjectIdentifier(coordinator) {
             // Another coordinator wrote the file: this one's cached rows for those objects are stale.
-            coordinator.withLock { for id in notification.updated + notification.deleted { coordinator.rowCacheRemove(id.objectKey) } }
+            coordinator.forgetCachedRows(of: notification.updated + notification.deleted)
         }
         merge(notification.changes)
     }

@@ -63,7 +63,7 @@ extension ManagedObjectContext {
         var coordinators: [ObjectIdentifier: PersistentStoreCoordinator] = [:]
         for context in contexts { coordinators[ObjectIdentifier(context.coordinator)] = context.coordinator }
         for coordinator in coordinators.values {
-            coordinator.withLock { for id in changes.updated + changes.deleted { coordinator.rowCacheRemove(id.objectKey) } }
+            coordinator.forgetCachedRows(of: changes.updated + changes.deleted)
         }
         for context in contexts { context.performAndWait { context.merge(changes) } }
     }

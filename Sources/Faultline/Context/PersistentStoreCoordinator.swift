@@ -553,6 +553,12 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
     /// Drops a row's snapshot whoever holds it (under the lock): the row changed behind the cache's back.
     func rowCacheRemove(_ key: ObjectKey) { rowCache.remove(key) }
 
+    /// Drops the snapshots of objects another writer changed (takes the lock): their rows are read again.
+    func forgetCachedRows(of changed: [ManagedObjectID]) {
+        guard !changed.isEmpty else { return }
+        withLock { for id in changed { rowCache.remove(id.objectKey) } }
+    }
+
     /// A cached row, if any (under the lock).
     func cachedRow(_ key: ObjectKey) -> (values: SlotRow, version: Int64)? {
         rowCache.entry(for: key).map { ($0.values, $0.version) }

@@ -248,7 +248,7 @@ extension ManagedObjectContext {
     /// another writer's changes (call on this context's queue).
     public func mergeChanges(fromContextDidSave notification: Notification) {
         let changes = RemoteChanges(notification.userInfo ?? [:])
-        coordinator.withLock { for id in changes.updated + changes.deleted { coordinator.rowCacheRemove(id.objectKey) } }
+        coordinator.forgetCachedRows(of: changes.updated + changes.deleted)
         merge(changes)
     }
 }

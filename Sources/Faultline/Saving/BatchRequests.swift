@@ -157,8 +157,11 @@ public final class BatchInsertRequest: PersistentStoreRequest {
     /// rows (that call's dictionary is not inserted), as in Core Data.
     public var dictionaryHandler: ((NSMutableDictionary) -> Bool)?
 
-    /// The most rows a handler may give one request (a handler that never returns true is an error, not a hang).
-    public static let maximumHandlerRows = 10_000_000
+    /// The most rows a handler may give one request (a handler that never returns true is an error, not a hang or
+    /// a process out of memory: the rows wait in memory for the one transaction).
+    public static let maximumHandlerRows = 1_000_000
+    /// `maximumHandlerRows`, lowered by tests to reach the limit quickly.
+    var handlerRowLimit = BatchInsertRequest.maximumHandlerRows
 
     /// A request inserting `objects` as rows of `entityName`.
     public init(entityName: String, objects: [[String: any Sendable]]) {

@@ -55,30 +55,32 @@ extension ManagedObjectContext {
         let entity = try batchEntity(request.entityName)
         let attributes = entity.attributes.filter { !$0.isTransient && $0.columnName != nil }
         let known = Set(attributes.map(\.name))
-        var objects: [[String: Any]] = request.objects
-        if let handler = request.dictionaryHandler {
-            while true {
-                let row = NSMutableDictionary()
-                if handler(row) { break }
-                guard objects.count < BatchInsertRequest.maximumHandlerRows else {
-                    throw BatchRequestError.tooManyRows(entity: entity.name, limit: BatchInsertRequest.maximumHandlerRows)
-                }
-                var values: [String: Any] = [:]
-                for (key, value) in row { values["\(key)"] = value }
-                objects.append(values)
-            }
-        }
         var rows: [[Slot]] = []
-        rows.reserveCapacity(objects.count)
-        for (index, object) in objects.enumerated() {
+        rows.reserveCapacity(request.objects.count)
+        // Each row is converted as it comes: a handler's dictionaries are not kept.
+        func append(_ object: [String: Any]) throws {
             if let unknown = object.keys.sorted().first(where: { !known.contains($0) }) {
                 throw BatchRequestError.unknownAttribute(entity: entity.name, key: unknown)
             }
+            let index = rows.count
             rows.append(try attributes.map { attribute in
                 let slot = try batchSlot(object[attribute.name] ?? attribute.defaultValue, attribute: attribute, entity: entity)
                 if case .null = slot, !attribute.isOptional { throw BatchRequestError.missingValue(entity: entity.name, key: attribute.name, row: index) }
                 return slot
             })
+        }
+        for object in request.objects { try append(object) }
+        if let handler = request.dictionaryHandler {
+            while true {
+                let row = NSMutableDictionary()
+                if handler(row) { break }
+                guard rows.count < request.handlerRowLimit else {
+                    throw BatchRequestError.tooManyRows(entity: entity.name, limit: request.handlerRowLimit)
+                }
+                var values: [String: Any] = [:]
+                for (key, value) in row { values["\(key)"] = value }
+                try append(values)
+            }
         }
         let columns = attributes.map { $0.columnName! }
         let constraints = entity.uniquenessConstraints.compactMap { names -> [String]? in
