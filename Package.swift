@@ -86,8 +86,10 @@ let package = Package(
         .executableTarget(name: "fuzz-compiled-model", dependencies: ["Faultline", "FuzzSupport"], path: "Fuzz/CompiledModelFuzzer"),
         .executableTarget(name: "fuzz-trace", dependencies: ["Faultline", "FaultlineReport", "FuzzSupport"], path: "Fuzz/TraceFuzzer"),
         .executableTarget(name: "fuzz-store", dependencies: ["Faultline", "FaultlineData", "FaultlineReport", "FuzzSupport", "CSQLite", "CZlib"], path: "Fuzz/StoreFuzzer"),
+        // Tests only: an SQLite VFS that fails the k-th write, sync or truncate (failures proved by injecting them).
+        .target(name: "CFaultInjection", dependencies: ["CSQLite"], path: "Tests/CFaultInjection"),
         .testTarget(name: "FaultlineTests", dependencies: [
-            "Faultline", "CSQLite",
+            "Faultline", "CSQLite", "CFaultInjection",
             .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
             .product(name: "MetricsTestKit", package: "swift-metrics"),
         ]),

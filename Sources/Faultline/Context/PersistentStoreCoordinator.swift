@@ -12,16 +12,15 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
     /// The store connection's statement probe (nil with probes off), kept at hand for the per-fetch totals.
     private var statementProbe: ConnectionProbe?
     private let rowCache = RowCache()
-    /// The store once added (a coordinator holds one, and keeps it): read without the lock by what only needs its
-    /// identity — its identifier, path and type.
-    private let addedStore = AtomicLazyReference<SQLiteStore>()
+    /// The added store's identity — its identifier, path and type — for what needs only that, without the lock.
+    private let identity = Mutex<StoreIdentity?>(nil)
     /// The added store as Core Data's object (`persistentStores`); guarded by the lock.
     var persistentStoreObject: PersistentStore?
     /// Guards the compiled-filter caches and their counters, apart from the lock on the store: a fetch compiles or
     /// finds its SQL without waiting for a save.
     private let cacheLock = NSLock()
-    /// Reader connections for fetches that find the coordinator busy (a WAL store file only); set once, with the
-    /// store.
+    /// Reader connections for fetches that find the coordinator busy (a WAL store file only); made with the first
+    /// store that can have them, and pointed at each store added after it (`ReaderPool.retarget`).
     private let readers = AtomicLazyReference<ReaderPool>()
     /// The reader pool, if the store has one (tests).
     var readerPool: ReaderPool? { readers.load() }
@@ -89,10 +88,21 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
             persistentStoreObject = PersistentStore(type: type.rawValue, url: inMemory ? nil : url, identifier: opened.identifier,
                                                     options: options, coordinator: self)
         }
-        _ = addedStore.storeIfNil(opened)
-        // With probes on, a fetch counts the statements it ran on the store's connection: the pool stays off.
-        if readerConnections > 0, !probes.isEnabled, !opened.isInMemory, !options.contains(.readOnly), opened.isWriteAheadLogged {
-            _ = readers.storeIfNil(ReaderPool(store: opened, maximum: min(readerConnections, Self.maximumReaderConnections)))
+        installed(opened, readerConnections: readerConnections, options: options)
+    }
+
+    /// Points what is read without the lock at a store just installed under it (nil: removed): its identity, and
+    /// the reader pool. With probes on, a fetch counts the statements it ran on the store's connection, so the pool
+    /// stays off.
+    func installed(_ opened: SQLiteStore?, readerConnections: Int, options: PersistentStoreOptions) {
+        identity.withLock { $0 = opened.map(StoreIdentity.init) }
+        let pooled = opened.flatMap { opened in
+            readerConnections > 0 && !probes.isEnabled && !opened.isInMemory && !options.contains(.readOnly) && opened.isWriteAheadLogged ? opened : nil
+        }
+        if let pool = readers.load() {
+            pool.retarget(pooled)
+        } else if let pooled {
+            _ = readers.storeIfNil(ReaderPool(store: pooled, maximum: min(readerConnections, Self.maximumReaderConnections)))
         }
     }
 
@@ -122,13 +132,13 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
     public static var sqliteVersion: String { SQLiteConnection.libraryVersion }
 
     /// The store's UUID, or nil before a store is added.
-    public var storeIdentifier: String? { addedStore.load()?.identifier }
+    public var storeIdentifier: String? { identity.withLock { $0?.identifier } }
 
     /// The store file's path, or nil before a store is added and for an in-memory store.
-    public var storePath: String? { addedStore.load()?.filePath }
+    public var storePath: String? { identity.withLock { $0?.path } }
 
     /// The type of the store, or nil before a store is added.
-    public var storeType: PersistentStoreType? { addedStore.load().map { $0.isInMemory ? .inMemory : .sqlite } }
+    public var storeType: PersistentStoreType? { identity.withLock { $0.map { $0.path == nil ? .inMemory : .sqlite } } }
 
     /// Counters since the coordinator was created: exact, for tests and reports.
     public var statistics: Statistics {
@@ -171,6 +181,19 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
         return try body()
     }
 
+    /// Puts `new` (nil: none) in place of the store under the lock, as Core Data's `remove(_:)` and
+    /// `migratePersistentStore` do: the row cache is emptied, the old store's connection is closed once nothing
+    /// holds it. The caller holds the lock, and calls `installed` after.
+    func exchangeStoreLocked(_ new: SQLiteStore?, object: PersistentStore?) {
+        store = new
+        statementProbe = new?.connection.probe
+        persistentStoreObject = object
+        rowCache.removeEverything()
+    }
+
+    /// The store, for a caller holding the lock (nil before one is added and after it is removed).
+    var storeLocked: SQLiteStore? { store }
+
     func requireStore() throws -> SQLiteStore {
         guard let store else { throw StoreError.noStore }
         return store
@@ -185,13 +208,13 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
 
     /// Takes the lock, unless it is busy and a pooled reader connection is free: then returns that connection,
     /// and the caller reads on it without the lock. Without a pool, always takes the lock.
-    @inline(__always) private func lockOrCheckOutReader() -> (ReaderPool, SQLiteConnection)? {
+    @inline(__always) private func lockOrCheckOutReader() -> (ReaderPool, ReaderPool.Reader)? {
         guard let pool = readers.load() else {
             lock.lock()
             return nil
         }
         if lock.try() { return nil }
-        if let connection = pool.checkout() { return (pool, connection) }
+        if let reader = pool.checkout() { return (pool, reader) }
         lock.lock()
         return nil
     }
@@ -201,9 +224,9 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
     /// under the lock once it is free.
     func fetchRows(entity: EntityDescription, includesSubentities: Bool, keys: [Int64]?, filter: FetchFilter?,
                    limit: Int, offset: Int, handler: RowHandler) throws {
-        if let (pool, connection) = lockOrCheckOutReader() {
-            defer { pool.checkin(connection) }
-            return try fetchRows(on: connection, of: pool, entity: entity, includesSubentities: includesSubentities, keys: keys,
+        if let (pool, reader) = lockOrCheckOutReader() {
+            defer { pool.checkin(reader) }
+            return try fetchRows(on: reader, of: pool, entity: entity, includesSubentities: includesSubentities, keys: keys,
                                  filter: filter, limit: limit, offset: offset, handler: handler)
         }
         defer { lock.unlock() }
@@ -286,11 +309,11 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
 
     /// `fetchRows` on a pooled reader: every row read and decoded without the lock, then handed over under it. A
     /// row the cache holds in a newer version (a save committed meanwhile) keeps the cache's values.
-    private func fetchRows(on connection: SQLiteConnection, of pool: ReaderPool, entity: EntityDescription, includesSubentities: Bool,
+    private func fetchRows(on reader: ReaderPool.Reader, of pool: ReaderPool, entity: EntityDescription, includesSubentities: Bool,
                            keys: [Int64]?, filter: FetchFilter?, limit: Int, offset: Int, handler: RowHandler) throws {
         pool.reads.add(1, ordering: .relaxed)
         pool.readWillBegin?()
-        let store = pool.store
+        let store = reader.store, connection = reader.connection
         let fetch = FullRowFetch(store: store, entity: entity, includesSubentities: includesSubentities, keys: keys, coordinator: self)
         let root = fetch.root, readAt = ProbeClock.now()
         var rows: [(entity: EntityDescription, key: Int64, version: Int64, values: SlotRow)] = []
@@ -319,12 +342,12 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
     /// coordinator is busy (without the lock: nothing is handed over), else under the lock on the store's
     /// connection. `body` prepares its statements with the function it is given.
     private func readWithoutCache<T>(_ purpose: StatementPurpose, _ body: (SQLiteStore, (String) throws -> Statement) throws -> T) throws -> T {
-        if let (pool, connection) = lockOrCheckOutReader() {
-            defer { pool.checkin(connection) }
+        if let (pool, reader) = lockOrCheckOutReader() {
+            defer { pool.checkin(reader) }
             pool.reads.add(1, ordering: .relaxed)
             pool.readWillBegin?()
-            let store = pool.store
-            return try body(store) { sql in try store.wrap { try connection.cachedStatement(sql) } }
+            let store = reader.store
+            return try body(store) { sql in try store.wrap { try reader.connection.cachedStatement(sql) } }
         }
         defer { lock.unlock() }
         let store = try requireStore()

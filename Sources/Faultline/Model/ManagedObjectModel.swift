@@ -52,6 +52,13 @@ public final class ManagedObjectModel: @unchecked Sendable {
     /// True when some entity has a registered subclass (whose lifecycle hooks saves must call).
     var hasCustomClasses: Bool { entities.contains { $0.hasCustomClass } }
 
+    /// An empty model (Core Data's `NSManagedObjectModel()`): what a coordinator made only to destroy, replace or
+    /// read a store's files needs.
+    public convenience init() {
+        // An empty entity list always builds.
+        try! self.init(entities: [])
+    }
+
     /// Builds and validates a model from entity descriptions.
     ///
     /// Throws a `ModelError` naming the entity, property and problem for duplicate names, unknown parents or

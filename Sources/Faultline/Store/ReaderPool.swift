@@ -9,11 +9,21 @@ import Synchronization
 ///
 /// Made only for a store file in WAL mode; connections are opened on first need, up to `maximum`, and kept.
 final class ReaderPool: @unchecked Sendable {
-    /// The store the readers read (its plans are fixed once it is open; they are read without the coordinator).
-    let store: SQLiteStore
+    /// A connection checked out, with the store it reads (its plans are fixed once it is open; they are read
+    /// without the coordinator).
+    struct Reader {
+        let connection: SQLiteConnection
+        let store: SQLiteStore
+        fileprivate let generation: Int
+    }
+
     let maximum: Int
-    /// Guards `idle` and `openedCount` (a connection is used by one thread at a time: the one that checked it out).
+    /// Guards everything below (a connection is used by one thread at a time: the one that checked it out).
     private let lock = NSLock()
+    /// The store read now; nil once it was removed from its coordinator (no reader is handed out then).
+    private var store: SQLiteStore?
+    /// Bumped when the store changes (`retarget`): a connection checked out before is closed when checked in.
+    private var generation = 0
     private var idle: [SQLiteConnection] = []
     private var openedCount = 0
     /// Reads done on a pooled connection (for `PersistentStoreCoordinator.Statistics`).
@@ -28,11 +38,16 @@ final class ReaderPool: @unchecked Sendable {
 
     /// An idle connection, a new one while fewer than `maximum` are open, or nil (the caller waits its turn
     /// instead). A connection that cannot be opened counts as none.
-    func checkout() -> SQLiteConnection? {
+    func checkout() -> Reader? {
         lock.lock()
+        guard let store else {
+            lock.unlock()
+            return nil
+        }
+        let generation = generation
         if let connection = idle.popLast() {
             lock.unlock()
-            return connection
+            return Reader(connection: connection, store: store, generation: generation)
         }
         guard openedCount < maximum else {
             lock.unlock()
@@ -43,19 +58,34 @@ final class ReaderPool: @unchecked Sendable {
         do {
             let connection = try SQLiteConnection(path: store.path, create: false)
             try connection.execute("PRAGMA query_only = 1")
-            return connection
+            return Reader(connection: connection, store: store, generation: generation)
         } catch {
             lock.lock()
-            openedCount -= 1
+            if generation == self.generation { openedCount -= 1 }
             lock.unlock()
             return nil
         }
     }
 
-    func checkin(_ connection: SQLiteConnection) {
+    func checkin(_ reader: Reader) {
         lock.lock()
-        idle.append(connection)
+        if reader.generation == generation {
+            idle.append(reader.connection)
+        }
         lock.unlock()
+    }
+
+    /// Reads `store` from now on (nil: none, the store was removed): idle connections are closed, and ones checked
+    /// out are closed when they come back.
+    func retarget(_ store: SQLiteStore?) {
+        lock.lock()
+        let closing = idle
+        idle = []
+        openedCount = 0
+        generation += 1
+        self.store = store
+        lock.unlock()
+        _ = closing
     }
 
     /// Connections open now.

@@ -23,6 +23,9 @@ public enum StoreError: Error, CustomStringConvertible, Sendable {
     case invalidStoredValue(table: String, column: String, row: String, value: String, expected: String)
     /// A store description, option or pragma that cannot be used as given: what and why.
     case invalidConfiguration(String)
+    /// Destroying, replacing or moving a store's files failed or was refused: the operation, the file, why, and
+    /// what the files are now.
+    case storeFiles(operation: String, path: String, detail: String)
 
     /// The text `print` and `String(describing:)` show.
     public var description: String {
@@ -49,6 +52,8 @@ public enum StoreError: Error, CustomStringConvertible, Sendable {
             return "the store is damaged: table \(table), column \(column), \(row): \(value) — \(expected)"
         case .invalidConfiguration(let detail):
             return "the store cannot be added: \(detail)"
+        case .storeFiles(let operation, let path, let detail):
+            return "\(operation) '\(path)': \(detail)"
         }
     }
 }
