@@ -93,6 +93,12 @@ let package = Package(
             .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
             .product(name: "MetricsTestKit", package: "swift-metrics"),
         ]),
+        // Persistence code written as Core Data users write it (import and NS prefixes changed, nothing else), with
+        // its model as a resource found by name: the proof that Core Data code ports by renaming.
+        .testTarget(name: "CoreDataStyleTests", dependencies: [
+            "Faultline",
+            .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
+        ], resources: [.copy("Resources/Journal.xcdatamodeld")]),
         .testTarget(name: "FaultlineDataTests", dependencies: ["Faultline", "FaultlineData"]),
         .testTarget(name: "FaultlineReportTests", dependencies: [
             "Faultline", "FaultlineReport",

@@ -37,7 +37,7 @@ enum PredicateFuzzer {
 
     static func run(_ data: Data) {
         guard let text = String(data: data, encoding: .utf8), text.utf8.count <= 4_096 else { return }
-        _ = try? ObjectPredicate(format: text, argumentArray: ["name", 1, nil, "x", 2.5])
+        _ = try? ObjectPredicate(parsing: text, argumentArray: ["name", 1, nil, "x", 2.5])
         guard let predicate = try? ObjectPredicate(unboundFormat: text) else { return }
         let canonical = predicate.predicateFormat
         let again: ObjectPredicate
@@ -57,7 +57,7 @@ enum PredicateFuzzer {
                 _ = try? context.count(for: request)
                 _ = try? context.fetch(request)
                 for object in context.registeredObjects where object.entity.name == entity {
-                    _ = try? predicate.evaluate(with: object)
+                    _ = try? predicate.matches(object)
                 }
             }
         }

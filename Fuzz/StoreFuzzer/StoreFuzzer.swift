@@ -150,7 +150,7 @@ enum StoreFuzzer {
             if explains, entity === entities.first {
                 var request = FetchRequest<ManagedObject>(entityName: entity.name)
                 if let attribute = entity.attributes.first(where: { !$0.isTransient }) {
-                    request.predicate = try? ObjectPredicate(format: "%K != nil", attribute.name)
+                    request.predicate = try? ObjectPredicate(parsing: "%K != nil", attribute.name)
                 }
                 _ = try? context.performAndWait { try context.explain(request) }
             }

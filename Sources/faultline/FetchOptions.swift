@@ -21,7 +21,7 @@ struct FetchOptions: ParsableArguments {
         let request = FetchRequest<ManagedObject>(entityName: entity)
         if let predicate {
             do {
-                request.predicate = try ObjectPredicate(format: predicate, argumentArray: arguments.map(ArgumentValues.parse))
+                request.predicate = try ObjectPredicate(parsing: predicate, argumentArray: arguments.map(ArgumentValues.parse))
             } catch let error as ObjectPredicateError {
                 throw QueryInputError(text: error.caretDescription)
             }

@@ -18,7 +18,7 @@ struct PredicateCommand: ParsableCommand {
         do {
             let predicate = arguments.isEmpty
                 ? try ObjectPredicate(unboundFormat: format)
-                : try ObjectPredicate(format: format, argumentArray: arguments.map(ArgumentValues.parse))
+                : try ObjectPredicate(parsing: format, argumentArray: arguments.map(ArgumentValues.parse))
             try Console.out(predicate.predicateFormat)
         } catch let error as ObjectPredicateError {
             Console.error("faultline predicate: \(error.caretDescription)")

@@ -68,7 +68,7 @@ struct QueryCommand: ParsableCommand {
             request.returnsDistinctResults = distinct
             if let having {
                 do {
-                    request.havingPredicate = try ObjectPredicate(format: having)
+                    request.havingPredicate = try ObjectPredicate(parsing: having)
                 } catch let error as ObjectPredicateError {
                     throw QueryInputError(text: "--having: " + error.caretDescription)
                 }

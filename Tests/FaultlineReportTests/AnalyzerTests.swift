@@ -48,7 +48,7 @@ final class AnalyzerTests: XCTestCase {
     }
 
     func request(_ predicate: String? = nil, sort: String? = nil) throws -> FetchRequest<ManagedObject> {
-        let request = FetchRequest<ManagedObject>(entityName: "City", predicate: try predicate.map { try ObjectPredicate(format: $0) },
+        let request = FetchRequest<ManagedObject>(entityName: "City", predicate: try predicate.map { try ObjectPredicate(parsing: $0) },
                                                   sortDescriptors: sort.map { [FetchSortDescriptor(keyPath: $0)] } ?? [])
         request.returnsObjectsAsFaults = false
         return request

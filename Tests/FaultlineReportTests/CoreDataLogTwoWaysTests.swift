@@ -31,7 +31,7 @@ final class CoreDataLogTwoWaysTests: XCTestCase {
                 // Relationship faults one by one.
                 for city in try context.fetch(all) { _ = city.objects(forRelationship: "residents").count }
                 // The same selective filtered (scanning) fetch six times: 3 cities of 40.
-                let big = FetchRequest<ManagedObject>(entityName: "City", predicate: try ObjectPredicate(format: "population < 3000"))
+                let big = FetchRequest<ManagedObject>(entityName: "City", predicate: try ObjectPredicate(parsing: "population < 3000"))
                 for _ in 0..<6 { context.reset(); _ = try context.fetch(big) }
                 // Twenty-five saves of one object each.
                 for i in 0..<25 {

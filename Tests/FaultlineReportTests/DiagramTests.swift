@@ -83,7 +83,7 @@ extension DiagramTests {
             try context.save()
             context.reset()
             // The near shelf's books are loaded as objects (their to-one edges point at it); the far shelf's are not.
-            let books = FetchRequest<ManagedObject>(entityName: "Book", predicate: try ObjectPredicate(format: "shelf.name == 'Near the door'"))
+            let books = FetchRequest<ManagedObject>(entityName: "Book", predicate: try ObjectPredicate(parsing: "shelf.name == 'Near the door'"))
             books.returnsObjectsAsFaults = false
             let held = try context.fetch(books)
             let shelves = FetchRequest<ManagedObject>(entityName: "Shelf")

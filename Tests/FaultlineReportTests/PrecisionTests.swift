@@ -89,7 +89,7 @@ final class PrecisionTests: XCTestCase {
     }
 
     func request(_ entity: String, _ predicate: String? = nil, _ arguments: [Any] = [], sort: String? = nil) throws -> FetchRequest<ManagedObject> {
-        FetchRequest<ManagedObject>(entityName: entity, predicate: try predicate.map { try ObjectPredicate(format: $0, argumentArray: arguments) },
+        FetchRequest<ManagedObject>(entityName: entity, predicate: try predicate.map { try ObjectPredicate(parsing: $0, argumentArray: arguments) },
                                     sortDescriptors: sort.map { [FetchSortDescriptor(keyPath: $0)] } ?? [])
     }
 

@@ -21,19 +21,19 @@ final class BatchRequestShapeTests: XCTestCase {
             let inserted = try context.execute(insert)
             XCTAssertEqual((inserted.result as? [ManagedObjectID])?.count, 4)
             XCTAssertEqual(try context.count(for: FetchRequest<ManagedObject>(entityName: "Dog")), 4)
-            let rex = try XCTUnwrap(try context.fetch(FetchRequest<ManagedObject>(entityName: "Dog", predicate: try ObjectPredicate(format: "name == 'Rex'"))).first)
+            let rex = try XCTUnwrap(try context.fetch(FetchRequest<ManagedObject>(entityName: "Dog", predicate: try ObjectPredicate(parsing: "name == 'Rex'"))).first)
             XCTAssertEqual(rex.value(forKey: "name") as? String, "Rex")
 
             // Update: configured after it is made; the count through `result`.
             let update = BatchUpdateRequest(entityName: "Dog")
-            update.predicate = try ObjectPredicate(format: "name BEGINSWITH 'A' OR name BEGINSWITH 'B'")
+            update.predicate = try ObjectPredicate(parsing: "name BEGINSWITH 'A' OR name BEGINSWITH 'B'")
             update.propertiesToUpdate = ["name": "renamed"]
             update.resultType = .updatedObjectsCountResultType
             XCTAssertEqual(try context.execute(update).result as? Int, 2)
 
             // Delete by a fetch request, then by object IDs; the IDs merged as Core Data code merges them.
             let fetch = FetchRequest<ManagedObject>(entityName: "Dog")
-            fetch.predicate = try ObjectPredicate(format: "name == 'renamed'")
+            fetch.predicate = try ObjectPredicate(parsing: "name == 'renamed'")
             let delete = BatchDeleteRequest(fetchRequest: fetch)
             delete.resultType = .resultTypeObjectIDs
             let deleted = try context.execute(delete)

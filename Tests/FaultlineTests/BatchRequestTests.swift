@@ -43,7 +43,7 @@ final class BatchRequestTests: XCTestCase {
     }
 
     func fetch(_ entity: String, _ format: String? = nil, _ args: Any?...) throws -> [ManagedObject] {
-        let request = FetchRequest<ManagedObject>(entityName: entity, predicate: try format.map { try ObjectPredicate(format: $0, argumentArray: args) })
+        let request = FetchRequest<ManagedObject>(entityName: entity, predicate: try format.map { try ObjectPredicate(parsing: $0, argumentArray: args) })
         request.returnsObjectsAsFaults = false
         return try context.fetch(request)
     }
@@ -54,7 +54,7 @@ final class BatchRequestTests: XCTestCase {
             let materialized = try XCTUnwrap(try fetch("Walk", "distance == 3").first)
             let fault = context.object(with: try XCTUnwrap(try fetch("Walk", "distance == 4").first).objectID)
             context.refresh(fault, mergeChanges: false)
-            let request = BatchUpdateRequest(entityName: "Walk", predicate: try ObjectPredicate(format: "distance <= 10"), propertiesToUpdate: ["distance": 0.5])
+            let request = BatchUpdateRequest(entityName: "Walk", predicate: try ObjectPredicate(parsing: "distance <= 10"), propertiesToUpdate: ["distance": 0.5])
             request.resultType = .objectIDs
             let statements = coordinator.statistics.statementsExecuted
             let result = try context.execute(request)
@@ -82,7 +82,7 @@ final class BatchRequestTests: XCTestCase {
             let id = walk.objectID
             context.reset()
             let statements = coordinator.statistics.statementsExecuted
-            let countOnly = BatchUpdateRequest(entityName: "Walk", predicate: try ObjectPredicate(format: "distance >= 50"), propertiesToUpdate: ["distance": 99.0])
+            let countOnly = BatchUpdateRequest(entityName: "Walk", predicate: try ObjectPredicate(parsing: "distance >= 50"), propertiesToUpdate: ["distance": 99.0])
             countOnly.resultType = .count
             XCTAssertEqual(try context.execute(countOnly).count, 51)
             XCTAssertEqual(coordinator.statistics.statementsExecuted - statements, 3, "BEGIN, UPDATE, COMMIT")
@@ -102,14 +102,14 @@ final class BatchRequestTests: XCTestCase {
         try seed(walks: 10_000)
         let observer = ManagedObjectContext(.privateQueue, coordinator: coordinator)
         let (rex, someWalks) = try observer.performAndWait { () throws -> (ManagedObject, [ManagedObject]) in
-            let request = FetchRequest<ManagedObject>(entityName: "Dog", predicate: try ObjectPredicate(format: "name == 'Rex'"))
+            let request = FetchRequest<ManagedObject>(entityName: "Dog", predicate: try ObjectPredicate(parsing: "name == 'Rex'"))
             request.returnsObjectsAsFaults = false
             let rex = try XCTUnwrap(try observer.fetch(request).first)
             XCTAssertEqual(rex.objects(forRelationship: "walks").count, 5_000)
             return (rex, Array(rex.objects(forRelationship: "walks").prefix(10)))
         }
         let result = try context.performAndWait { () throws -> BatchResult in
-            let request = BatchDeleteRequest(entityName: "Walk", predicate: try ObjectPredicate(format: "distance > 10"))
+            let request = BatchDeleteRequest(entityName: "Walk", predicate: try ObjectPredicate(parsing: "distance > 10"))
             request.resultType = .objectIDs
             return try context.execute(request)
         }
@@ -132,7 +132,7 @@ final class BatchRequestTests: XCTestCase {
             }
             XCTAssertEqual(try fetch("Person").count, 1)
             // Dog.walks cascades (the walks go too); Dog.owner nullifies nothing on Ann's side (to-many, no column).
-            let request = BatchDeleteRequest(entityName: "Dog", predicate: try ObjectPredicate(format: "name == 'Fido'"))
+            let request = BatchDeleteRequest(entityName: "Dog", predicate: try ObjectPredicate(parsing: "name == 'Fido'"))
             request.resultType = .objectIDs
             let result = try context.execute(request)
             XCTAssertEqual(result.count, 4, "Fido and his three walks")

@@ -158,7 +158,7 @@ final class DamagedStoreTests: XCTestCase {
         }
         execute("UPDATE ZREGION SET ZCONTINENT = (SELECT Z_PK FROM ZREGION WHERE ZCODE = 34) WHERE ZCODE = 33")
         let france = FetchRequest<ManagedObject>(entityName: "Country")
-        france.predicate = try ObjectPredicate(format: "code == 33")
+        france.predicate = try ObjectPredicate(parsing: "code == 33")
         // Fired as a fault: the object is inaccessible and the context says why.
         let context = try reader()
         try context.performAndWait {

@@ -42,7 +42,7 @@ final class EcosystemTests: XCTestCase {
         let names = try await tracer.withSpan("GET /dogs", ofKind: .server) { _ in
             try await context.perform {
                 let request = FetchRequest<ManagedObject>(entityName: "Dog")
-                request.predicate = try ObjectPredicate(format: "name CONTAINS %@", "og")
+                request.predicate = try ObjectPredicate(parsing: "name CONTAINS %@", "og")
                 return try context.fetch(request).map { $0.value(forKey: "name") as? String ?? "" }
             }
         }
@@ -137,7 +137,7 @@ final class EcosystemTests: XCTestCase {
         tracer.clearFinishedSpans()
         let context = container.newBackgroundContext()
         XCTAssertThrowsError(try context.performAndWait {
-            try context.fetch(FetchRequest<ManagedObject>(entityName: "Dog", predicate: try ObjectPredicate(format: "colour == %@", "red")))
+            try context.fetch(FetchRequest<ManagedObject>(entityName: "Dog", predicate: try ObjectPredicate(parsing: "colour == %@", "red")))
         })
         XCTAssertThrowsError(try context.performAndWait {
             _ = try context.insertNewObject(forEntityName: "Person")   // `name` is required
@@ -182,7 +182,7 @@ final class EcosystemTests: XCTestCase {
         lines.clear()
         let context = container.newBackgroundContext()
         try context.performAndWait {
-            let request = FetchRequest<ManagedObject>(entityName: "Dog", predicate: try ObjectPredicate(format: "name == %@", "dog 0"))
+            let request = FetchRequest<ManagedObject>(entityName: "Dog", predicate: try ObjectPredicate(parsing: "name == %@", "dog 0"))
             _ = try context.fetch(request)
         }
         let recorded = lines.entries

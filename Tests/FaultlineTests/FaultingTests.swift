@@ -114,7 +114,7 @@ final class FaultingTests: XCTestCase {
         let (coordinator, context) = try makeStack(try model(), in: dir)
         _ = try seed(coordinator, walks: 5)
         try context.performAndWait {
-            let walks = FetchRequest<Walk>(entityName: "Walk", predicate: try ObjectPredicate(format: "distance >= 1"),
+            let walks = FetchRequest<Walk>(entityName: "Walk", predicate: try ObjectPredicate(parsing: "distance >= 1"),
                                            sortDescriptors: [FetchSortDescriptor(keyPath: "distance", ascending: false)])
             walks.fetchLimit = 2
             walks.fetchOffset = 1

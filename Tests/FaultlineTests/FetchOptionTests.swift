@@ -125,7 +125,7 @@ final class FetchOptionTests: XCTestCase {
         try coordinator.addPersistentStore(at: dir.file("store.sqlite"))
         let context = ManagedObjectContext(.privateQueue, coordinator: coordinator)
         try context.performAndWait {
-            let request = FetchRequest<ManagedObject>(entityName: "Person", predicate: try ObjectPredicate(format: "age >= 5"),
+            let request = FetchRequest<ManagedObject>(entityName: "Person", predicate: try ObjectPredicate(parsing: "age >= 5"),
                                                       sortDescriptors: [FetchSortDescriptor(keyPath: "age", ascending: false)])
             request.fetchBatchSize = 20
             var count = coordinator.statistics.statementsExecuted
@@ -166,14 +166,14 @@ final class FetchOptionTests: XCTestCase {
         let dir = TemporaryDirectory()
         let (coordinator, context) = try seedCompany(in: dir)
         try context.performAndWait {
-            let ids = try context.fetchObjectIDs(FetchRequest<ManagedObject>(entityName: "Employee", predicate: try ObjectPredicate(format: "salary > 3000")))
+            let ids = try context.fetchObjectIDs(FetchRequest<ManagedObject>(entityName: "Employee", predicate: try ObjectPredicate(parsing: "salary > 3000")))
             XCTAssertEqual(ids.count, 3)
             XCTAssertEqual(coordinator.statistics.rowCacheCount, 0, "IDs only: no row read")
             XCTAssertTrue(context.registeredObjects.isEmpty)
             // `self IN %@` with values turns registered faults into objects in one statement.
             let faults = ids.map(context.object(with:))
             XCTAssertTrue(faults.allSatisfy(\.isFault))
-            let request = FetchRequest<ManagedObject>(entityName: "Employee", predicate: try ObjectPredicate(format: "self IN %@", ids))
+            let request = FetchRequest<ManagedObject>(entityName: "Employee", predicate: try ObjectPredicate(parsing: "self IN %@", ids))
             request.returnsObjectsAsFaults = false
             let before = coordinator.statistics.statementsExecuted
             XCTAssertEqual(try context.fetch(request).count, 3)
@@ -231,10 +231,10 @@ final class DictionaryFetchTests: XCTestCase {
             XCTAssertEqual(rows.map { $0["people"] as? Int64 }, [2, 2, 2])
             XCTAssertEqual(rows.map { ($0["top"] as? Int32).map(Int.init) }, [5000, 4000, 6000])
             // HAVING may name an aggregate column.
-            request.havingPredicate = try ObjectPredicate(format: "average > %d", 3000)
+            request.havingPredicate = try ObjectPredicate(parsing: "average > %d", 3000)
             XCTAssertEqual(try context.fetchDictionaries(request).map { $0["department.name"] as? String }, ["Legal", "Tech"])
 
-            let distinct = FetchRequest<ManagedObject>(entityName: "Employee", predicate: try ObjectPredicate(format: "salary >= 2000"))
+            let distinct = FetchRequest<ManagedObject>(entityName: "Employee", predicate: try ObjectPredicate(parsing: "salary >= 2000"))
             distinct.propertiesToFetch = [PropertyToFetch("department")]
             distinct.returnsDistinctResults = true
             let departments = try context.fetchDictionaries(distinct).compactMap { $0["department"] as? ManagedObjectID }

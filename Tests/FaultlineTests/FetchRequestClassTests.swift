@@ -28,7 +28,7 @@ final class FetchRequestClassTests: XCTestCase {
             // A copy is independent of the original, both ways.
             let copy = request.copy()
             copy.fetchLimit = 0
-            copy.predicate = try ObjectPredicate(format: "name BEGINSWITH 'R'")
+            copy.predicate = try ObjectPredicate(parsing: "name BEGINSWITH 'R'")
             XCTAssertEqual(request.fetchLimit, 2)
             XCTAssertNil(request.predicate)
             XCTAssertEqual(try context.fetch(copy).count, 1)

@@ -134,7 +134,7 @@ final class JoinTableLayoutTests: XCTestCase {
         let reader = ManagedObjectContext(.privateQueue, coordinator: coordinator)
         try reader.performAndWait {
             let request = FetchRequest<ManagedObject>(entityName: "TodoItem")
-            request.predicate = try ObjectPredicate(format: "title == 'b'")
+            request.predicate = try ObjectPredicate(parsing: "title == 'b'")
             let b = try XCTUnwrap(try reader.fetch(request).first)
             XCTAssertEqual(b.objects(forRelationship: "blockedBy").map { $0.value(forKey: "title") as? String }, ["a"])
         }
@@ -234,7 +234,7 @@ final class JoinTableLayoutTests: XCTestCase {
         let reader = ManagedObjectContext(.privateQueue, coordinator: coordinator)
         try reader.performAndWait {
             let request = FetchRequest<ManagedObject>(entityName: "Alpha")
-            request.predicate = try ObjectPredicate(format: "name == 'a'")
+            request.predicate = try ObjectPredicate(parsing: "name == 'a'")
             let a = try XCTUnwrap(try reader.fetch(request).first)
             XCTAssertEqual(a.objects(forRelationship: "betas").map { $0.value(forKey: "name") as? String }, ["b"])
             XCTAssertEqual(a.objects(forRelationship: "next").map { $0.value(forKey: "name") as? String }, ["a2"])
@@ -272,7 +272,7 @@ final class JoinTableLayoutTests: XCTestCase {
             }
             try drink.setValue(parts, forKey: "spec")
             try context.save()
-            XCTAssertEqual(try context.count(for: FetchRequest<ManagedObject>(entityName: "Cocktail", predicate: try ObjectPredicate(format: "ANY spec.unit == 'u2'"))), 1)
+            XCTAssertEqual(try context.count(for: FetchRequest<ManagedObject>(entityName: "Cocktail", predicate: try ObjectPredicate(parsing: "ANY spec.unit == 'u2'"))), 1)
             context.delete(drink)
             try context.save()
         }

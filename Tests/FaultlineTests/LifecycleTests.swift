@@ -115,7 +115,7 @@ final class MoodyMergePolicy: MergePolicy, @unchecked Sendable {
             case let continent as Continent:
                 context.refresh(continent, mergeChanges: true)
                 try continent.setValue(Int64(continent.countries.count), forKey: "numberOfCountries")
-                let moods = try context.count(for: FetchRequest<Mood>(predicate: try ObjectPredicate(format: "country IN %@", continent.countries)))
+                let moods = try context.count(for: FetchRequest<Mood>(predicate: try ObjectPredicate(parsing: "country IN %@", continent.countries)))
                 try continent.setValue(Int64(moods), forKey: "numberOfMoods")
             default:
                 break
@@ -390,7 +390,7 @@ final class LifecycleTests: XCTestCase {
             let bad = try context.insertNewObject(forEntityName: "Walker")
             try bad.setValue("xavier", forKey: "name")
             try bad.setValue(Int32(500), forKey: "steps")
-            let ann = try XCTUnwrap(try context.fetch(FetchRequest<Walker>(predicate: try ObjectPredicate(format: "name == 'ann'"))).first)
+            let ann = try XCTUnwrap(try context.fetch(FetchRequest<Walker>(predicate: try ObjectPredicate(parsing: "name == 'ann'"))).first)
             try ann.setValue("yann", forKey: "name")
             context.delete(keep)
             XCTAssertThrowsError(try context.save()) { error in

@@ -58,7 +58,7 @@ final class MergePolicyTests: XCTestCase {
     }
 
     private func item(code: Int, in context: ManagedObjectContext) throws -> ManagedObject {
-        let request = FetchRequest<ManagedObject>(entityName: "Item", predicate: try ObjectPredicate(format: "code == %d", code))
+        let request = FetchRequest<ManagedObject>(entityName: "Item", predicate: try ObjectPredicate(parsing: "code == %d", code))
         request.returnsObjectsAsFaults = false
         return try XCTUnwrap(try context.fetch(request).first)
     }

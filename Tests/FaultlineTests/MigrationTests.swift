@@ -56,7 +56,7 @@ final class MigrationTests: XCTestCase {
         try coordinator.addPersistentStore(at: store)
         let context = ManagedObjectContext(.privateQueue, coordinator: coordinator)
         try context.performAndWait {
-            let post = try XCTUnwrap(context.fetch(FetchRequest<ManagedObject>(entityName: "Post", predicate: try ObjectPredicate(format: "postID == %@", "3415CF33-29D7-4DB3-ABF0-720E0C9B8226"))).first)
+            let post = try XCTUnwrap(context.fetch(FetchRequest<ManagedObject>(entityName: "Post", predicate: try ObjectPredicate(parsing: "postID == %@", "3415CF33-29D7-4DB3-ABF0-720E0C9B8226"))).first)
             XCTAssertTrue((post.value(forKey: "color") as? ManagedObject)?.value(forKey: "post") as? ManagedObject === post)
         }
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: dir.url.path).filter { $0.contains("migrating") }, [])
@@ -314,7 +314,7 @@ final class MigrationTests: XCTestCase {
         struct MakerPolicy: EntityMigrationPolicy {
             func createDestinationInstances(forSource source: MigrationSource, in migration: MigrationContext) throws {
                 guard let name = source["maker"] as? String, let car = try migration.destination(for: source, entity: "Car") else { return }
-                let request = FetchRequest<ManagedObject>(entityName: "Maker", predicate: try ObjectPredicate(format: "name == %@", name))
+                let request = FetchRequest<ManagedObject>(entityName: "Maker", predicate: try ObjectPredicate(parsing: "name == %@", name))
                 let maker = try migration.context.fetch(request).first ?? migration.context.insertNewObject(forEntityName: "Maker")
                 try maker.setValue(name, forKey: "name")
                 try car.setValue(maker, forKey: "createdBy")

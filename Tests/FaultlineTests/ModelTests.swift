@@ -340,7 +340,7 @@ final class ModelTests: XCTestCase {
             XCTAssertEqual(address["zip"] as? Int32, 12345)
             XCTAssertEqual((address["geo"] as? [String: Any])?["lon"] as? Double, -2.0)
             XCTAssertEqual(read.value(forKey: "address.geo.lat") as? Double, 1.5)
-            XCTAssertEqual(try context.count(for: FetchRequest<ManagedObject>(entityName: "Place", predicate: try ObjectPredicate(format: "address.geo.lat > 1"))), 1)
+            XCTAssertEqual(try context.count(for: FetchRequest<ManagedObject>(entityName: "Place", predicate: try ObjectPredicate(parsing: "address.geo.lat > 1"))), 1)
             XCTAssertThrowsError(try read.setValue(["zip": "not a number"], forKey: "address"))
             XCTAssertEqual((read.value(forKey: "address") as? [String: Any])?["street"] as? String, "Main", "a refused value sets nothing")
         }

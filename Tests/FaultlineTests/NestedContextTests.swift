@@ -6,7 +6,7 @@ import XCTest
 final class NestedContextTests: XCTestCase {
     private func dogs(_ context: ManagedObjectContext, _ format: String? = nil) throws -> [String] {
         try context.performAndWait {
-            let request = FetchRequest<ManagedObject>(entityName: "Dog", predicate: try format.map { try ObjectPredicate(format: $0) },
+            let request = FetchRequest<ManagedObject>(entityName: "Dog", predicate: try format.map { try ObjectPredicate(parsing: $0) },
                                                       sortDescriptors: [FetchSortDescriptor(keyPath: "name")])
             return try context.fetch(request).map { $0.value(forKey: "name") as? String ?? "?" }
         }
@@ -14,7 +14,7 @@ final class NestedContextTests: XCTestCase {
 
     private func dog(_ name: String, in context: ManagedObjectContext) throws -> ManagedObject {
         try context.performAndWait {
-            let request = FetchRequest<ManagedObject>(entityName: "Dog", predicate: try ObjectPredicate(format: "name == %@", name))
+            let request = FetchRequest<ManagedObject>(entityName: "Dog", predicate: try ObjectPredicate(parsing: "name == %@", name))
             return try XCTUnwrap(try context.fetch(request).first, "no dog \(name)")
         }
     }

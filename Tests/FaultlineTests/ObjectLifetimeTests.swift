@@ -174,7 +174,7 @@ final class ObjectLifetimeTests: XCTestCase {
                 weak var head: ManagedObject?
                 scope {
                     let request = FetchRequest<ManagedObject>(entityName: "Link")
-                    request.predicate = try! ObjectPredicate(format: "n == 0")
+                    request.predicate = try! ObjectPredicate(parsing: "n == 0")
                     let first = try! context.fetch(request)[0]
                     head = first
                     withExtendedLifetime(first) {

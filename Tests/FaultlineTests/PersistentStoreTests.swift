@@ -16,7 +16,7 @@ final class PersistentStoreTests: XCTestCase {
         XCTAssertEqual(store.type, SQLiteStoreType)
         XCTAssertEqual(store.url, url)
         XCTAssertEqual(store.identifier, coordinator.storeIdentifier)
-        XCTAssertTrue(store.options.contains(.persistentHistoryTracking))
+        XCTAssertTrue(store.storeOptions.contains(.persistentHistoryTracking))
         XCTAssertFalse(store.isReadOnly)
         XCTAssertTrue(coordinator.persistentStores[0] === store, "one object for the store, as Core Data's")
         XCTAssertTrue(coordinator.persistentStore(for: url) === store)

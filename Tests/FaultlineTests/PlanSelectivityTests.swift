@@ -42,7 +42,7 @@ final class PlanSelectivityTests: XCTestCase {
 
     func explain(_ context: ManagedObjectContext, _ entity: String, _ format: String) throws -> FetchExplanation {
         try context.performAndWait {
-            try context.explain(FetchRequest<ManagedObject>(entityName: entity, predicate: try ObjectPredicate(format: format)))
+            try context.explain(FetchRequest<ManagedObject>(entityName: entity, predicate: try ObjectPredicate(parsing: format)))
         }
     }
 

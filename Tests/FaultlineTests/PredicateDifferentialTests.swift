@@ -71,9 +71,9 @@ final class PredicateDifferentialTests: XCTestCase {
                 let everything = try reader.fetch(FetchRequest<ManagedObject>(entityName: entity))
                 for format in predicates {
                     let args: [Any?] = format.contains("%@") ? [format.contains("BETWEEN") ? range : founded] : []
-                    let predicate = try ObjectPredicate(format: format, argumentArray: args)
+                    let predicate = try ObjectPredicate(parsing: format, argumentArray: args)
                     let viaSQL = Set(try reader.fetch(FetchRequest<ManagedObject>(entityName: entity, predicate: predicate)).map(ObjectIdentifier.init))
-                    let inMemory = Set(try everything.filter { try predicate.evaluate(with: $0) }.map(ObjectIdentifier.init))
+                    let inMemory = Set(try everything.filter { try predicate.matches($0) }.map(ObjectIdentifier.init))
                     XCTAssertEqual(viaSQL, inMemory, "\(entity): \(format) — SQL \(viaSQL.count), memory \(inMemory.count)")
                     if viaSQL.count > 0 && viaSQL.count < everything.count { informative += 1 }
                 }
@@ -88,15 +88,15 @@ final class PredicateDifferentialTests: XCTestCase {
         let context = try seededStore(in: dir)
         try context.performAndWait {
             let everything = try context.fetch(FetchRequest<ManagedObject>(entityName: "Person"))
-            let predicate = try ObjectPredicate(format: "age != 30")
+            let predicate = try ObjectPredicate(parsing: "age != 30")
             let viaSQL = Set(try context.fetch(FetchRequest<ManagedObject>(entityName: "Person", predicate: predicate)).map(ObjectIdentifier.init))
-            let inMemory = Set(try everything.filter { try predicate.evaluate(with: $0) }.map(ObjectIdentifier.init))
+            let inMemory = Set(try everything.filter { try predicate.matches($0) }.map(ObjectIdentifier.init))
             let nilAges = Set(everything.filter { $0.value(forKey: "age") == nil }.map(ObjectIdentifier.init))
             XCTAssertFalse(nilAges.isEmpty)
             XCTAssertTrue(viaSQL.isDisjoint(with: nilAges))
             XCTAssertEqual(inMemory, viaSQL.union(nilAges))
-            XCTAssertTrue(try ObjectPredicate(format: "age != nil").evaluate(with: everything.first { $0.value(forKey: "age") != nil }!))
-            XCTAssertFalse(try ObjectPredicate(format: "age != nil").evaluate(with: everything.first { $0.value(forKey: "age") == nil }!))
+            XCTAssertTrue(try ObjectPredicate(parsing: "age != nil").evaluate(with: everything.first { $0.value(forKey: "age") != nil }!))
+            XCTAssertFalse(try ObjectPredicate(parsing: "age != nil").evaluate(with: everything.first { $0.value(forKey: "age") == nil }!))
         }
     }
 
@@ -138,11 +138,11 @@ final class PredicateDifferentialTests: XCTestCase {
             ]
             for (format, first, second, shared) in cases {
                 for (i, args) in [first, second].enumerated() {
-                    let predicate = try ObjectPredicate(format: format, argumentArray: args)
+                    let predicate = try ObjectPredicate(parsing: format, argumentArray: args)
                     let before = coordinator.statistics.predicateCompilations
                     let viaSQL = Set(try reader.fetch(FetchRequest<ManagedObject>(entityName: "Person", predicate: predicate)).map(ObjectIdentifier.init))
                     let compiled = coordinator.statistics.predicateCompilations - before
-                    let inMemory = Set(try people.filter { try predicate.evaluate(with: $0) }.map(ObjectIdentifier.init))
+                    let inMemory = Set(try people.filter { try predicate.matches($0) }.map(ObjectIdentifier.init))
                     XCTAssertEqual(viaSQL, inMemory, "\(predicate) — SQL \(viaSQL.count), memory \(inMemory.count)")
                     // (A first fetch may find its shape compiled by an earlier case.)
                     if i == 1 { XCTAssertEqual(compiled, shared ? 0 : 1, "\(predicate): compilations") }

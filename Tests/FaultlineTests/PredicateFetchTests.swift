@@ -60,7 +60,7 @@ final class PredicateFetchTests: XCTestCase {
     }
 
     func names(_ entity: String, _ format: String, _ args: Any?..., sort: [FetchSortDescriptor] = [FetchSortDescriptor(keyPath: "name")]) throws -> [String] {
-        let predicate = try ObjectPredicate(format: format, argumentArray: args)
+        let predicate = try ObjectPredicate(parsing: format, argumentArray: args)
         return try context.performAndWait {
             try context.fetch(FetchRequest<ManagedObject>(entityName: entity, predicate: predicate, sortDescriptors: sort))
                 .map { $0.value(forKey: "name") as? String ?? "?" }
@@ -153,7 +153,7 @@ final class PredicateFetchTests: XCTestCase {
             XCTAssertTrue("\(error)".hasPrefix("fetch request: a Person object compared with String value"), "\(error)")
         }
         XCTAssertEqual(try names("Person", "self == CAST(%@, 'NSManagedObjectID')", alice.objectID.uriString), ["Alice"])
-        assertTraceFormMatches(try ObjectPredicate(format: "self == %@ OR %@ IN visitors", alice.objectID, alice.objectID))
+        assertTraceFormMatches(try ObjectPredicate(parsing: "self == %@ OR %@ IN visitors", alice.objectID, alice.objectID))
     }
 
     func testSortDescriptors() throws {
@@ -184,7 +184,7 @@ final class PredicateFetchTests: XCTestCase {
         let reader = ManagedObjectContext(.privateQueue, coordinator: coordinator)
         try reader.performAndWait {
             let before = coordinator.statistics
-            XCTAssertEqual(try reader.count(for: FetchRequest<ManagedObject>(entityName: "Person", predicate: try ObjectPredicate(format: "age >= 50"))), 5)
+            XCTAssertEqual(try reader.count(for: FetchRequest<ManagedObject>(entityName: "Person", predicate: try ObjectPredicate(parsing: "age >= 50"))), 5)
             XCTAssertEqual(coordinator.statistics.statementsExecuted - before.statementsExecuted, 1)
             XCTAssertEqual(coordinator.statistics.rowCacheCount, before.rowCacheCount, "no row was read into the cache")
             XCTAssertTrue(reader.registeredObjects.isEmpty)
@@ -192,13 +192,13 @@ final class PredicateFetchTests: XCTestCase {
     }
 
     func testRepeatedFetchesCompileOnce() throws {
-        let predicate = try ObjectPredicate(format: "age > %d AND city.name BEGINSWITH[cd] %@", 3, "pa")
+        let predicate = try ObjectPredicate(parsing: "age > %d AND city.name BEGINSWITH[cd] %@", 3, "pa")
         let request = FetchRequest<ManagedObject>(entityName: "Person", predicate: predicate, sortDescriptors: [FetchSortDescriptor(keyPath: "name")])
         try context.performAndWait {
             let before = coordinator.statistics.predicateCompilations
             for _ in 0..<5 { _ = try context.fetch(request) }
             XCTAssertEqual(coordinator.statistics.predicateCompilations - before, 1)
-            _ = try context.fetch(FetchRequest<ManagedObject>(entityName: "Person", predicate: try ObjectPredicate(format: "age > %d", 4)))
+            _ = try context.fetch(FetchRequest<ManagedObject>(entityName: "Person", predicate: try ObjectPredicate(parsing: "age > %d", 4)))
             XCTAssertEqual(coordinator.statistics.predicateCompilations - before, 2, "another request compiles its own")
         }
     }
@@ -207,7 +207,7 @@ final class PredicateFetchTests: XCTestCase {
     /// constants of another predicate, or too few, do not.
     func testATemplateIsKeptOnlyWhenItRebuildsTheCompiledBindings() throws {
         let entity = try XCTUnwrap(coordinator.managedObjectModel.entity(named: "Person"))
-        let predicate = try ObjectPredicate(format: "name BEGINSWITH[cd] %@ AND age IN %@ AND city.name LIKE %@", "É*", [1, 2], "P?r*")
+        let predicate = try ObjectPredicate(parsing: "name BEGINSWITH[cd] %@ AND age IN %@ AND city.name LIKE %@", "É*", [1, 2], "P?r*")
         let shape = PredicateShape()
         XCTAssertTrue(shape.scan(entity: entity.entityNumber, predicate: predicate, sortDescriptors: []))
         XCTAssertEqual(shape.constants.count, 3)
@@ -232,7 +232,7 @@ final class PredicateFetchTests: XCTestCase {
             try person("new", age: 60)                  // inserted, matches
             try person("newYoung", age: 5)              // inserted, does not match
             try old.setValue(Int16(20), forKey: "age")  // saved as 50 (matches in SQL), now 20
-            let predicate = try ObjectPredicate(format: "age >= 40")
+            let predicate = try ObjectPredicate(parsing: "age >= 40")
             let request = FetchRequest<ManagedObject>(entityName: "Person", predicate: predicate, sortDescriptors: [FetchSortDescriptor(keyPath: "name")])
             XCTAssertEqual(try context.fetch(request).map { $0.value(forKey: "name") as? String }, ["new"])
             XCTAssertEqual(try context.count(for: request), 1)
@@ -245,7 +245,7 @@ final class PredicateFetchTests: XCTestCase {
     func testBadPredicatesAreClearErrors() throws {
         func error(_ format: String, _ args: Any?...) -> String {
             do {
-                let predicate = try ObjectPredicate(format: format, argumentArray: args)
+                let predicate = try ObjectPredicate(parsing: format, argumentArray: args)
                 _ = try context.performAndWait { try context.fetch(FetchRequest<ManagedObject>(entityName: "Person", predicate: predicate)) }
                 return "no error"
             } catch { return "\(error)" }
@@ -275,7 +275,7 @@ final class PredicateIndexTests: XCTestCase {
         })
         let (coordinator, _) = try makeStack(model, in: dir)
         let entity = model.entity(named: "City")!
-        let filter = try FetchFilter.compile(predicate: try ObjectPredicate(format: format, argumentArray: args), sortDescriptors: [],
+        let filter = try FetchFilter.compile(predicate: try ObjectPredicate(parsing: format, argumentArray: args), sortDescriptors: [],
                                              entity: entity, storeIdentifier: coordinator.storeIdentifier)
         let connection = try SQLiteConnection(path: dir.file("store.sqlite").path, create: false)
         let statement = try connection.prepare("EXPLAIN QUERY PLAN SELECT t0.Z_PK FROM ZCITY t0\(filter.joins) WHERE \(filter.condition!)")

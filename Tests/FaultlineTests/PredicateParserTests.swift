@@ -56,7 +56,7 @@ final class PredicateParserTests: XCTestCase {
             }
             guard bindable else { continue }
             do {
-                _ = try ObjectPredicate(format: fixture.format, argumentArray: values)
+                _ = try ObjectPredicate(parsing: fixture.format, argumentArray: values)
                 bound += 1
             } catch let error as ObjectPredicateError {
                 // A literal '%@' in quotes consumes no argument: the extra argument is reported, not ignored.
@@ -78,19 +78,19 @@ final class PredicateParserTests: XCTestCase {
         try same("x == nil", "x == NULL")
         try same("flag == yes", "flag == TRUE")
         try same("name contains [cd] 'x'", "name CONTAINS[cd] \"x\"")
-        let p = try ObjectPredicate(format: "%K.%K > %lu AND name BEGINSWITH[cd] %@ AND age BETWEEN {%d, %d}", "mayor", "age", UInt(30), "Sa", 23, 28)
+        let p = try ObjectPredicate(parsing: "%K.%K > %lu AND name BEGINSWITH[cd] %@ AND age BETWEEN {%d, %d}", "mayor", "age", UInt(30), "Sa", 23, 28)
         XCTAssertEqual(p.predicateFormat, #"mayor.age > 30 AND name BEGINSWITH[cd] "Sa" AND age BETWEEN {23, 28}"#)
-        XCTAssertEqual(try ObjectPredicate(format: "(SUBQUERY(%K, $x, $x.%K >= %lu).@count == 0)", "residents", "age", UInt(36)).predicateFormat,
+        XCTAssertEqual(try ObjectPredicate(parsing: "(SUBQUERY(%K, $x, $x.%K >= %lu).@count == 0)", "residents", "age", UInt(36)).predicateFormat,
                        "SUBQUERY(residents, $x, $x.age >= 36).@count == 0")
-        XCTAssertEqual(try ObjectPredicate(format: "%K <= %a", "weight", Float(25.5)).predicateFormat, "weight <= 25.5")
-        XCTAssertEqual(try ObjectPredicate(format: "%K <= %la", "weight", 25.6789012345679).predicateFormat, "weight <= 25.6789012345679")
-        XCTAssertEqual(try ObjectPredicate(format: "hidden").predicateFormat, "hidden == YES")
+        XCTAssertEqual(try ObjectPredicate(parsing: "%K <= %a", "weight", Float(25.5)).predicateFormat, "weight <= 25.5")
+        XCTAssertEqual(try ObjectPredicate(parsing: "%K <= %la", "weight", 25.6789012345679).predicateFormat, "weight <= 25.6789012345679")
+        XCTAssertEqual(try ObjectPredicate(parsing: "hidden").predicateFormat, "hidden == YES")
         XCTAssertEqual(try ObjectPredicate(unboundFormat: "ANY visitors.age <= %lu AND self IN %@").predicateFormat, "ANY visitors.age <= %lu AND SELF IN %@")
         // Building in code gives the same predicate as parsing.
         let built = ObjectExpression.key("age") > 30 && ObjectExpression.key("name").beginsWith("Sa", [.caseInsensitive, .diacriticInsensitive])
-        XCTAssertEqual(built, try ObjectPredicate(format: "age > 30 AND name BEGINSWITH[cd] 'Sa'"))
-        XCTAssertEqual(ObjectExpression.key("age").isBetween(18, 65), try ObjectPredicate(format: "age BETWEEN {18, 65}"))
-        XCTAssertEqual(ObjectExpression.key("name").isIn(.aggregate(["Rex", "Max"])), try ObjectPredicate(format: "name IN {'Rex', 'Max'}"))
+        XCTAssertEqual(built, try ObjectPredicate(parsing: "age > 30 AND name BEGINSWITH[cd] 'Sa'"))
+        XCTAssertEqual(ObjectExpression.key("age").isBetween(18, 65), try ObjectPredicate(parsing: "age BETWEEN {18, 65}"))
+        XCTAssertEqual(ObjectExpression.key("name").isIn(.aggregate(["Rex", "Max"])), try ObjectPredicate(parsing: "name IN {'Rex', 'Max'}"))
     }
 
     func testRoundTripOfEveryConstruct() throws {
@@ -210,7 +210,7 @@ final class PredicateParserTests: XCTestCase {
             ("a == %@", [NSObject()], "%@ needs an object"),
         ]
         for (format, args, message) in cases {
-            XCTAssertThrowsError(try ObjectPredicate(format: format, argumentArray: args), format) { error in
+            XCTAssertThrowsError(try ObjectPredicate(parsing: format, argumentArray: args), format) { error in
                 guard let error = error as? ObjectPredicateError else { return XCTFail("\(error)") }
                 XCTAssertEqual(error.kind, .argument)
                 XCTAssertTrue(error.message.hasPrefix(message), "\(format): \(error.message)")
@@ -240,7 +240,7 @@ final class PredicateParserTests: XCTestCase {
                 XCTFail("\(text): not a predicate error: \(error)")
             }
             do {
-                _ = try ObjectPredicate(format: text, argumentArray: ["name", 1, nil])
+                _ = try ObjectPredicate(parsing: text, argumentArray: ["name", 1, nil])
             } catch {
                 XCTAssertTrue(error is ObjectPredicateError, "\(text): \(error)")
             }

@@ -70,7 +70,7 @@ final class ProbeTests: XCTestCase {
         lines.removeAll()
         try context.performAndWait {
             // A fetch: its SQL, SQLite's time, the total.
-            let walks = try context.fetch(FetchRequest<ManagedObject>(entityName: "Walk", predicate: try ObjectPredicate(format: "distance > %d", 4)))
+            let walks = try context.fetch(FetchRequest<ManagedObject>(entityName: "Walk", predicate: try ObjectPredicate(parsing: "distance > %d", 4)))
             XCTAssertEqual(lines.lines, [
                 "Faultline: sql: SELECT 0, t0.Z_PK, t0.Z_OPT, t0.ZDISTANCE, t0.ZDOG FROM ZWALK t0 WHERE t0.ZDISTANCE > ?",
                 "Faultline: annotation: sql connection fetch time: T",
@@ -148,7 +148,7 @@ final class ProbeTests: XCTestCase {
         let (_, context, lines) = try stack(level: 4, url: url)
         lines.removeAll()
         try context.performAndWait {
-            let dogs = try context.fetch(FetchRequest<ManagedObject>(entityName: "Dog", predicate: try ObjectPredicate(format: "name == %@", "Fido")))
+            let dogs = try context.fetch(FetchRequest<ManagedObject>(entityName: "Dog", predicate: try ObjectPredicate(parsing: "name == %@", "Fido")))
             XCTAssertEqual(lines.lines, [
                 "Faultline: sql: SELECT 0, t0.Z_PK, t0.Z_OPT, t0.ZNAME FROM ZDOG t0 WHERE t0.ZNAME = ?",
                 "Faultline: details: SQLite bind[0] = \"Fido\"",
@@ -160,7 +160,7 @@ final class ProbeTests: XCTestCase {
             ])
             // The plan is captured once per distinct SQL.
             lines.removeAll()
-            _ = try context.fetch(FetchRequest<ManagedObject>(entityName: "Dog", predicate: try ObjectPredicate(format: "name == %@", "Rex")))
+            _ = try context.fetch(FetchRequest<ManagedObject>(entityName: "Dog", predicate: try ObjectPredicate(parsing: "name == %@", "Rex")))
             XCTAssertFalse(lines.lines.contains { $0.contains("EXPLAIN") })
         }
         let (_, fresh, freshLines) = try stack(level: 3, url: url)
@@ -368,7 +368,7 @@ final class ProbeTests: XCTestCase {
         for round in 0..<rounds {
             for i in 0..<perRound {
                 let n = round * perRound + i
-                let predicate = n % 3 == 2 ? nil : try ObjectPredicate(format: "name == %@ AND age > %d", "dog \(n)", n)
+                let predicate = n % 3 == 2 ? nil : try ObjectPredicate(parsing: "name == %@ AND age > %d", "dog \(n)", n)
                 trace.record(.fetch(FetchEvent(entity: "Dog", predicate: predicate, sort: [], limit: 0, offset: 0, batchSize: 0,
                                                prefetch: [], resultType: .objects, statements: 1, rows: 1, results: 1,
                                                registered: 0, sqlTime: 0, totalTime: 0, callSite: nil, values: nil, context: n)),
@@ -767,7 +767,7 @@ final class TraceSchemaTests: XCTestCase {
             context.reset()
             let cities = try context.fetch(FetchRequest<ManagedObject>(entityName: "City"))
             _ = cities[0].value(forKey: "name")             // a fault from the row cache
-            let request = FetchRequest<ManagedObject>(entityName: "Person", predicate: try ObjectPredicate(format: "name BEGINSWITH %@", "p"),
+            let request = FetchRequest<ManagedObject>(entityName: "Person", predicate: try ObjectPredicate(parsing: "name BEGINSWITH %@", "p"),
                                                       sortDescriptors: [FetchSortDescriptor(keyPath: "name", ascending: false)])
             request.fetchBatchSize = 2
             let people = try context.fetch(request)
@@ -782,7 +782,7 @@ final class TraceSchemaTests: XCTestCase {
             _ = try context.fetch(prefetching)
             context.reset()
             // A batch request and the merge of its IDs.
-            let update = BatchUpdateRequest(entityName: "Person", predicate: try ObjectPredicate(format: "name == 'p0'"), propertiesToUpdate: ["name": "q0"])
+            let update = BatchUpdateRequest(entityName: "Person", predicate: try ObjectPredicate(parsing: "name == 'p0'"), propertiesToUpdate: ["name": "q0"])
             update.resultType = .objectIDs
             let changed = try context.execute(update)
             context.merge(RemoteChanges(updated: changed.objectIDs))

@@ -25,7 +25,7 @@ final class QueryPlanTests: XCTestCase {
             }
             try context.save()
             let request = FetchRequest<ManagedObject>(entityName: "GeographicRegion",
-                                                      predicate: try ObjectPredicate(format: "markedForDeletionDate == %@", Date(timeIntervalSinceReferenceDate: 1)),
+                                                      predicate: try ObjectPredicate(parsing: "markedForDeletionDate == %@", Date(timeIntervalSinceReferenceDate: 1)),
                                                       sortDescriptors: [FetchSortDescriptor(keyPath: "updatedAt", ascending: false)])
             return try context.explain(request)
         }
@@ -36,7 +36,7 @@ final class QueryPlanTests: XCTestCase {
         let dir = TemporaryDirectory()
         let (_, context) = try makeStack(try regionModel(compound: true), in: dir)
         let request = FetchRequest<ManagedObject>(entityName: "GeographicRegion",
-                                                  predicate: try ObjectPredicate(format: "numericISO3166Code == %d AND updatedAt > %@", 276, Date(timeIntervalSinceReferenceDate: 10)),
+                                                  predicate: try ObjectPredicate(parsing: "numericISO3166Code == %d AND updatedAt > %@", 276, Date(timeIntervalSinceReferenceDate: 10)),
                                                   sortDescriptors: [FetchSortDescriptor(keyPath: "updatedAt", ascending: false)])
         let statement = try context.performAndWait { try context.selectStatement(for: request) }
         XCTAssertEqual(statement.sql, "SELECT 0, t0.Z_PK, t0.Z_OPT, t0.ZNUMERICISO3166CODE, t0.ZMARKEDFORDELETIONDATE, t0.ZUPDATEDAT FROM ZGEOGRAPHICREGION t0 WHERE (t0.ZNUMERICISO3166CODE = ? AND t0.ZUPDATEDAT > ?) ORDER BY t0.ZUPDATEDAT DESC")
@@ -103,17 +103,17 @@ extension QueryPlanTests {
             }
             try context.save()
             func names(_ format: String) throws -> [String] {
-                try context.fetch(FetchRequest<ManagedObject>(entityName: "City", predicate: try ObjectPredicate(format: format, Int64(400_000))))
+                try context.fetch(FetchRequest<ManagedObject>(entityName: "City", predicate: try ObjectPredicate(parsing: format, Int64(400_000))))
                     .compactMap { $0.value(forKey: "name") as? String }.sorted()
             }
             XCTAssertEqual(try names("noindex:(population) > %@"), try names("population > %@"))
             XCTAssertEqual(try names("noindex:(population) > %@").count, 99)
-            let plain = try context.explain(FetchRequest<ManagedObject>(entityName: "City", predicate: try ObjectPredicate(format: "population > 400000")))
-            let ruledOut = try context.explain(FetchRequest<ManagedObject>(entityName: "City", predicate: try ObjectPredicate(format: "noindex:(population) > 400000")))
+            let plain = try context.explain(FetchRequest<ManagedObject>(entityName: "City", predicate: try ObjectPredicate(parsing: "population > 400000")))
+            let ruledOut = try context.explain(FetchRequest<ManagedObject>(entityName: "City", predicate: try ObjectPredicate(parsing: "noindex:(population) > 400000")))
             XCTAssertTrue(ruledOut.sql.contains("+t0.ZPOPULATION > ?"), ruledOut.sql)
             XCTAssertTrue(plain.plan.description.contains("INDEX"), plain.plan.description)
             XCTAssertFalse(ruledOut.plan.description.contains("INDEX"), ruledOut.plan.description)
-            XCTAssertEqual(try ObjectPredicate(format: "noindex:(population) > 5").predicateFormat, "noindex:(population) > 5")
+            XCTAssertEqual(try ObjectPredicate(parsing: "noindex:(population) > 5").predicateFormat, "noindex:(population) > 5")
         }
     }
 }

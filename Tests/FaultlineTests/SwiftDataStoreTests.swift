@@ -86,7 +86,7 @@ final class SwiftDataStoreTests: XCTestCase {
         try coordinator.addPersistentStore(at: store, options: .readOnly)
         let context = ManagedObjectContext(.privateQueue, coordinator: coordinator)
         try context.performAndWait {
-            let request = FetchRequest<ManagedObject>(entityName: "Cocktail", predicate: try ObjectPredicate(format: "author.person == %@", "Paul Harrington"))
+            let request = FetchRequest<ManagedObject>(entityName: "Cocktail", predicate: try ObjectPredicate(parsing: "author.person == %@", "Paul Harrington"))
             request.sortDescriptors = [FetchSortDescriptor(keyPath: "cocktailName")]
             let found = try context.fetch(request)
             XCTAssertFalse(found.isEmpty)
@@ -97,17 +97,17 @@ final class SwiftDataStoreTests: XCTestCase {
             XCTAssertEqual(author["year"] as? String, "1998")
             XCTAssertTrue(author["id"] is UUID)
             XCTAssertEqual(jasmine.value(forKey: "glasswareType") as? [String: String], ["glasswareType": "Stemmed"])
-            let predicate = try ObjectPredicate(format: "author.person == %@", "Paul Harrington")
+            let predicate = try ObjectPredicate(parsing: "author.person == %@", "Paul Harrington")
             let all = try context.fetch(FetchRequest<ManagedObject>(entityName: "Cocktail"))
-            XCTAssertEqual(try all.filter { try predicate.evaluate(with: $0) }.count, found.count)
+            XCTAssertEqual(try all.filter { try predicate.matches($0) }.count, found.count)
             // No author: every element nil, the composite nil.
             let anonymous = try context.fetch(FetchRequest<ManagedObject>(entityName: "Cocktail",
-                                                                       predicate: try ObjectPredicate(format: "author.id == nil")))
+                                                                       predicate: try ObjectPredicate(parsing: "author.id == nil")))
             XCTAssertEqual(anonymous.count, 28)
             XCTAssertTrue(anonymous.allSatisfy { $0.value(forKey: "author") == nil })
-            XCTAssertThrowsError(try context.fetch(FetchRequest<ManagedObject>(entityName: "Cocktail", predicate: try ObjectPredicate(format: "author == nil"))))
+            XCTAssertThrowsError(try context.fetch(FetchRequest<ManagedObject>(entityName: "Cocktail", predicate: try ObjectPredicate(parsing: "author == nil"))))
             // A dictionary fetch gives a composite as one dictionary, read from its elements' columns.
-            let rows = FetchRequest<ManagedObject>(entityName: "Cocktail", predicate: try ObjectPredicate(format: "cocktailName == 'Jasmine'"))
+            let rows = FetchRequest<ManagedObject>(entityName: "Cocktail", predicate: try ObjectPredicate(parsing: "cocktailName == 'Jasmine'"))
             rows.propertiesToFetch = [PropertyToFetch("cocktailName"), PropertyToFetch("author")]
             let row = try XCTUnwrap(try context.fetchDictionaries(rows).first)
             XCTAssertEqual((row["author"] as? [String: Any])?["year"] as? String, "1998")

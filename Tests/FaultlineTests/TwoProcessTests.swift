@@ -38,7 +38,7 @@ final class TwoProcessTests: XCTestCase {
             try coordinator.addPersistentStore(at: URL(fileURLWithPath: path))
             let context = ManagedObjectContext(.privateQueue, coordinator: coordinator)
             try context.performAndWait {
-                let alice = try XCTUnwrap(try context.fetch(FetchRequest<ManagedObject>(entityName: "Person", predicate: try ObjectPredicate(format: "name == 'Alice'"))).first)
+                let alice = try XCTUnwrap(try context.fetch(FetchRequest<ManagedObject>(entityName: "Person", predicate: try ObjectPredicate(parsing: "name == 'Alice'"))).first)
                 try alice.setValue(Int16(40), forKey: "age")
                 try context.save()
             }
@@ -66,7 +66,7 @@ final class TwoProcessTests: XCTestCase {
                 try person.setValue(Int16(30), forKey: "age")
             }
             try context.save()
-            let request = FetchRequest<ManagedObject>(entityName: "Person", predicate: try ObjectPredicate(format: "name == 'Alice'"))
+            let request = FetchRequest<ManagedObject>(entityName: "Person", predicate: try ObjectPredicate(parsing: "name == 'Alice'"))
             request.returnsObjectsAsFaults = false
             return try XCTUnwrap(try context.fetch(request).first)
         }

@@ -242,11 +242,11 @@ let benchmarks: @Sendable () -> Void = {
     let predicateArguments: [Any?] = [10, 5, 500, [1, 2, 3], 7]
 
     Benchmark("Parse a predicate", configuration: .init(metrics: [.wallClock, .mallocCountTotal], timeUnits: .microseconds)) { benchmark in
-        for _ in benchmark.scaledIterations { blackHole(try ObjectPredicate(format: predicateFormat, argumentArray: predicateArguments)) }
+        for _ in benchmark.scaledIterations { blackHole(try ObjectPredicate(parsing: predicateFormat, argumentArray: predicateArguments)) }
     }
 
     Benchmark("Compile a predicate and sort to SQL", configuration: .init(metrics: [.wallClock, .mallocCountTotal], timeUnits: .microseconds)) { benchmark in
-        let request = FetchRequest<ManagedObject>(entityName: "Row", predicate: try ObjectPredicate(format: predicateFormat, argumentArray: predicateArguments),
+        let request = FetchRequest<ManagedObject>(entityName: "Row", predicate: try ObjectPredicate(parsing: predicateFormat, argumentArray: predicateArguments),
                                                   sortDescriptors: [FetchSortDescriptor(keyPath: "a4", ascending: false)])
         let context = ManagedObjectContext(.privateQueue, coordinator: coordinator)
         try context.performAndWait {

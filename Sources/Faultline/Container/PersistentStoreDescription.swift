@@ -118,13 +118,14 @@ public final class PersistentStoreDescription: @unchecked Sendable, Equatable, C
     }
 
     /// Core Data's `setOption(_:forKey:)` with Core Data's keys: `MigratePersistentStoresAutomaticallyOption`,
-    /// `InferMappingModelAutomaticallyOption`, `PersistentHistoryTrackingKey`, `ReadOnlyPersistentStoreOption` (a
-    /// Boolean; nil clears it) and `SQLitePragmasOption` (a dictionary of pragmas). Other keys are ignored, as the
+    /// `InferMappingModelAutomaticallyOption`, `PersistentHistoryTrackingKey`, `ReadOnlyPersistentStoreOption`,
+    /// `PersistentStoreRemoteChangeNotificationPostOptionKey` (a Boolean; nil clears it) and `SQLitePragmasOption` (a dictionary of pragmas). Other keys are ignored, as the
     /// options Faultline has no use for; a known key with a value of the wrong kind is reported when the store loads.
     public func setOption(_ option: Any?, forKey key: String) {
         let flags: [String: PersistentStoreOptions] = [
             MigratePersistentStoresAutomaticallyOption: .migratesAutomatically, InferMappingModelAutomaticallyOption: .infersMappingAutomatically,
             PersistentHistoryTrackingKey: .persistentHistoryTracking, ReadOnlyPersistentStoreOption: .readOnly,
+            PersistentStoreRemoteChangeNotificationPostOptionKey: .postsRemoteChangeNotifications,
         ]
         if let flag = flags[key] {
             let on = (option as? Bool) ?? (option as? NSNumber)?.boolValue

@@ -50,4 +50,10 @@ extension EntityDescription {
             preconditionFailure("\(error)")
         }
     }
+
+    /// Core Data's `NSEntityDescription.entity(forEntityName:in:)`: the entity named `name` in `context`'s model, or
+    /// nil.
+    public static func entity(forEntityName name: String, in context: ManagedObjectContext) -> EntityDescription? {
+        context.model.entity(named: name)
+    }
 }

@@ -128,13 +128,15 @@ open class ManagedObject: CustomStringConvertible {
     /// The name of the entity a typed subclass stands for; by default the class's own name.
     open class var entityName: String { String(describing: self) }
 
-    /// Creates an object of the entity named `Self.entityName` in `context`'s model and inserts it.
+    /// Creates an object of this class's entity in `context`'s model and inserts it: the entity whose
+    /// `representedClassName` names the class (Core Data's `entity()`), else the one named `Self.entityName`.
     ///
     /// Traps when the model has no such entity, as Core Data does; use
     /// `ManagedObjectContext.insertNewObject(forEntityName:)` to get an error instead.
-    public convenience init(context: ManagedObjectContext) {
-        guard let entity = context.model.entity(named: Self.entityName) else {
-            preconditionFailure("the model has no entity named '\(Self.entityName)' for \(Self.self)")
+    public required convenience init(context: ManagedObjectContext) {
+        let name = ClassEntities.entity(for: Self.self)?.name ?? Self.entityName
+        guard let entity = context.model.entity(named: name) else {
+            preconditionFailure("the model has no entity named '\(name)' for \(Self.self)")
         }
         self.init(entity: entity, insertInto: context)
     }
@@ -212,7 +214,13 @@ open class ManagedObject: CustomStringConvertible {
 
     @usableFromInline final func setSlot(_ value: Slot, at index: Int) {
         willAccessValues()
-        guard index < values.count else { return }
+        if index >= values.count {
+            // A new object outside a context (Core Data's `insertInto: nil`, a batch insert's handler object) gets
+            // values of its own when first set, kept when it is inserted later. (Faults are made this way too, and
+            // must not pay for a row before they are filled.)
+            guard values.isEmpty, managedObjectContext == nil, key == 0, index < entity.insertTemplate.count else { return }
+            values = SlotRow(entity.insertTemplate)
+        }
         willChange()
         if !flags.contains(.hasCommittedCopy) && !flags.contains(.inserted) {
             committedCopy = values

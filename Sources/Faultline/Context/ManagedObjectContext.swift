@@ -13,14 +13,59 @@ public final class ManagedObjectContext: @unchecked Sendable {
         case mainQueue
         /// A private serial queue of the context's own.
         case privateQueue
+
+        /// Core Data's name for `.mainQueue`.
+        public static let mainQueueConcurrencyType = ConcurrencyType.mainQueue
+        /// Core Data's name for `.privateQueue`.
+        public static let privateQueueConcurrencyType = ConcurrencyType.privateQueue
     }
 
     /// The context's queue type.
     public let concurrencyType: ConcurrencyType
-    /// The coordinator the context reads from and saves to (for a child context, its root's).
-    public let coordinator: PersistentStoreCoordinator
-    /// The parent of a child context: the child reads through it and saves into it, not into the store.
-    public let parent: ManagedObjectContext?
+    /// The coordinator the context reads from and saves to (for a child context, its root's). A context made with
+    /// `init(concurrencyType:)` has a placeholder without a store until `persistentStoreCoordinator` or `parent` is set.
+    public private(set) var coordinator: PersistentStoreCoordinator
+    /// The parent of a child context: the child reads through it and saves into it, not into the store. Settable
+    /// before the context is used, as in Core Data (`child.parent = viewContext`).
+    public var parent: ManagedObjectContext? {
+        get { parentContext }
+        set {
+            guard let newValue else {
+                preconditionFailure("a context's parent cannot be unset: make a new context on a coordinator instead")
+            }
+            attach(coordinator: newValue.coordinator, parent: newValue)
+        }
+    }
+    private var parentContext: ManagedObjectContext?
+
+    /// The coordinator of a root context (Core Data's `persistentStoreCoordinator`): nil until set when the context
+    /// was made with `init(concurrencyType:)`; for a child context, its root's. Set it before the context is used.
+    public var persistentStoreCoordinator: PersistentStoreCoordinator? {
+        get { coordinator === Self.placeholderCoordinator ? nil : coordinator }
+        set {
+            guard let newValue else {
+                preconditionFailure("a context's coordinator cannot be unset: make a new context instead")
+            }
+            attach(coordinator: newValue, parent: nil)
+        }
+    }
+
+    /// The coordinator of a context made without one: no store, so its fetches and saves fail with
+    /// `StoreError.noStore`.
+    private static let placeholderCoordinator = PersistentStoreCoordinator(managedObjectModel: ManagedObjectModel(), probes: .disabled)
+
+    /// Connects a context made with `init(concurrencyType:)`, before use (Core Data raises an exception for a
+    /// context in use; so does this, as a precondition).
+    private func attach(coordinator: PersistentStoreCoordinator, parent: ManagedObjectContext?) {
+        precondition(registry.isEmpty && insertionOrder.isEmpty && temporaryObjects.isEmpty,
+                     "a context's coordinator or parent is set before the context holds objects")
+        self.coordinator = coordinator
+        self.parentContext = parent
+        parent?.hasChildren.store(true, ordering: .relaxed)
+        predicateShape = PredicateShape(recordsConstants: coordinator.probes.recordsFetchesByShape)
+        checksQueue = coordinator.probes.configuration.concurrencyDebug || ProbeConfiguration.environment.concurrencyDebug
+        if checksQueue { objectFlags.insert(.checksQueue) } else { objectFlags.remove(.checksQueue) }
+    }
     /// The model (the coordinator's).
     public var model: ManagedObjectModel { coordinator.managedObjectModel }
 
@@ -83,7 +128,7 @@ public final class ManagedObjectContext: @unchecked Sendable {
     /// with the last one costs far less than hashing it. Used on the context's queue only.
     @exclusivity(unchecked) var lastFetchedEntity: EntityDescription?
     /// Storage for scanning each fetch's predicate, kept between fetches. Used on the context's queue only.
-    let predicateShape: PredicateShape
+    private(set) var predicateShape: PredicateShape
     var updatedSet: [ObjectIdentifier: ManagedObject] = [:]
     var deletedSet: [ObjectIdentifier: ManagedObject] = [:]
 
@@ -118,7 +163,7 @@ public final class ManagedObjectContext: @unchecked Sendable {
 
     /// True when every use of the context and its objects checks that it happens on the context's queue
     /// (concurrency debugging; from the coordinator's probe configuration or the environment).
-    public let checksQueue: Bool
+    public private(set) var checksQueue: Bool
     /// Flags every object of the context carries: `.checksQueue` when the context checks queues, `.tracked` once
     /// changes are observed or undoable.
     @exclusivity(unchecked) private(set) var objectFlags: ManagedObject.Flags = []
@@ -138,6 +183,12 @@ public final class ManagedObjectContext: @unchecked Sendable {
 
     private static let temporaryKeys = Atomic<Int64>(0)
 
+    /// Creates a context of `type` without a coordinator (Core Data's `init(concurrencyType:)`): set
+    /// `persistentStoreCoordinator` or `parent` before using it.
+    public convenience init(concurrencyType type: ConcurrencyType) {
+        self.init(type, coordinator: Self.placeholderCoordinator, parent: nil)
+    }
+
     /// Creates a context of `type` on `coordinator`.
     public convenience init(_ type: ConcurrencyType, coordinator: PersistentStoreCoordinator) {
         self.init(type, coordinator: coordinator, parent: nil)
@@ -153,7 +204,7 @@ public final class ManagedObjectContext: @unchecked Sendable {
     private init(_ type: ConcurrencyType, coordinator: PersistentStoreCoordinator, parent: ManagedObjectContext?) {
         self.concurrencyType = type
         self.coordinator = coordinator
-        self.parent = parent
+        self.parentContext = parent
         predicateShape = PredicateShape(recordsConstants: coordinator.probes.recordsFetchesByShape)
         switch type {
         case .mainQueue: queue = DispatchQueue.main
@@ -333,20 +384,25 @@ public final class ManagedObjectContext: @unchecked Sendable {
 
     // MARK: Inserting and deleting
 
-    /// Registers a new object (called by `ManagedObject.init(entity:insertInto:)`).
-    func insert(_ object: ManagedObject) {
+    /// Inserts a new object (Core Data's `insert(_:)`; `ManagedObject.init(entity:insertInto:)` calls it): one made
+    /// with no context joins this one with the values set on it since. An object already in a context, or saved, is
+    /// left as it is.
+    public func insert(_ object: ManagedObject) {
         if checksQueue { checkQueue(touching: nil) }
         guard object.managedObjectContext == nil, object.key == 0 else { return }
         let key = Self.temporaryKeys.wrappingAdd(1, ordering: .relaxed).newValue
         object.managedObjectContext = self
         object.key = -key
-        object.values = object.entity.insertTemplate.withUnsafeBufferPointer { template in
-            insertWriter.row(width: template.count) { slots in
-                for i in 0..<template.count { (slots + i).initialize(to: template[i]) }
+        // An object made outside a context brings the values set on it since.
+        if object.values.isEmpty {
+            object.values = object.entity.insertTemplate.withUnsafeBufferPointer { template in
+                insertWriter.row(width: template.count) { slots in
+                    for i in 0..<template.count { (slots + i).initialize(to: template[i]) }
+                }
             }
+            // The row is this object's alone until it is saved or handed out.
+            if !object.values.isEmpty { object.flags.insert(.ownsValueRow) }
         }
-        // The row is this object's alone until it is saved or handed out.
-        if !object.values.isEmpty { object.flags.insert(.ownsValueRow) }
         for (slot, value) in object.entity.transientDefaults { object.transientObjects[slot] = value }
         registerInsertion(object)
         object.awakeFromInsert()

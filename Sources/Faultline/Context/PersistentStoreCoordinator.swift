@@ -85,7 +85,7 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
             guard store == nil else { throw StoreError.invalidConfiguration("the coordinator already has a store; Faultline's coordinator holds one") }
             store = opened
             statementProbe = opened.connection.probe
-            persistentStoreObject = PersistentStore(type: type.rawValue, url: inMemory ? nil : url, identifier: opened.identifier,
+            persistentStoreObject = PersistentStore(type: type, url: inMemory ? nil : url, identifier: opened.identifier,
                                                     options: options, coordinator: self)
         }
         installed(opened, readerConnections: readerConnections, options: options)
@@ -96,6 +96,8 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
     /// stays off.
     func installed(_ opened: SQLiteStore?, readerConnections: Int, options: PersistentStoreOptions) {
         identity.withLock { $0 = opened.map(StoreIdentity.init) }
+        RemoteChangeObservers.observe(opened.flatMap { options.contains(.postsRemoteChangeNotifications) ? RemoteChangeObservers.key(path: $0.filePath, coordinator: self) : nil },
+                                      by: self)
         let pooled = opened.flatMap { opened in
             readerConnections > 0 && !probes.isEnabled && !opened.isInMemory && !options.contains(.readOnly) && opened.isWriteAheadLogged ? opened : nil
         }
@@ -638,6 +640,7 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
                 rowCache.remove(ObjectKey(table: Int32(object.entity.root.entityNumber), key: object.key))
             }
         }
+        noteStoreChanged()
     }
 
     /// Drops the snapshots of rows whose derived attributes the store's triggers recomputed in the last write (their

@@ -209,6 +209,26 @@ extension URL: AttributeValueConvertible {
     public func encode() -> StoredValue { StoredValue(.text(absoluteString)) }
 }
 
+/// `NSNumber`, for Core Data's optional scalars (`@NSManaged var count: NSNumber?`, what Xcode generates when "Use
+/// Scalar Type" is off): `Attribute<NSNumber?>("count")`. A floating-point number is stored as one, any other as an
+/// integer (a Boolean as 0 or 1), as the attribute's column expects.
+extension NSNumber: AttributeValueConvertible {
+    public static func decode(_ value: StoredValue) -> Self {
+        let number: NSNumber
+        switch value.slot {
+        case .integer(let n): number = NSNumber(value: n)
+        case .real(let d): number = NSNumber(value: d)
+        default: number = NSNumber(value: 0)
+        }
+        // NSNumber is not subclassed for attributes; the cast is to the class itself.
+        return number as! Self
+    }
+    public func encode() -> StoredValue {
+        let type = String(cString: objCType)
+        return StoredValue(type == "d" || type == "f" ? .real(doubleValue) : .integer(int64Value))
+    }
+}
+
 extension Decimal: AttributeValueConvertible {
     public static func decode(_ value: StoredValue) -> Decimal {
         (ValueCoding.value(of: value.slot, type: .decimal, transformer: nil) as? Decimal) ?? 0

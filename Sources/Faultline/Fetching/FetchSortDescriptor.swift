@@ -26,6 +26,12 @@ public struct FetchSortDescriptor: Hashable, Sendable, CustomStringConvertible {
         self.comparison = comparison
     }
 
+    /// A sort on `key` (Core Data's `NSSortDescriptor(key:ascending:)`, which swift-corelibs-foundation does not
+    /// offer: key-value coding needs the Objective-C runtime).
+    public init(key: String, ascending: Bool = true) {
+        self.init(keyPath: key, ascending: ascending)
+    }
+
     /// Parses `key`, `key:desc`, `key:asc`, with an optional `:ci` (case-insensitive) or `:localized` suffix.
     public init(parsing text: String) throws {
         let parts = text.split(separator: ":").map { String($0) }

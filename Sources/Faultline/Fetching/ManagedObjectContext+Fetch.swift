@@ -230,7 +230,7 @@ extension ManagedObjectContext {
         for object in pending {
             let matches: Bool
             do {
-                matches = try request.predicate.map { try $0.evaluate(with: object) } ?? true
+                matches = try request.predicate.map { try $0.matches(object) } ?? true
             } catch let error as ObjectPredicateError {
                 throw FetchError.predicate(error)
             }

@@ -1,10 +1,27 @@
 import Foundation
 
 extension ObjectPredicate {
+    /// Core Data's `evaluate(with:)`: whether `object` (a managed object) matches. A predicate that cannot be
+    /// evaluated on it (an unknown key, a custom selector) traps, as `NSPredicate` raises an exception; `matches(_:)`
+    /// throws instead. Any other value does not match.
+    public func evaluate(with object: Any?) -> Bool {
+        evaluate(with: object, substitutionVariables: [:])
+    }
+
+    /// Core Data's `evaluate(with:substitutionVariables:)`.
+    public func evaluate(with object: Any?, substitutionVariables variables: [String: Any]) -> Bool {
+        guard let object = object as? ManagedObject else { return false }
+        do {
+            return try matches(object, variables: variables)
+        } catch {
+            preconditionFailure("\(self) cannot be evaluated on \(object.entity.name): \(error)")
+        }
+    }
+
     /// Evaluates the predicate against an object in memory, with the same semantics as the SQL the store runs
     /// (byte-wise string comparison unless `[c]`/`[d]`, the nil rule of docs/predicates.md, implicit ANY over
     /// to-many key paths). Throws for forms that cannot be evaluated (custom selectors, unknown keys).
-    public func evaluate(with object: ManagedObject, variables: [String: Any?] = [:]) throws -> Bool {
+    public func matches(_ object: ManagedObject, variables: [String: Any?] = [:]) throws -> Bool {
         var bindings: [String: PredicateEvaluator.Value] = [:]
         for (name, value) in variables {
             if let object = value as? ManagedObject { bindings[name] = .object(object) } else { bindings[name] = .scalar(PredicateValue(value) ?? .null) }

@@ -3,15 +3,31 @@ import Foundation
 extension ObjectPredicate {
     /// Parses an NSPredicate format string, substituting format arguments (`%@ %K %d %i %ld %lu %lld %f %lf %la
     /// %a %s`). A wrong argument for its specifier, a missing or extra argument, or bad syntax throws a
-    /// `ObjectPredicateError` with the character position.
-    public init(format: String, _ arguments: Any?...) throws {
-        try self.init(format: format, argumentArray: arguments)
+    /// `ObjectPredicateError` with the character position. For formats that come from input.
+    public init(parsing format: String, _ arguments: Any?...) throws {
+        try self.init(parsing: format, argumentArray: arguments)
     }
 
-    /// Parses a format string with an array of arguments.
-    public init(format: String, argumentArray: [Any?]) throws {
+    /// Parses a format string with an array of arguments (throwing, as `init(parsing:_:)`).
+    public init(parsing format: String, argumentArray: [Any?]) throws {
         var parser = PredicateParser(format: format, arguments: .bound(argumentArray))
         self = try parser.parseWhole()
+    }
+
+    /// Core Data's `NSPredicate(format:_:)`: a format written in the program. A format that does not parse traps
+    /// with the error and its position, as `NSPredicate` raises an exception; use `init(parsing:_:)` for formats
+    /// from input.
+    public init(format: String, _ arguments: Any?...) {
+        self.init(format: format, argumentArray: arguments)
+    }
+
+    /// Core Data's `NSPredicate(format:argumentArray:)` (traps on a bad format, as `init(format:_:)`).
+    public init(format: String, argumentArray: [Any?]) {
+        do {
+            try self.init(parsing: format, argumentArray: argumentArray)
+        } catch {
+            preconditionFailure("NSPredicate format \"\(format)\": \(error)")
+        }
     }
 
     /// Parses a format string without arguments: format specifiers stay in the predicate as placeholders (a

@@ -80,18 +80,7 @@ extension SQLiteStore {
     func writeHistory(_ changes: SaveChanges) throws {
         let count = changes.inserted.count + changes.updated.count + changes.deleted.count
         guard count > 0 else { return }
-        let strings = try [changes.author, Bundle.main.bundleIdentifier, changes.contextName, ProcessInfo.processInfo.processName].map(internedString)
-        let transaction = try historyKeys(Self.transactionEntity, count: 1)
-        let insert = try statement("""
-            INSERT INTO ATRANSACTION (Z_PK, Z_ENT, Z_OPT, ZAUTHORTS, ZBUNDLEIDTS, ZCONTEXTNAMETS, ZPROCESSIDTS, ZTIMESTAMP) VALUES (?, ?, 1, ?, ?, ?, ?, ?)
-            """)
-        insert.bind(transaction, at: 1)
-        insert.bind(Self.transactionEntity, at: 2)
-        for (i, key) in strings.enumerated() {
-            if let key { insert.bind(key, at: Int32(3 + i)) } else { insert.bindNull(at: Int32(3 + i)) }
-        }
-        insert.bind(Date().timeIntervalSinceReferenceDate, at: 7)
-        try wrap { try insert.execute() }
+        let transaction = try insertHistoryTransaction(author: changes.author, contextName: changes.contextName)
         var key = try historyKeys(Self.changeEntity, count: count)
         let change = try statement("INSERT INTO ACHANGE (Z_PK, Z_ENT, Z_OPT, ZCHANGETYPE, ZENTITY, ZENTITYPK, ZTRANSACTIONID, ZCOLUMNS) VALUES (?, ?, 1, ?, ?, ?, ?, ?)")
         func record(_ object: ManagedObject, type: Int64, objectKey: Int64, mask: Data?) throws {
@@ -119,6 +108,58 @@ extension SQLiteStore {
             try record(object, type: 1, objectKey: object.key, mask: Data(bytes))
         }
         for object in changes.deleted { try record(object, type: 2, objectKey: object.key, mask: nil) }
+    }
+
+    /// Writes a transaction row (who, where, when) and returns its key.
+    private func insertHistoryTransaction(author: String?, contextName: String?) throws -> Int64 {
+        let strings = try [author, Bundle.main.bundleIdentifier, contextName, ProcessInfo.processInfo.processName].map(internedString)
+        let transaction = try historyKeys(Self.transactionEntity, count: 1)
+        let insert = try statement("""
+            INSERT INTO ATRANSACTION (Z_PK, Z_ENT, Z_OPT, ZAUTHORTS, ZBUNDLEIDTS, ZCONTEXTNAMETS, ZPROCESSIDTS, ZTIMESTAMP) VALUES (?, ?, 1, ?, ?, ?, ?, ?)
+            """)
+        insert.bind(transaction, at: 1)
+        insert.bind(Self.transactionEntity, at: 2)
+        for (i, key) in strings.enumerated() {
+            if let key { insert.bind(key, at: Int32(3 + i)) } else { insert.bindNull(at: Int32(3 + i)) }
+        }
+        insert.bind(Date().timeIntervalSinceReferenceDate, at: 7)
+        try wrap { try insert.execute() }
+        return transaction
+    }
+
+    /// Records a batch request's rows as one transaction, as Core Data records batch inserts, updates and deletes:
+    /// `type` 0 insert, 1 update (of the properties named `updated`), 2 delete. Runs inside the batch's transaction.
+    func writeBatchHistory(author: String?, contextName: String?, rows: [(EntityDescription, Int64)], type: Int64, updated: [String] = []) throws {
+        guard tracksHistory, !rows.isEmpty else { return }
+        let transaction = try insertHistoryTransaction(author: author, contextName: contextName)
+        var key = try historyKeys(Self.changeEntity, count: rows.count)
+        let change = try statement("INSERT INTO ACHANGE (Z_PK, Z_ENT, Z_OPT, ZCHANGETYPE, ZENTITY, ZENTITYPK, ZTRANSACTIONID, ZCOLUMNS) VALUES (?, ?, 1, ?, ?, ?, ?, ?)")
+        var masks: [ObjectIdentifier: Data] = [:]
+        for (entity, objectKey) in rows {
+            change.bind(key, at: 1)
+            change.bind(Self.changeEntity, at: 2)
+            change.bind(type, at: 3)
+            change.bind(Int64(entity.entityNumber), at: 4)
+            change.bind(objectKey, at: 5)
+            change.bind(transaction, at: 6)
+            if type == 1 {
+                let mask = masks[ObjectIdentifier(entity)] ?? {
+                    let layout = Self.columnBits(of: entity)
+                    var bytes = [UInt8](repeating: 0, count: layout.bytes)
+                    for name in updated {
+                        guard let property = entity.property(named: name), property.index < layout.bits.count else { continue }
+                        for bit in layout.bits[property.index] { bytes[bit / 8] |= 0x80 >> UInt8(bit % 8) }
+                    }
+                    return Data(bytes)
+                }()
+                masks[ObjectIdentifier(entity)] = mask
+                change.bind(mask, at: 7)
+            } else {
+                change.bindNull(at: 7)
+            }
+            try wrap { try change.execute() }
+            key += 1
+        }
     }
 
     /// The bits of each of `entity`'s properties (by property index) in Core Data's column mask

@@ -141,6 +141,7 @@ public final class EntityDescription: @unchecked Sendable, CustomStringConvertib
     public func register(_ type: ManagedObject.Type) {
         managedClass = type
         hasCustomClass = ObjectIdentifier(type) != ObjectIdentifier(ManagedObject.self)
+        if hasCustomClass { ClassEntities.note(self, for: type) }
     }
 
     /// True when objects of this entity are of a subclass, whose lifecycle hooks must be called.

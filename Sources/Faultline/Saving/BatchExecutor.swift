@@ -7,9 +7,12 @@ extension PersistentStoreCoordinator {
     /// Sets `assignments` (column, value) on the rows `filter` selects; returns how many, and which when `keys`
     /// (without them, one UPDATE with the selection as a subquery, and the table's cached rows are all dropped).
     func batchUpdate(entity: EntityDescription, includesSubentities: Bool, filter: FetchFilter?,
-                     assignments: [(column: String, value: Slot)], keys wantsKeys: Bool) throws -> (count: Int, rows: [(EntityDescription, Int64)]) {
+                     assignments: [(column: String, value: Slot)], keys: Bool, updating names: [String] = [],
+                     history: HistoryAttribution = HistoryAttribution()) throws -> (count: Int, rows: [(EntityDescription, Int64)]) {
         try withLock {
             let store = try requireStore()
+            // History records each row: its keys are needed then.
+            let wantsKeys = keys || store.tracksHistory
             // Rows Core Data's derived-attribute triggers recomputed leave the row cache, whatever the outcome.
             defer { dropRowsDerivedValuesChanged(store) }
             store.purpose(.batch)
@@ -40,6 +43,7 @@ extension PersistentStoreCoordinator {
                 for (_, value) in assignments { statement.bind(value, at: index); index += 1 }
                 for value in KeyList.bindings(rows.map(\.1)) { statement.bind(value, at: index); index += 1 }
                 try run(statement, store)
+                try store.writeBatchHistory(author: history.author, contextName: history.contextName, rows: rows, type: 1, updated: names)
                 return rows
             }
             forget(rows, root: entity.root)
@@ -48,7 +52,8 @@ extension PersistentStoreCoordinator {
     }
 
     /// Deletes the rows `filter` selects, applying delete rules in SQL; returns every row deleted (cascades included).
-    func batchDelete(entity: EntityDescription, includesSubentities: Bool, filter: FetchFilter?) throws -> [(EntityDescription, Int64)] {
+    func batchDelete(entity: EntityDescription, includesSubentities: Bool, filter: FetchFilter?,
+                     history: HistoryAttribution = HistoryAttribution()) throws -> [(EntityDescription, Int64)] {
         try withLock {
             let store = try requireStore()
             // Rows Core Data's derived-attribute triggers recomputed leave the row cache, whatever the outcome.
@@ -95,6 +100,7 @@ extension PersistentStoreCoordinator {
                     }
                     try run(store, "DELETE FROM \(rowEntity.table.name) WHERE \(KeyList.condition("Z_PK", count: keys.count))", KeyList.bindings(keys))
                 }
+                try store.writeBatchHistory(author: history.author, contextName: history.contextName, rows: deleted, type: 2)
                 return deleted
             }
             for (rowEntity, keys) in Self.grouped(deleted) { forget(keys.map { (rowEntity, $0) }, root: rowEntity.root) }
@@ -104,7 +110,7 @@ extension PersistentStoreCoordinator {
 
     /// Inserts rows of stored attribute values (already converted, in `columns` order); returns their keys.
     func batchInsert(entity: EntityDescription, columns: [String], rows: [[Slot]],
-                     uniquenessColumns: [[String]]) throws -> [Int64] {
+                     uniquenessColumns: [[String]], history: HistoryAttribution = HistoryAttribution()) throws -> [Int64] {
         try withLock {
             let store = try requireStore()
             // Rows Core Data's derived-attribute triggers recomputed leave the row cache, whatever the outcome.
@@ -150,6 +156,7 @@ extension PersistentStoreCoordinator {
                             throw BatchRequestError.uniquenessViolation(entity: entity.name, columns: constraint)
                         }
                     }
+                    try store.writeBatchHistory(author: history.author, contextName: history.contextName, rows: keys.map { (entity, $0) }, type: 0)
                 }
             } catch {
                 for file in written { try? FileManager.default.removeItem(at: file) }
@@ -242,4 +249,10 @@ extension PersistentStoreCoordinator {
         }
         return order.map { groups[$0]! }
     }
+}
+
+/// Who a batch request's history transaction names (the context's `transactionAuthor` and `name`).
+struct HistoryAttribution {
+    var author: String?
+    var contextName: String?
 }

@@ -111,12 +111,24 @@ public final class BatchUpdateRequest: PersistentStoreRequest {
 /// result), Nullify clears the foreign keys pointing at deleted rows, join-table rows go; No Action leaves
 /// destinations pointing at nothing, as it does in a save.
 public final class BatchDeleteRequest: PersistentStoreRequest {
-    /// The entity whose rows the request changes.
-    public var entityName: String
-    /// The rows it changes (nil: every row of the entity).
-    public var predicate: ObjectPredicate?
-    /// Whether rows of sub-entities are changed too.
-    public var includesSubentities = true
+    /// Core Data's `fetchRequest`: the entity and predicate whose rows go (its sorting and limits do not apply to a
+    /// batch delete; Core Data ignores them too). Changing it changes the request.
+    public let fetchRequest: FetchRequest<FetchRequestResult>
+    /// The entity whose rows the request changes (the fetch request's).
+    public var entityName: String {
+        get { fetchRequest.entityName }
+        set { fetchRequest.spec.entityName = newValue }
+    }
+    /// The rows it changes (nil: every row of the entity; the fetch request's).
+    public var predicate: ObjectPredicate? {
+        get { fetchRequest.predicate }
+        set { fetchRequest.predicate = newValue }
+    }
+    /// Whether rows of sub-entities are changed too (the fetch request's).
+    public var includesSubentities: Bool {
+        get { fetchRequest.includesSubentities }
+        set { fetchRequest.includesSubentities = newValue }
+    }
     /// What the result holds.
     public var resultType: BatchResultType = .statusOnly
     /// Only these objects, when made with `init(objectIDs:)`.
@@ -124,21 +136,19 @@ public final class BatchDeleteRequest: PersistentStoreRequest {
 
     /// A request on `entityName`'s rows that `predicate` selects.
     public init(entityName: String, predicate: ObjectPredicate? = nil) {
-        self.entityName = entityName
-        self.predicate = predicate
+        fetchRequest = FetchRequest<FetchRequestResult>(entityName: entityName, predicate: predicate)
     }
 
-    /// Core Data's `init(fetchRequest:)`: the rows the request's entity and predicate select (its other settings —
-    /// sorting, limits — do not apply to a batch delete; Core Data ignores them too).
-    public convenience init<T>(fetchRequest: FetchRequest<T>) {
-        self.init(entityName: fetchRequest.entityName, predicate: fetchRequest.predicate)
-        includesSubentities = fetchRequest.includesSubentities
+    /// Core Data's `init(fetchRequest:)`: the rows the request's entity and predicate select (a copy of it, made
+    /// now).
+    public init<T>(fetchRequest: FetchRequest<T>) {
+        self.fetchRequest = FetchRequest<FetchRequestResult>(spec: fetchRequest.spec)
     }
 
     /// Core Data's `init(objectIDs:)`: these objects' rows (of one entity hierarchy; another's are refused when the
     /// request runs).
     public init(objectIDs: [ManagedObjectID]) {
-        self.entityName = objectIDs.first?.entity.root.name ?? ""
+        fetchRequest = FetchRequest<FetchRequestResult>(entityName: objectIDs.first?.entity.root.name ?? "")
         self.objectIDs = objectIDs
     }
 }
@@ -156,6 +166,9 @@ public final class BatchInsertRequest: PersistentStoreRequest {
     /// Core Data's `dictionaryHandler`: called for each row with an empty dictionary to fill; returning true ends the
     /// rows (that call's dictionary is not inserted), as in Core Data.
     public var dictionaryHandler: ((NSMutableDictionary) -> Bool)?
+    /// Core Data's `managedObjectHandler`: called for each row with a new object of the entity (in no context) to
+    /// fill; returning true ends the rows (that call's object is not inserted). Its attributes become the row.
+    public var managedObjectHandler: ((ManagedObject) -> Bool)?
 
     /// The most rows a handler may give one request (a handler that never returns true is an error, not a hang or
     /// a process out of memory: the rows wait in memory for the one transaction).
@@ -181,6 +194,18 @@ public final class BatchInsertRequest: PersistentStoreRequest {
         self.dictionaryHandler = handler
     }
 
+    /// Core Data's `init(entityName:managedObjectHandler:)`: the rows come from objects `handler` fills, one call a row.
+    public init(entityName: String, managedObjectHandler handler: @escaping (ManagedObject) -> Bool) {
+        self.entityName = entityName
+        self.objects = []
+        self.managedObjectHandler = handler
+    }
+
+    /// Core Data's `init(entity:managedObjectHandler:)`.
+    public convenience init(entity: EntityDescription, managedObjectHandler handler: @escaping (ManagedObject) -> Bool) {
+        self.init(entityName: entity.name, managedObjectHandler: handler)
+    }
+
     /// Core Data's `init(entity:dictionaryHandler:)`.
     public convenience init(entity: EntityDescription, dictionaryHandler handler: @escaping (NSMutableDictionary) -> Bool) {
         self.init(entityName: entity.name, dictionaryHandler: handler)
@@ -197,7 +222,7 @@ public enum BatchRequestError: Error, CustomStringConvertible, Sendable {
     case invalidValue(entity: String, key: String, problem: String)
     /// Batch insert, row `index`: a required attribute has no value and no default.
     case missingValue(entity: String, key: String, row: Int)
-    /// A `dictionaryHandler` gave more rows than `BatchInsertRequest.maximumHandlerRows` without returning true.
+    /// A `dictionaryHandler` or `managedObjectHandler` gave more rows than `BatchInsertRequest.maximumHandlerRows` without returning true.
     case tooManyRows(entity: String, limit: Int)
     /// `init(objectIDs:)` was given objects of two entity hierarchies.
     case mixedEntities(String, String)

@@ -22,11 +22,13 @@ extension ManagedObjectContext {
         let rows = try tracedBatch("update", entity: entity, callSite: callSite(file, line), rowCount: { count }) {
             let outcome = try storeErrors {
                 try coordinator.batchUpdate(entity: entity, includesSubentities: request.includesSubentities, filter: filter,
-                                            assignments: assignments, keys: request.resultType == .objectIDs)
+                                            assignments: assignments, keys: request.resultType == .objectIDs,
+                                            updating: request.propertiesToUpdate.keys.sorted(), history: historyAttribution)
             }
             count = outcome.count
             return outcome.rows
         }
+        coordinator.noteStoreChanged()
         return result(rows, request.resultType, count: count)
     }
 
@@ -44,8 +46,9 @@ extension ManagedObjectContext {
         let entity = try batchEntity(request.entityName)
         let filter = try batchFilter(predicate, entity: entity)
         let rows = try tracedBatch("delete", entity: entity, callSite: callSite(file, line)) {
-            try storeErrors { try coordinator.batchDelete(entity: entity, includesSubentities: request.includesSubentities, filter: filter) }
+            try storeErrors { try coordinator.batchDelete(entity: entity, includesSubentities: request.includesSubentities, filter: filter, history: historyAttribution) }
         }
+        coordinator.noteStoreChanged()
         return result(rows, request.resultType)
     }
 
@@ -82,16 +85,32 @@ extension ManagedObjectContext {
                 try append(values)
             }
         }
+        if let handler = request.managedObjectHandler {
+            while true {
+                let object = entity.managedClass.init(entity: entity, insertInto: nil)
+                if handler(object) { break }
+                guard rows.count < request.handlerRowLimit else {
+                    throw BatchRequestError.tooManyRows(entity: entity.name, limit: request.handlerRowLimit)
+                }
+                var values: [String: Any] = [:]
+                for attribute in attributes { values[attribute.name] = try object.value(forKey: attribute.name) }
+                try append(values)
+            }
+        }
         let columns = attributes.map { $0.columnName! }
         let constraints = entity.uniquenessConstraints.compactMap { names -> [String]? in
             let columns = names.compactMap { entity.property(named: $0)?.columnName }
             return columns.count == names.count ? columns : nil
         }
         let keys = try tracedBatch("insert", entity: entity, callSite: callSite(file, line)) {
-            try storeErrors { try coordinator.batchInsert(entity: entity, columns: columns, rows: rows, uniquenessColumns: constraints).map { (entity, $0) } }
+            try storeErrors { try coordinator.batchInsert(entity: entity, columns: columns, rows: rows, uniquenessColumns: constraints, history: historyAttribution).map { (entity, $0) } }
         }
+        coordinator.noteStoreChanged()
         return result(keys, request.resultType)
     }
+
+    /// The author and context name a batch request's history transaction records.
+    private var historyAttribution: HistoryAttribution { HistoryAttribution(author: transactionAuthor, contextName: name) }
 
     private func batchEntity(_ name: String) throws -> EntityDescription {
         guard let entity = model.entity(named: name) else { throw BatchRequestError.unknownEntity(name) }

@@ -52,3 +52,14 @@ open class MergePolicy: @unchecked Sendable {
         try context.resolveConstraintConflicts(conflicts, as: type)
     }
 }
+
+/// Core Data's `NSErrorMergePolicy` constant (`context.mergePolicy = ErrorMergePolicy`): `MergePolicy.error`.
+public let ErrorMergePolicy = MergePolicy.error
+/// Core Data's `NSRollbackMergePolicy` constant: `MergePolicy.rollback`.
+public let RollbackMergePolicy = MergePolicy.rollback
+/// Core Data's `NSOverwriteMergePolicy` constant: `MergePolicy.overwrite`.
+public let OverwriteMergePolicy = MergePolicy.overwrite
+/// Core Data's `NSMergeByPropertyStoreTrumpMergePolicy` constant: `MergePolicy.mergeByPropertyStoreTrump`.
+public let MergeByPropertyStoreTrumpMergePolicy = MergePolicy.mergeByPropertyStoreTrump
+/// Core Data's `NSMergeByPropertyObjectTrumpMergePolicy` constant: `MergePolicy.mergeByPropertyObjectTrump`.
+public let MergeByPropertyObjectTrumpMergePolicy = MergePolicy.mergeByPropertyObjectTrump

@@ -1,9 +1,10 @@
 import Foundation
 
-/// Core Data's `NSSQLiteStoreType`.
-public let SQLiteStoreType = PersistentStoreType.sqlite.rawValue
+/// Core Data's `NSSQLiteStoreType` (a `PersistentStoreType`, where Core Data's is a string: every use of the constant
+/// compiles — `description.type = SQLiteStoreType`, `addPersistentStore(ofType: SQLiteStoreType, …)`).
+public let SQLiteStoreType = PersistentStoreType.sqlite
 /// Core Data's `NSInMemoryStoreType`.
-public let InMemoryStoreType = PersistentStoreType.inMemory.rawValue
+public let InMemoryStoreType = PersistentStoreType.inMemory
 
 /// Core Data's option keys (`NSMigratePersistentStoresAutomaticallyOption`, …) with Core Data's string values.
 public let MigratePersistentStoresAutomaticallyOption = "NSMigratePersistentStoresAutomaticallyOption"
@@ -20,25 +21,37 @@ public let SQLitePragmasOption = "NSSQLitePragmasOption"
 /// coordinator holds one; `persistentStores` lists it.
 public final class PersistentStore: @unchecked Sendable, CustomStringConvertible {
     /// `SQLiteStoreType` or `InMemoryStoreType`.
-    public let type: String
+    public let type: PersistentStoreType
     /// The store's file (nil in memory).
     public let url: URL?
     /// The store's UUID (`NSStoreUUID`).
     public let identifier: String
     /// Core Data's default configuration: Faultline's stores hold every entity.
     public let configurationName = "PF_DEFAULT_CONFIGURATION_NAME"
-    /// The options it was added with.
-    public let options: PersistentStoreOptions
+    /// The options it was added with, as Core Data's dictionary (`options`) would hold them.
+    public let storeOptions: PersistentStoreOptions
+    /// Core Data's `options`: the options it was added with, under Core Data's keys (pass it to
+    /// `addPersistentStore(ofType:configurationName:at:options:)` to add the store again the same way).
+    public var options: [AnyHashable: Any]? {
+        var dictionary: [AnyHashable: Any] = [:]
+        let keys: [(PersistentStoreOptions, String)] = [
+            (.readOnly, ReadOnlyPersistentStoreOption), (.migratesAutomatically, MigratePersistentStoresAutomaticallyOption),
+            (.infersMappingAutomatically, InferMappingModelAutomaticallyOption), (.persistentHistoryTracking, PersistentHistoryTrackingKey),
+            (.postsRemoteChangeNotifications, PersistentStoreRemoteChangeNotificationPostOptionKey),
+        ]
+        for (option, key) in keys where storeOptions.contains(option) { dictionary[key] = true }
+        return dictionary
+    }
     /// True when it was added read only.
-    public var isReadOnly: Bool { options.contains(.readOnly) }
+    public var isReadOnly: Bool { storeOptions.contains(.readOnly) }
     /// The coordinator that added it.
     public private(set) weak var persistentStoreCoordinator: PersistentStoreCoordinator?
 
-    init(type: String, url: URL?, identifier: String, options: PersistentStoreOptions, coordinator: PersistentStoreCoordinator) {
+    init(type: PersistentStoreType, url: URL?, identifier: String, options: PersistentStoreOptions, coordinator: PersistentStoreCoordinator) {
         self.type = type
         self.url = url
         self.identifier = identifier
-        self.options = options
+        self.storeOptions = options
         self.persistentStoreCoordinator = coordinator
     }
 
@@ -64,6 +77,7 @@ extension PersistentStoreOptions {
             case InferMappingModelAutomaticallyOption: if try flag() { options.insert(.infersMappingAutomatically) }
             case PersistentHistoryTrackingKey: if try flag() { options.insert(.persistentHistoryTracking) }
             case ReadOnlyPersistentStoreOption: if try flag() { options.insert(.readOnly) }
+            case PersistentStoreRemoteChangeNotificationPostOptionKey: if try flag() { options.insert(.postsRemoteChangeNotifications) }
             case SQLitePragmasOption:
                 guard let given = value as? [String: Any] ?? (value as? NSDictionary as? [String: Any]) else {
                     throw StoreError.invalidConfiguration("the option \(name) must be a dictionary of pragma names to values")
@@ -91,14 +105,14 @@ extension PersistentStoreCoordinator {
     /// `InMemoryStoreType`, Core Data's option keys; the store it added. Configurations other than the default are
     /// refused (one store per coordinator holds every entity).
     @discardableResult
-    public func addPersistentStore(ofType storeType: String, configurationName: String? = nil, at url: URL?,
+    public func addPersistentStore(ofType storeType: PersistentStoreType, configurationName: String? = nil, at url: URL?,
                                    options: [AnyHashable: Any]? = nil) throws -> PersistentStore {
         if let configurationName, configurationName != "PF_DEFAULT_CONFIGURATION_NAME" {
             throw StoreError.invalidConfiguration("the configuration '\(configurationName)': Faultline's coordinator holds one store with every entity")
         }
         let (parsed, pragmas) = try PersistentStoreOptions.parsing(options)
         // Core Data's `/dev/null` habit: an SQLite store in memory.
-        let type: PersistentStoreType = storeType == InMemoryStoreType || url?.path == "/dev/null" ? .inMemory : PersistentStoreType(rawValue: storeType)
+        let type: PersistentStoreType = storeType == InMemoryStoreType || url?.path == "/dev/null" ? .inMemory : storeType
         try addPersistentStore(type: type, at: type == .inMemory ? nil : url, options: parsed, pragmas: pragmas)
         return persistentStores[0]
     }
@@ -112,7 +126,7 @@ extension PersistentStoreCoordinator {
     }
 
     /// Core Data's `metadataForPersistentStore(ofType:at:options:)`.
-    public static func metadataForPersistentStore(ofType storeType: String, at url: URL, options: [AnyHashable: Any]? = nil) throws -> [String: Any] {
+    public static func metadataForPersistentStore(ofType storeType: PersistentStoreType, at url: URL, options: [AnyHashable: Any]? = nil) throws -> [String: Any] {
         guard storeType == SQLiteStoreType else {
             throw StoreError.invalidConfiguration("a store of type \(storeType) has no file to read metadata from")
         }

@@ -20,4 +20,8 @@ public struct PersistentStoreOptions: OptionSet, Sendable {
     /// Core Data's `NSPersistentHistoryTrackingKey`: each save records a transaction and its changes in the
     /// store's history tables (created when absent), in Core Data's layout (`PersistentHistory` reads them).
     public static let persistentHistoryTracking = PersistentStoreOptions(rawValue: 8)
+
+    /// Core Data's `NSPersistentStoreRemoteChangeNotificationPostOptionKey`: the coordinator posts
+    /// `Notification.Name.PersistentStoreRemoteChange` after each change to its store (see there for which).
+    public static let postsRemoteChangeNotifications = PersistentStoreOptions(rawValue: 16)
 }

@@ -25,7 +25,7 @@ extension PersistentStoreCoordinator {
     /// removes it with its siblings and external values. If this coordinator has the store, it is removed first. No
     /// file there: nothing to do. A file that is not an SQLite database is left alone (an error).
     /// `PersistentStoreForceDestroyOption` destroys it even while another connection writes to it.
-    public func destroyPersistentStore(at url: URL, ofType storeType: String, options: [AnyHashable: Any]? = nil) throws {
+    public func destroyPersistentStore(at url: URL, ofType storeType: PersistentStoreType, options: [AnyHashable: Any]? = nil) throws {
         guard storeType == SQLiteStoreType else {
             guard storeType == InMemoryStoreType else { throw Self.unknownType(storeType, "destroy") }
             return
@@ -43,7 +43,7 @@ extension PersistentStoreCoordinator {
 
     /// `destroyPersistentStore(at:ofType:options:)` with a store type (Core Data's `destroyPersistentStore(at:type:options:)`).
     public func destroyPersistentStore(at url: URL, type: PersistentStoreType, options: [AnyHashable: Any]? = nil) throws {
-        try destroyPersistentStore(at: url, ofType: type.rawValue, options: options)
+        try destroyPersistentStore(at: url, ofType: type, options: options)
     }
 
     /// Replaces the store at `destinationURL` with a copy of the one at `sourceURL` (Core Data's
@@ -53,7 +53,7 @@ extension PersistentStoreCoordinator {
     /// changed. A destination this coordinator has added is refused: remove it first.
     public func replacePersistentStore(at destinationURL: URL, destinationOptions: [AnyHashable: Any]? = nil,
                                        withPersistentStoreFrom sourceURL: URL, sourceOptions: [AnyHashable: Any]? = nil,
-                                       ofType storeType: String) throws {
+                                       ofType storeType: PersistentStoreType) throws {
         guard storeType == SQLiteStoreType else { throw Self.unknownType(storeType, "replace") }
         if persistentStore(for: destinationURL) != nil {
             throw StoreError.storeFiles(operation: "replace", path: destinationURL.path,
@@ -67,7 +67,7 @@ extension PersistentStoreCoordinator {
                                        withPersistentStoreFrom sourceURL: URL, sourceOptions: [AnyHashable: Any]? = nil,
                                        type: PersistentStoreType) throws {
         try replacePersistentStore(at: destinationURL, destinationOptions: destinationOptions, withPersistentStoreFrom: sourceURL,
-                                   sourceOptions: sourceOptions, ofType: type.rawValue)
+                                   sourceOptions: sourceOptions, ofType: type)
     }
 
     /// Moves `store` to a new SQLite file at `url` (Core Data's `migratePersistentStore(_:to:options:withType:)`):
@@ -75,7 +75,7 @@ extension PersistentStoreCoordinator {
     /// The original files stay; the copy keeps the store's UUID, so object IDs stay valid. The destination must not
     /// exist. From an in-memory store too; to one, not (Faultline's in-memory stores start empty).
     public func migratePersistentStore(_ store: PersistentStore, to url: URL, options: [AnyHashable: Any]? = nil,
-                                       withType storeType: String) throws -> PersistentStore {
+                                       withType storeType: PersistentStoreType) throws -> PersistentStore {
         guard storeType == SQLiteStoreType, url.path != "/dev/null" else {
             throw StoreError.storeFiles(operation: "migrate", path: url.path,
                                         detail: storeType == InMemoryStoreType || url.path == "/dev/null"
@@ -105,10 +105,10 @@ extension PersistentStoreCoordinator {
     /// `migratePersistentStore(_:to:options:withType:)` with a store type.
     public func migratePersistentStore(_ store: PersistentStore, to url: URL, options: [AnyHashable: Any]? = nil,
                                        type: PersistentStoreType) throws -> PersistentStore {
-        try migratePersistentStore(store, to: url, options: options, withType: type.rawValue)
+        try migratePersistentStore(store, to: url, options: options, withType: type)
     }
 
-    private static func unknownType(_ type: String, _ operation: String) -> StoreError {
+    private static func unknownType(_ type: PersistentStoreType, _ operation: String) -> StoreError {
         .invalidConfiguration("the store type '\(type)' is not one Faultline can \(operation) (SQLite, InMemory)")
     }
 

@@ -48,7 +48,7 @@ enum Bench {
     static func request(_ entity: String, _ format: String? = nil, _ arguments: Any?..., sort: [FetchSortDescriptor] = [],
                         materialized: Bool = true) throws -> FetchRequest<ManagedObject> {
         let request = FetchRequest<ManagedObject>(entityName: entity,
-                                                  predicate: try format.map { try ObjectPredicate(format: $0, argumentArray: arguments) },
+                                                  predicate: try format.map { try ObjectPredicate(parsing: $0, argumentArray: arguments) },
                                                   sortDescriptors: sort)
         request.returnsObjectsAsFaults = !materialized
         return request

@@ -102,11 +102,11 @@ extension ScenarioCatalogue {
                         }
                     }
                     return .engine(name, model: model, store: store, operations: rows) { context in
-                        let predicate = try ObjectPredicate(format: "rating != 5")
+                        let predicate = try ObjectPredicate(parsing: "rating != 5")
                         let stored = try context.fetch(FetchRequest<ManagedObject>(entityName: "Review", predicate: predicate))
                         // The same predicate in memory, on every review.
                         let all = try context.fetch(FetchRequest<ManagedObject>(entityName: "Review"))
-                        outcomes.inMemory[name] = all.filter { (try? predicate.evaluate(with: $0)) == true }.count
+                        outcomes.inMemory[name] = all.filter { (try? predicate.matches($0)) == true }.count
                         Bench.sink(Int64(stored.count))
                     }
                 }

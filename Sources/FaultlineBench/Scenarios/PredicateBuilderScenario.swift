@@ -22,7 +22,7 @@ extension ScenarioCatalogue {
                 let store = try setup.data.employees(employees)
                 let fetches = 100
                 func parsed() throws -> ObjectPredicate {
-                    try ObjectPredicate(format: "name BEGINSWITH %@ AND type BETWEEN {%@, %@}", argumentArray: ["Employee 1", Int64(2), Int64(5)])
+                    try ObjectPredicate(parsing: "name BEGINSWITH %@ AND type BETWEEN {%@, %@}", argumentArray: ["Employee 1", Int64(2), Int64(5)])
                 }
                 func built() -> ObjectPredicate {
                     ObjectExpression.key("name").beginsWith(.value("Employee 1")) && ObjectExpression.key("type").isBetween(.value(Int64(2)), .value(Int64(5)))

@@ -140,7 +140,7 @@ extension ScenarioCatalogue {
                 let template = try setup.data.rows(setup.scale.rows)
                 let count = setup.scale.part(20, minimum: 100)
                 let copy = setup.folder.appendingPathComponent("batch-update.sqlite")
-                let predicate = try ObjectPredicate(format: "a0 < %@", Int64(count * 10))
+                let predicate = try ObjectPredicate(parsing: "a0 < %@", Int64(count * 10))
                 let fetch = FetchRequest<ManagedObject>(entityName: "Row", predicate: predicate)
                 fetch.returnsObjectsAsFaults = false
                 func fresh(_ probes: Probes) throws -> ManagedObjectContext { try BenchStore.copiedContext(model, of: template, at: copy, probes: probes) }
@@ -193,7 +193,7 @@ extension ScenarioCatalogue {
                 let template = try setup.data.rows(setup.scale.rows)
                 let count = setup.scale.part(20, minimum: 100)
                 let copy = setup.folder.appendingPathComponent("batch-delete.sqlite")
-                let predicate = try ObjectPredicate(format: "a0 < %@", Int64(count * 10))
+                let predicate = try ObjectPredicate(parsing: "a0 < %@", Int64(count * 10))
                 func fresh(_ probes: Probes) throws -> ManagedObjectContext { try BenchStore.copiedContext(model, of: template, at: copy, probes: probes) }
                 return [
                     BenchVariant("fetch-delete-save", operations: count) { probes in

@@ -106,7 +106,7 @@ public enum CityWorkload {
             clock.lap(.fetch)
             for (low, high) in ranges {
                 let request = FetchRequest<ManagedObject>(entityName: "City",
-                                                          predicate: try ObjectPredicate(format: "population BETWEEN {%@, %@}", argumentArray: [low, high]))
+                                                          predicate: try ObjectPredicate(parsing: "population BETWEEN {%@, %@}", argumentArray: [low, high]))
                 request.returnsObjectsAsFaults = false
                 var held: [ManagedObject]? = try context.fetch(request)
                 clock.lap(.fetch)

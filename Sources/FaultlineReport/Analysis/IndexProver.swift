@@ -49,7 +49,7 @@ public struct IndexProver {
                     explanation = try context.coordinator.explain(sql: sql)
                 } else {
                     let shape = shape!
-                    let predicate = try shape.predicate.map { try ObjectPredicate(format: $0) }
+                    let predicate = try shape.predicate.map { try ObjectPredicate(parsing: $0) }
                     let sort = try shape.sort.map { try FetchSortDescriptor(parsing: $0) }
                     let request = FetchRequest<ManagedObject>(entityName: shape.entity, predicate: predicate, sortDescriptors: sort)
                     explanation = try context.performAndWait { try context.explain(request) }
