@@ -102,6 +102,9 @@ final class CoreDataShapeTests: XCTestCase {
         XCTAssertEqual(history.transactions.map(\.contextName), ["batch", "batch", "batch"])
         XCTAssertEqual(history.transactions.map { $0.changes.map(\.kind) }, [[.insert, .insert, .insert], [.update, .update], [.delete]])
         XCTAssertEqual(history.transactions[1].changes.map(\.updatedProperties), [["stars"], ["stars"]])
+        let changeIDs = history.transactions.flatMap { $0.changes.map(\.changeID) }
+        XCTAssertEqual(changeIDs, changeIDs.sorted())
+        XCTAssertEqual(Set(changeIDs).count, 6, "each change its own changeID")
     }
 
     /// Core Data posts `NSPersistentStoreRemoteChange` for a store added with the option, after changes to it by
@@ -144,6 +147,41 @@ final class CoreDataShapeTests: XCTestCase {
             try context.save()
         }
         XCTAssertEqual(seen.all.count, 2)
+    }
+
+    /// Core Data: `execute(_:)` of an `NSAsynchronousFetchRequest` returns at once; the completion block gets the
+    /// objects on the context's queue, with the progress complete; a cancelled one gets no result.
+    func testAnAsynchronousFetchCompletesOrIsCancelled() throws {
+        let coordinator = PersistentStoreCoordinator(managedObjectModel: try model())
+        try coordinator.addPersistentStore(ofType: InMemoryStoreType, at: nil)
+        let context = ManagedObjectContext(.privateQueue, coordinator: coordinator)
+        try context.performAndWait {
+            for title in ["a", "b", "c"] { try context.insertNewObject(forEntityName: "Note").setValue(title, forKey: "title") }
+            try context.save()
+        }
+        let done = expectation(description: "completion")
+        let request = AsynchronousFetchRequest(fetchRequest: FetchRequest<ManagedObject>(entityName: "Note")) { result in
+            XCTAssertEqual(result.finalResult?.count, 3)
+            XCTAssertNil(result.operationError)
+            XCTAssertEqual(result.progress?.fractionCompleted, 1)
+            done.fulfill()
+        }
+        let started = try context.execute(request)
+        XCTAssertTrue(started.fetchRequest === request)
+        wait(for: [done], timeout: 10)
+
+        // Cancelled while the context's queue is busy: it never runs.
+        let gate = DispatchSemaphore(value: 0)
+        context.perform { gate.wait() }
+        let cancelled = expectation(description: "cancelled")
+        let second = try context.execute(AsynchronousFetchRequest(fetchRequest: FetchRequest<ManagedObject>(entityName: "Note")) { result in
+            XCTAssertNil(result.finalResult)
+            XCTAssertEqual((result.operationError as? CocoaError)?.code, .userCancelled)
+            cancelled.fulfill()
+        })
+        second.progress?.cancel()
+        gate.signal()
+        wait(for: [cancelled], timeout: 10)
     }
 
     /// Core Data: `entity()` is the entity whose class name is the class's.

@@ -44,6 +44,8 @@ public struct PersistentHistory: Sendable {
         /// columns, order keys, attributes, to-manys, many-to-manys; by name within each). A bit past the entity's
         /// properties is given as `#bit`. Nil without a model, or when the mask is absent.
         public var updatedProperties: [String]?
+        /// The change's row in `ACHANGE` (`Z_PK`; Core Data's `changeID`).
+        public var changeID: Int64 = 0
     }
 
     /// Transactions oldest first, each with its changes.
@@ -98,7 +100,7 @@ public struct PersistentHistory: Sendable {
             }
             var orders: [String: [String]] = [:]
             var orphans = 0
-            let changes = try connection.prepare("SELECT ZCHANGETYPE, ZENTITY, ZENTITYPK, ZTRANSACTIONID, ZCOLUMNS FROM ACHANGE ORDER BY Z_PK")
+            let changes = try connection.prepare("SELECT ZCHANGETYPE, ZENTITY, ZENTITYPK, ZTRANSACTIONID, ZCOLUMNS, Z_PK FROM ACHANGE ORDER BY Z_PK")
             while try changes.step() {
                 guard let at = position[changes.int64(at: 3)] else { orphans += 1; continue }
                 let number = changes.int64(at: 1)
@@ -111,7 +113,8 @@ public struct PersistentHistory: Sendable {
                     updated = Self.properties(in: changes.data(at: 4), order: order)
                 }
                 let key = changes.int64(at: 2)
-                transactions[at].changes.append(Change(kind: kind, entity: name, key: key, object: "x-coredata://\(uuid)/\(name)/p\(key)", updatedProperties: updated))
+                transactions[at].changes.append(Change(kind: kind, entity: name, key: key, object: "x-coredata://\(uuid)/\(name)/p\(key)", updatedProperties: updated,
+                                                       changeID: changes.int64(at: 5)))
             }
             return PersistentHistory(transactions: transactions, isTracked: true, orphanChanges: orphans)
         } catch let error as SQLiteError {

@@ -45,11 +45,17 @@ public final class PersistentHistoryChange: @unchecked Sendable {
     /// For updates: the properties the change recorded (Core Data gives a set of property descriptions; here they
     /// are the entity's descriptions, in Core Data's column order), nil otherwise.
     public let updatedProperties: [PropertyDescription]?
+    /// The change's number in the store (Core Data's `changeID`), increasing with each change recorded.
+    public let changeID: Int64
+    /// Core Data's `tombstone`: the values a deleted object's attributes marked "preserve after deletion" kept.
+    /// Faultline does not record such values yet, so it is nil (docs/core-data-api.md).
+    public let tombstone: [AnyHashable: Any]? = nil
 
-    init(changedObjectID: ManagedObjectID, changeType: PersistentHistoryChangeType, updatedProperties: [PropertyDescription]?) {
+    init(changedObjectID: ManagedObjectID, changeType: PersistentHistoryChangeType, updatedProperties: [PropertyDescription]?, changeID: Int64 = 0) {
         self.changedObjectID = changedObjectID
         self.changeType = changeType
         self.updatedProperties = updatedProperties
+        self.changeID = changeID
     }
 }
 
@@ -240,7 +246,8 @@ extension ManagedObjectContext {
         }
         let type: PersistentHistoryChangeType = change.kind == .insert ? .insert : change.kind == .update ? .update : .delete
         return PersistentHistoryChange(changedObjectID: ManagedObjectID(entity: entity, key: change.key, storeIdentifier: store),
-                                       changeType: type, updatedProperties: change.updatedProperties.map { $0.compactMap { entity.property(named: $0) } })
+                                       changeType: type, updatedProperties: change.updatedProperties.map { $0.compactMap { entity.property(named: $0) } },
+                                       changeID: change.changeID)
     }
 
     /// Core Data's `mergeChanges(fromContextDidSave:)` with a Foundation notification — a history transaction's
