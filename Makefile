@@ -5,7 +5,7 @@ SWIFT ?= swift
 SUDO := $(shell [ "$$(id -u)" = "0" ] || echo sudo)
 APT_PACKAGES := libsqlite3-dev libgraphviz-dev zlib1g-dev pkg-config
 
-.PHONY: deps build release test test-counts test-asan test-tsan test-browser fuzz bench readme-tables baseline example docs clean
+.PHONY: deps build release test test-faults test-counts test-asan test-tsan test-browser fuzz bench readme-tables baseline example docs clean
 
 deps:
 	@if ! command -v pkg-config >/dev/null 2>&1 || ! pkg-config --exists sqlite3 libgvc zlib; then \
@@ -22,6 +22,10 @@ release: deps
 
 test: deps
 	$(SWIFT) test --disable-swift-testing
+
+# Failures proved by injecting them at every k (`make test` tries a sample of k): a save, store file operations.
+test-faults: deps
+	FAULTLINE_FAULTS=all $(SWIFT) test --disable-swift-testing --filter 'FailedSaveTests|StoreFileTests'
 
 # Allocations per fetched and per inserted object, counted exactly in an optimized build (in a folder of its own;
 # `make test` skips these tests, as a debug build's counts are not the engine's).

@@ -301,10 +301,19 @@ open class ManagedObject: CustomStringConvertible {
         let relationship = property as! RelationshipDescription
         if relationship.isToMany {
             let unwrapped = ValueCoding.unwrap(value)
-            guard unwrapped == nil || unwrapped is [ManagedObject] else {
-                throw ManagedObjectError.invalidValue(entity: entity.name, key: relationship.name, problem: "expected an array of objects, got \(type(of: unwrapped!))")
+            // An array, or as Core Data takes them, a set (unordered) or an ordered set.
+            let given: [ManagedObject]?
+            switch unwrapped {
+            case nil: given = []
+            case let array as [ManagedObject]: given = array
+            case let set as Set<ManagedObject>: given = Array(set)
+            case let ordered as NSOrderedSet: given = ordered.array as? [ManagedObject]
+            case let set as NSSet: given = set.allObjects as? [ManagedObject]
+            default: given = nil
             }
-            let objects = (unwrapped as? [ManagedObject]) ?? []
+            guard let objects = given else {
+                throw ManagedObjectError.invalidValue(entity: entity.name, key: relationship.name, problem: "expected an array or set of objects, got \(type(of: unwrapped!))")
+            }
             for object in objects { try checkDestination(object, of: relationship) }
             replaceObjects(objects, in: relationship)
         } else {
