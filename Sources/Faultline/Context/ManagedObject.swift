@@ -68,6 +68,8 @@ open class ManagedObject: CustomStringConvertible {
         static let tracked = Flags(rawValue: 512)
         /// A fault of a batched fetch result (`batch`, `batchIndex`).
         static let batched = Flags(rawValue: 1024)
+        /// An inaccessible fault (its row gone) that its context marked deleted (`shouldDeleteInaccessibleFaults`).
+        static let deletedInStore = Flags(rawValue: 4096)
         /// `values` is a row of the context's insert block that nothing else holds: changes are written in place
         /// (see `storeSlot`). Cleared when the row is assigned, changed through `values`, or handed out
         /// (`sharedValues`).
@@ -153,7 +155,7 @@ open class ManagedObject: CustomStringConvertible {
     /// True for an object inserted since the last save.
     public var isInserted: Bool { flags.contains(.inserted) }
     /// True for an object deleted since the last save.
-    public var isDeleted: Bool { flags.contains(.deleted) }
+    public var isDeleted: Bool { !flags.isDisjoint(with: [.deleted, .deletedInStore]) }
     /// True for a saved object with unsaved changes.
     public var isUpdated: Bool { flags.contains(.updated) }
     /// True when the object is inserted, updated or deleted.
@@ -404,7 +406,7 @@ open class ManagedObject: CustomStringConvertible {
         return result
     }
 
-    private func isToManyChanged(_ property: PropertyDescription) -> Bool {
+    func isToManyChanged(_ property: PropertyDescription) -> Bool {
         guard property.index < values.count, case .many(let storage) = values[property.index] else { return false }
         return storage.changed
     }

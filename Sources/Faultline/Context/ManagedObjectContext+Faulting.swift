@@ -33,6 +33,7 @@ extension ManagedObjectContext {
         if object.key > 0 { materializedCount += 1 }
         object.flags.remove(.fault)
         object.flags.insert(.inaccessible)
+        if shouldDeleteInaccessibleFaults { object.flags.insert(.deletedInStore) }
         object.values = SlotRow(Array(repeating: .null, count: object.entity.properties.count))
         object.valuesAreCommitted()
     }

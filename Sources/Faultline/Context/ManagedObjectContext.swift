@@ -141,6 +141,13 @@ public final class ManagedObjectContext: @unchecked Sendable {
     /// the store (Core Data's `stalenessInterval`): negative (the default) accepts any age, 0 always reads the store.
     public var stalenessInterval: Double = -1
 
+    /// Core Data's `shouldDeleteInaccessibleFaults` (default true): a fault whose row is gone (deleted by another
+    /// context, a batch delete or another process) fires as an object marked deleted (`isDeleted`), every property
+    /// nil or zero. False: it fires with every property nil or zero but not marked deleted. Either way the context's
+    /// `lastFaultError` names the object and `existingObject(with:)` throws; Core Data with false raises an
+    /// Objective-C exception, which Swift cannot catch, so the error is reported there instead (docs/contexts.md).
+    public var shouldDeleteInaccessibleFaults = true
+
     /// Values the program keeps with the context (Core Data's `userInfo`): a cache of singleton-like objects looked
     /// up once — the logged-in user, the current settings — instead of fetched each time. Read and changed on the
     /// context's queue, like its objects.
@@ -321,7 +328,11 @@ public final class ManagedObjectContext: @unchecked Sendable {
 
     /// The object for `id`, fulfilled; throws `StoreError.objectNotFound` when no such row exists.
     public func existingObject(with id: ManagedObjectID) throws -> ManagedObject {
-        if let object = registeredObject(for: id), !object.isFault { return object }
+        if let object = registeredObject(for: id), !object.isFault {
+            // A fault that fired on a row that is gone stays registered, but is no existing object.
+            guard !object.flags.contains(.inaccessible) else { throw StoreError.objectNotFound(id) }
+            return object
+        }
         if parent != nil, id.entity.model === model {
             let object = faultingObject(entity: id.entity, key: id.key)
             fulfillFault(object)

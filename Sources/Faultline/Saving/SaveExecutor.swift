@@ -153,7 +153,8 @@ extension SQLiteStore {
         statement.bind(object.version, at: 2)
         var changed = try execute(statement)
         if changed == 0, try giveVersion(to: object) { changed = try execute(statement) }
-        let deleted = changed == 1
+        // A row another writer already deleted is no conflict: the delete has nothing left to do (Core Data).
+        let deleted = try changed == 1 || (changed == 0 && currentVersion(of: object) == nil)
         for relationship in object.entity.joinTableRelationships {
             guard let join = relationship.joinTable else { continue }
             let clear = try self.statement(join.isDestinationTable

@@ -57,30 +57,7 @@ extension ManagedObjectContext {
             if let attribute = property as? AttributeDescription {
                 let slot = object.values[attribute.index]
                 let isNil = slot.isNull && (!attribute.isTransient || object.transientObjects[attribute.index] == nil)
-                if isNil {
-                    // A derived attribute's value is the store's to compute.
-                    if !attribute.isOptional && attribute.derivationExpression == nil { fail(attribute.name, "nil", "required (not optional)") }
-                    continue
-                }
-                switch slot {
-                case .integer(let n) where attribute.type.isInteger || attribute.type == .double || attribute.type == .float:
-                    check(Double(n), attribute, fail)
-                case .real(let d) where attribute.type != .date || attribute.minValue != nil || attribute.maxValue != nil:
-                    check(d, attribute, fail)
-                case .text(let s) where attribute.type == .string:
-                    let length = Double(s.count)
-                    if let min = attribute.minValue, length < min { fail(attribute.name, quoted(s), "shorter than \(Int(min)) characters") }
-                    if let max = attribute.maxValue, length > max { fail(attribute.name, quoted(s), "longer than \(Int(max)) characters") }
-                    if let pattern = attribute.regularExpression {
-                        switch matches(s, pattern) {
-                        case true?: break
-                        case false?: fail(attribute.name, quoted(s), "does not match /\(pattern)/")
-                        case nil: fail(attribute.name, quoted(s), "cannot be checked: the model's pattern /\(pattern)/ is not a valid regular expression")
-                        }
-                    }
-                default:
-                    break
-                }
+                Self.checkRules(of: attribute, slot, isNil: isNil, fail)
             } else if let relationship = property as? RelationshipDescription {
                 if relationship.isToMany {
                     let count: Int
@@ -100,17 +77,46 @@ extension ManagedObjectContext {
         return failures
     }
 
-    private func check(_ value: Double, _ attribute: AttributeDescription, _ fail: (String, String, String) -> Void) {
+    /// An attribute's model rules (required, bounds, length, pattern) on a stored value: `fail(key, value, rule)`
+    /// for each broken.
+    static func checkRules(of attribute: AttributeDescription, _ slot: Slot, isNil: Bool, _ fail: (String, String, String) -> Void) {
+        if isNil {
+            // A derived attribute's value is the store's to compute.
+            if !attribute.isOptional && attribute.derivationExpression == nil { fail(attribute.name, "nil", "required (not optional)") }
+            return
+        }
+        switch slot {
+        case .integer(let n) where attribute.type.isInteger || attribute.type == .double || attribute.type == .float:
+            check(Double(n), attribute, fail)
+        case .real(let d) where attribute.type != .date || attribute.minValue != nil || attribute.maxValue != nil:
+            check(d, attribute, fail)
+        case .text(let s) where attribute.type == .string:
+            let length = Double(s.count)
+            if let min = attribute.minValue, length < min { fail(attribute.name, quoted(s), "shorter than \(Int(min)) characters") }
+            if let max = attribute.maxValue, length > max { fail(attribute.name, quoted(s), "longer than \(Int(max)) characters") }
+            if let pattern = attribute.regularExpression {
+                switch matches(s, pattern) {
+                case true?: break
+                case false?: fail(attribute.name, quoted(s), "does not match /\(pattern)/")
+                case nil: fail(attribute.name, quoted(s), "cannot be checked: the model's pattern /\(pattern)/ is not a valid regular expression")
+                }
+            }
+        default:
+            break
+        }
+    }
+
+    private static func check(_ value: Double, _ attribute: AttributeDescription, _ fail: (String, String, String) -> Void) {
         let shown = value == value.rounded() && abs(value) < 1e15 ? String(Int64(value)) : String(value)
         if let min = attribute.minValue, value < min { fail(attribute.name, shown, "less than the minimum \(min)") }
         if let max = attribute.maxValue, value > max { fail(attribute.name, shown, "greater than the maximum \(max)") }
     }
 
-    private func quoted(_ s: String) -> String { "\"\(s.prefix(60))\"" }
+    private static func quoted(_ s: String) -> String { "\"\(s.prefix(60))\"" }
 
     /// Whether the whole of `string` matches `pattern`; nil when the pattern does not compile (a value is never
     /// accepted unchecked).
-    private func matches(_ string: String, _ pattern: String) -> Bool? {
+    private static func matches(_ string: String, _ pattern: String) -> Bool? {
         guard let regex = try? NSRegularExpression(pattern: "^(?:\(pattern))$") else { return nil }
         return regex.firstMatch(in: string, range: NSRange(string.startIndex..., in: string)) != nil
     }

@@ -1,0 +1,116 @@
+import Foundation
+import XCTest
+@testable import Faultline
+
+/// Core Data's behaviour at the edges of a context, each test naming the documented outcome.
+final class ContextDetailTests: XCTestCase {
+    private func model() throws -> ManagedObjectModel {
+        try ManagedObjectModel(entities: [
+            EntityDescription(name: "Item", properties: [
+                AttributeDescription(name: "name", type: .string, isOptional: false, defaultValue: "", minValue: 1, maxValue: 20, regularExpression: "[A-Za-z ]*"),
+                AttributeDescription(name: "count", type: .integer16, minValue: 0, maxValue: 100),
+                AttributeDescription(name: "scratch", type: .string, isTransient: true),
+                RelationshipDescription(name: "owner", destination: "Owner", inverse: "items"),
+            ]),
+            EntityDescription(name: "Owner", properties: [
+                AttributeDescription(name: "name", type: .string),
+                RelationshipDescription(name: "items", destination: "Item", inverse: "owner", isToMany: true),
+            ]),
+        ])
+    }
+
+    private func stack(_ dir: TemporaryDirectory) throws -> (PersistentStoreCoordinator, ManagedObjectContext) {
+        let coordinator = PersistentStoreCoordinator(managedObjectModel: try model())
+        try coordinator.addPersistentStore(at: dir.file("Items.sqlite"))
+        return (coordinator, ManagedObjectContext(.privateQueue, coordinator: coordinator))
+    }
+
+    /// Core Data: with `shouldDeleteInaccessibleFaults` true (the default), a fault whose row another context
+    /// deleted fires as an object marked deleted, its attributes nil or zero; false: not marked deleted. Either way
+    /// `existingObject(with:)` throws for it.
+    func testAFaultWhoseRowIsGoneFiresAsADeletedObject() throws {
+        for deletes in [true, false] {
+            let dir = TemporaryDirectory()
+            let (coordinator, context) = try stack(dir)
+            context.shouldDeleteInaccessibleFaults = deletes
+            let id = try context.performAndWait { () -> ManagedObjectID in
+                let item = try context.insertNewObject(forEntityName: "Item")
+                try item.setValue("Lamp", forKey: "name")
+                try item.setValue(Int16(3), forKey: "count")
+                try context.save()
+                context.reset()
+                return item.objectID
+            }
+            let other = ManagedObjectContext(.privateQueue, coordinator: coordinator)
+            try other.performAndWait {
+                other.delete(try other.existingObject(with: id))
+                try other.save()
+            }
+            try context.performAndWait {
+                let fault = context.object(with: id)
+                XCTAssertTrue(fault.isFault)
+                XCTAssertNil(fault.value(forKey: "name"), "deletes \(deletes): attributes are nil")
+                XCTAssertEqual(fault[Attribute<Int16>("count")], 0, "deletes \(deletes): scalars are zero")
+                XCTAssertEqual(fault.isDeleted, deletes, "marked deleted only when shouldDeleteInaccessibleFaults")
+                XCTAssertFalse(context.hasChanges, "nothing to save: the row is already gone")
+                XCTAssertNotNil(context.lastFaultError)
+                XCTAssertThrowsError(try context.existingObject(with: id))
+                // Deleting it again is a no-op, and a save succeeds.
+                context.delete(fault)
+                XCTAssertNoThrow(try context.save())
+            }
+        }
+    }
+
+    /// Core Data's `validateValue(_:forKey:)`: the model's rules for one value, the value coerced to the
+    /// attribute's type; an unknown key is an error.
+    func testValidateValueChecksTheModelsRulesAndCoerces() throws {
+        let dir = TemporaryDirectory()
+        let (_, context) = try stack(dir)
+        try context.performAndWait {
+            let item = try context.insertNewObject(forEntityName: "Item")
+            var count: Any? = 42
+            try item.validateValue(&count, forKey: "count")
+            XCTAssertTrue(count is Int16, "coerced to the attribute's type: \(type(of: count!))")
+            var tooMany: Any? = 500
+            XCTAssertThrowsError(try item.validateValue(&tooMany, forKey: "count")) { error in
+                guard case SaveError.validation(let failures) = error else { return XCTFail("\(error)") }
+                XCTAssertEqual(failures.map(\.rule), ["greater than the maximum 100.0"])
+            }
+            var badName: Any? = "R2-D2"
+            XCTAssertThrowsError(try item.validateValue(&badName, forKey: "name"))
+            var missing: Any? = nil
+            XCTAssertThrowsError(try item.validateValue(&missing, forKey: "name"), "required")
+            var text: Any? = "twelve"
+            XCTAssertThrowsError(try item.validateValue(&text, forKey: "count")) { XCTAssertTrue($0 is ManagedObjectError, "\($0)") }
+            var anything: Any? = 1
+            XCTAssertThrowsError(try item.validateValue(&anything, forKey: "nothing")) { XCTAssertTrue("\($0)".contains("nothing"), "\($0)") }
+            var wrongObject: Any? = item
+            XCTAssertThrowsError(try item.validateValue(&wrongObject, forKey: "owner"), "an Item is not an Owner")
+            var owner: Any? = try context.insertNewObject(forEntityName: "Owner")
+            XCTAssertNoThrow(try item.validateValue(&owner, forKey: "owner"))
+            XCTAssertNil(item.value(forKey: "owner"), "validating sets nothing")
+        }
+    }
+
+    /// Core Data's `committedValues(forKeys:)` (nil values as NSNull) and `hasPersistentChangedValues` (a
+    /// transient change does not count).
+    func testCommittedValuesAndPersistentChanges() throws {
+        let dir = TemporaryDirectory()
+        let (_, context) = try stack(dir)
+        try context.performAndWait {
+            let item = try context.insertNewObject(forEntityName: "Item")
+            try item.setValue("Desk", forKey: "name")
+            XCTAssertEqual(item.committedValues(forKeys: nil).count, 0, "an inserted object has none")
+            try context.save()
+            try item.setValue("scribble", forKey: "scratch")
+            XCTAssertFalse(item.hasPersistentChangedValues, "a transient change is not persistent")
+            try item.setValue("Table", forKey: "name")
+            XCTAssertTrue(item.hasPersistentChangedValues)
+            let committed = item.committedValues(forKeys: ["name", "count"])
+            XCTAssertEqual(committed["name"] as? String, "Desk")
+            XCTAssertTrue(committed["count"] is NSNull)
+            XCTAssertEqual(Set(item.committedValues(forKeys: nil).keys), ["name", "count", "scratch", "owner"])
+        }
+    }
+}
