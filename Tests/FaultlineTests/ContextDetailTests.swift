@@ -62,6 +62,38 @@ final class ContextDetailTests: XCTestCase {
         }
     }
 
+    /// Core Data: merging another context's save registers its inserted objects as faults and reports them as
+    /// inserted in the objects-did-change notification (how a main-queue list learns of a background import).
+    func testAMergeRegistersAnotherContextsInsertsAndReportsThem() throws {
+        let dir = TemporaryDirectory()
+        let (coordinator, view) = try stack(dir)
+        let notes = NoteBox()
+        view.performAndWait { _ = view.addObjectsDidChangeObserver { notes.notes.append($0) } }
+        let background = ManagedObjectContext(.privateQueue, coordinator: coordinator)
+        var saved: SaveNotification?
+        _ = background.addDidSaveObserver { saved = $0 }
+        let ids = try background.performAndWait { () -> [ManagedObjectID] in
+            let items = try ["Chair", "Shelf"].map { name -> ManagedObject in
+                let item = try background.insertNewObject(forEntityName: "Item")
+                try item.setValue(name, forKey: "name")
+                return item
+            }
+            try background.save()
+            return items.map(\.objectID)
+        }
+        let note = try XCTUnwrap(saved)
+        try view.performAndWait {
+            view.mergeChanges(fromContextDidSave: note)
+            XCTAssertEqual(notes.notes.count, 1)
+            let inserted = try XCTUnwrap(notes.notes.first?.inserted)
+            XCTAssertEqual(Set(inserted.map(\.objectID)), Set(ids))
+            XCTAssertTrue(inserted.allSatisfy { $0.isFault && !$0.isInserted }, "registered as faults, not as the view's own inserts")
+            XCTAssertTrue(view.registeredObject(for: ids[0]) === inserted.first { $0.objectID == ids[0] })
+            XCTAssertEqual(Set(inserted.compactMap { $0.value(forKey: "name") as? String }), ["Chair", "Shelf"])
+            XCTAssertFalse(view.hasChanges)
+        }
+    }
+
     /// Core Data's `validateValue(_:forKey:)`: the model's rules for one value, the value coerced to the
     /// attribute's type; an unknown key is an error.
     func testValidateValueChecksTheModelsRulesAndCoerces() throws {

@@ -84,6 +84,15 @@ extension ManagedObjectContext {
             registry[id.objectKey] = object
             if !object.isFault { materializedCount += 1 }
         }
+        // Another context's inserts are registered as faults and reported as inserted, as Core Data does (how a list
+        // learns of a background import). Only while someone observes the changes: unobserved, a fault nothing holds
+        // would leave the context again at once.
+        if let changeTracker {
+            for id in changes.inserted where !id.isTemporaryID && registeredObject(for: id) == nil {
+                guard let entity = model.entity(named: id.entity.name), !entity.isAbstract else { continue }
+                changeTracker.noteMergedInsert(faultingObject(entity: entity, key: id.key))
+            }
+        }
         for id in changes.updated {
             guard let object = registeredObject(for: id), !object.isFault else { continue }
             refreshObject(object, mergeChanges: object.hasChanges)

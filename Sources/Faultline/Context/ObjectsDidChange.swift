@@ -1,7 +1,8 @@
 /// What changed in a context since its last objects-did-change notification (Core Data's
 /// `NSManagedObjectContextObjectsDidChange`). Holds the context's objects: use it on the context's queue only.
 public struct ObjectsDidChange {
-    /// Objects inserted (and not deleted again) since the last notification.
+    /// Objects inserted (and not deleted again) since the last notification: the context's own, and, after a merge,
+    /// another context's, registered here as faults.
     public let inserted: [ManagedObject]
     /// Objects changed since the last notification, other than the inserted ones; see `changedKeys(of:)`.
     public let updated: [ManagedObject]
@@ -20,15 +21,19 @@ public struct ObjectsDidChange {
 final class ChangeTracker {
     var observers: [(Int, (ObjectsDidChange) -> Void)] = []
     private var inserted: [ManagedObject] = []
+    /// Objects another context inserted, registered here by a merge (faults, not this context's inserts).
+    private var merged: [ManagedObject] = []
     private var updated: [ObjectIdentifier: (object: ManagedObject, keys: ChangeMask)] = [:]
     private var updateOrder: [ManagedObject] = []
     private var deleted: [ManagedObject] = []
     private var refreshed: [ObjectIdentifier: ManagedObject] = [:]
     private var refreshOrder: [ManagedObject] = []
 
-    var isEmpty: Bool { inserted.isEmpty && updated.isEmpty && deleted.isEmpty && refreshed.isEmpty }
+    var isEmpty: Bool { inserted.isEmpty && merged.isEmpty && updated.isEmpty && deleted.isEmpty && refreshed.isEmpty }
 
     func noteInsert(_ object: ManagedObject) { inserted.append(object) }
+
+    func noteMergedInsert(_ object: ManagedObject) { merged.append(object) }
 
     func noteChange(_ object: ManagedObject, slot: Int) {
         let id = ObjectIdentifier(object)
@@ -50,6 +55,7 @@ final class ChangeTracker {
         let insertedNow = Set(inserted.lazy.map(ObjectIdentifier.init))
         let deletedNow = Set(deleted.lazy.map(ObjectIdentifier.init))
         let insertedList = inserted.filter { !deletedNow.contains(ObjectIdentifier($0)) && $0.isInserted }
+            + merged.filter { !deletedNow.contains(ObjectIdentifier($0)) }
         let deletedList = deleted.filter { !insertedNow.contains(ObjectIdentifier($0)) }
         var keys: [ObjectIdentifier: [String]] = [:]
         var updatedList: [ManagedObject] = []
@@ -62,6 +68,7 @@ final class ChangeTracker {
         let note = ObjectsDidChange(inserted: insertedList, updated: updatedList, deleted: deletedList,
                                     refreshed: refreshOrder.filter { !deletedNow.contains(ObjectIdentifier($0)) }, keys: keys)
         inserted.removeAll()
+        merged.removeAll()
         updated.removeAll()
         updateOrder.removeAll()
         deleted.removeAll()
