@@ -94,6 +94,38 @@ final class ContextDetailTests: XCTestCase {
         }
     }
 
+    /// Core Data: `reset()` invalidates every object of the context — turned into faults (their fault hooks called),
+    /// no context, no values: an old object never answers with a stale value, and setting one is an error.
+    func testResetInvalidatesTheContextsObjects() throws {
+        let model = try ManagedObjectModel(entities: [
+            EntityDescription(name: "Hooked", properties: [AttributeDescription(name: "name", type: .string)],
+                              representedClassName: "FaultlineTests.HookedItem"),
+        ])
+        let dir = TemporaryDirectory()
+        let (_, context) = try makeStack(model, in: dir)
+        try context.performAndWait {
+            let saved = try XCTUnwrap(try context.insertNewObject(forEntityName: "Hooked") as? HookedItem)
+            try saved.setValue("kept", forKey: "name")
+            try context.save()
+            let pending = try XCTUnwrap(try context.insertNewObject(forEntityName: "Hooked") as? HookedItem)
+            try pending.setValue("pending", forKey: "name")
+            HookedItem.events = []
+            context.reset()
+            XCTAssertEqual(HookedItem.events.sorted(), ["did kept", "did pending", "will kept", "will pending"])
+            for object in [saved, pending] {
+                XCTAssertNil(object.managedObjectContext)
+                XCTAssertTrue(object.isFault)
+                XCTAssertFalse(object.isInserted || object.isUpdated || object.isDeleted || object.hasChanges)
+                XCTAssertNil(object.value(forKey: "name"), "never a stale value")
+                XCTAssertThrowsError(try object.setValue("x", forKey: "name")) { XCTAssertTrue("\($0)".contains("reset()"), "\($0)") }
+            }
+            XCTAssertFalse(context.hasChanges)
+            let again = try context.fetch(FetchRequest<ManagedObject>(entityName: "Hooked"))
+            XCTAssertEqual(again.map { $0.value(forKey: "name") as? String }, ["kept"])
+            XCTAssertFalse(again[0] === saved, "a fetch gives a new object")
+        }
+    }
+
     /// Core Data's `validateValue(_:forKey:)`: the model's rules for one value, the value coerced to the
     /// attribute's type; an unknown key is an error.
     func testValidateValueChecksTheModelsRulesAndCoerces() throws {
@@ -145,4 +177,15 @@ final class ContextDetailTests: XCTestCase {
             XCTAssertEqual(Set(item.committedValues(forKeys: nil).keys), ["name", "count", "scratch", "owner"])
         }
     }
+}
+
+final class HookedItem: ManagedObject {
+    nonisolated(unsafe) static var events: [String] = []
+    /// The name read in `willTurnIntoFault` (the values are gone by `didTurnIntoFault`).
+    private var nameBefore = "?"
+    override func willTurnIntoFault() {
+        nameBefore = value(forKey: "name") as? String ?? "?"
+        Self.events.append("will \(nameBefore)")
+    }
+    override func didTurnIntoFault() { Self.events.append("did \(nameBefore)") }
 }

@@ -70,6 +70,8 @@ open class ManagedObject: CustomStringConvertible {
         static let batched = Flags(rawValue: 1024)
         /// An inaccessible fault (its row gone) that its context marked deleted (`shouldDeleteInaccessibleFaults`).
         static let deletedInStore = Flags(rawValue: 4096)
+        /// Left behind by its context's `reset()`: no values, no context; setting a value is an error.
+        static let invalidated = Flags(rawValue: 8192)
         /// `values` is a row of the context's insert block that nothing else holds: changes are written in place
         /// (see `storeSlot`). Cleared when the row is assigned, changed through `values`, or handed out
         /// (`sharedValues`).
@@ -278,6 +280,7 @@ open class ManagedObject: CustomStringConvertible {
         guard let property = entity.property(named: key) else {
             throw ManagedObjectError.unknownKey(entity: entity.name, key: key)
         }
+        if flags.contains(.invalidated) { throw ManagedObjectError.invalidated(entity: entity.name, key: key) }
         try setValue(value, for: property)
     }
 
@@ -490,6 +493,8 @@ public enum ManagedObjectError: Error, CustomStringConvertible, Sendable {
     case invalidValue(entity: String, key: String, problem: String)
     /// `key` names an attribute where a relationship was needed.
     case notARelationship(entity: String, key: String)
+    /// The object was invalidated by its context's `reset()` (Core Data raises an exception): fetch it again.
+    case invalidated(entity: String, key: String)
 
     /// The text `print` and `String(describing:)` show.
     public var description: String {
@@ -497,6 +502,7 @@ public enum ManagedObjectError: Error, CustomStringConvertible, Sendable {
         case .unknownKey(let entity, let key): return "entity '\(entity)' has no property '\(key)'"
         case .invalidValue(let entity, let key, let problem): return "\(entity).\(key): \(problem)"
         case .notARelationship(let entity, let key): return "\(entity).\(key) is not a relationship"
+        case .invalidated(let entity, let key): return "\(entity).\(key): the object was invalidated by its context's reset(); fetch it again from the context"
         }
     }
 }

@@ -487,16 +487,24 @@ public final class ManagedObjectContext: @unchecked Sendable {
     public func reset() {
         reportPrefetchUse()
         let held = registry.values.compactMap { $0.flags.contains(.holdsSnapshot) ? $0.objectKeyForCache : nil }
+        // Core Data invalidates every object: each turns into a fault with no values and no context (its hooks
+        // called), so that an old object never answers with a stale value; setting one is an error.
+        let hooks = model.hasCustomClasses
         for object in registry.values {
             if object.flags.contains(.batched) { leaveBatch(object) }
+            if hooks && object.entity.hasCustomClass { object.willTurnIntoFault() }
             object.managedObjectContext = nil
-            object.flags.remove(.holdsSnapshot)
+            object.flags = [.fault, .invalidated]
             object.values = []
+            if hooks && object.entity.hasCustomClass { object.didTurnIntoFault() }
         }
         for object in insertionOrder + temporaryObjects.values where object.managedObjectContext === self {
+            if hooks && object.entity.hasCustomClass { object.willTurnIntoFault() }
             object.managedObjectContext = nil
             if object.flags.contains(.ownsValueRow) { object.values.clearInPlace() }
+            object.flags = [.fault, .invalidated]
             object.values = []
+            if hooks && object.entity.hasCustomClass { object.didTurnIntoFault() }
         }
         insertWriter.endBlock()
         temporaryObjects.removeAll()
