@@ -95,11 +95,17 @@ func loadModel(_ path: String, hint: String = "give --model") throws -> ManagedO
         return model
     }
     let model = try ManagedObjectModel(loadingContentsOf: URL(fileURLWithPath: path))
-    for warning in model.warnings {
+    for warning in model.warnings.prefix(maximumModelWarningsShown) {
         Console.error("faultline: warning: \(warning)")
+    }
+    if model.warnings.count > maximumModelWarningsShown {
+        Console.error("faultline: warning: … and \(model.warnings.count - maximumModelWarningsShown) more of the model's warnings (ManagedObjectModel.warnings lists them all)")
     }
     return model
 }
+
+/// The most model warnings a command prints before it says how many more there are.
+let maximumModelWarningsShown = 20
 
 /// True when `path` is a file that starts with SQLite's header.
 func isSQLiteFile(_ path: String) -> Bool {

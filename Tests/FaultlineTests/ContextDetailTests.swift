@@ -189,3 +189,24 @@ final class HookedItem: ManagedObject {
     }
     override func didTurnIntoFault() { Self.events.append("did \(nameBefore)") }
 }
+
+/// Xcode's model editor warns of a relationship without an inverse and of a property named like one of
+/// NSManagedObject's own; so does a Faultline model.
+final class ModelWarningTests: XCTestCase {
+    func testNoInverseAndReservedNamesAreWarnedOf() throws {
+        let model = try ManagedObjectModel(entities: [
+            EntityDescription(name: "Note", properties: [
+                AttributeDescription(name: "description", type: .string),
+                RelationshipDescription(name: "folder", destination: "Folder"),
+            ]),
+            EntityDescription(name: "Folder", properties: [
+                AttributeDescription(name: "title", type: .string),
+                RelationshipDescription(name: "notes", destination: "Note", inverse: "folder", isToMany: true),
+            ]),
+        ], source: "Notes")
+        let warnings = model.warnings.map(\.description)
+        XCTAssertTrue(warnings.contains { $0.hasPrefix("model 'Notes', entity 'Note', property 'description': 'description' is the name of a property every managed object has") }, "\(warnings)")
+        XCTAssertTrue(warnings.contains { $0.hasPrefix("model 'Notes', entity 'Note', property 'folder': has no inverse") }, "\(warnings)")
+        XCTAssertEqual(warnings.count, 2, "Folder.notes names its inverse: \(warnings)")
+    }
+}

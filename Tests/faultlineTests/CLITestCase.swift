@@ -68,8 +68,22 @@ class CLITestCase: XCTestCase {
         try process.run()
         try? out.fileHandleForWriting.close()
         try? err.fileHandleForWriting.close()
+        // Both pipes are drained at once: a child that fills one while the test waits on the other would hang.
+        final class Box: @unchecked Sendable { var data = Data() }
+        let errors = Box()
+        let drained = DispatchSemaphore(value: 0)
+        let reader = err.fileHandleForReading
+        if standardError == nil {
+            DispatchQueue.global().async {
+                errors.data = reader.readDataToEndOfFile()
+                drained.signal()
+            }
+        } else {
+            drained.signal()
+        }
         let stdout = standardOutput == nil ? out.fileHandleForReading.readDataToEndOfFile() : Data()
-        let stderr = standardError == nil ? err.fileHandleForReading.readDataToEndOfFile() : Data()
+        drained.wait()
+        let stderr = errors.data
         process.waitUntilExit()
         return Run(status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self), stderr: String(decoding: stderr, as: UTF8.self),
                    exited: process.terminationReason == .exit)

@@ -3,6 +3,13 @@ import Foundation
 /// Resolves and validates entity descriptions into a model: inheritance, properties, relationships, entity
 /// numbers, table layout, indexes and version hashes.
 struct ModelBuilder {
+    /// Names of properties every managed object has: a model's property of such a name is warned of.
+    static let reservedPropertyNames: Set<String> = [
+        "description", "debugDescription", "hash", "class", "superclass", "self", "entity", "objectID",
+        "managedObjectContext", "isFault", "isDeleted", "isInserted", "isUpdated", "hasChanges", "faultingState",
+        "changedValues", "committedValues", "hasPersistentChangedValues",
+    ]
+
     let input: [EntityDescription]
     /// What an existing store decides instead of the rules: its entity numbers and join tables.
     let layout: StoreLayout?
@@ -420,6 +427,20 @@ struct ModelBuilder {
         for table in tables {
             var seen: Set<String> = []
             table.indexes = table.indexes.filter { seen.insert($0.name).inserted }
+        }
+        // What Xcode's model editor warns of: a relationship without an inverse (Core Data keeps the graph
+        // consistent through inverses), and a property named like one of NSManagedObject's own.
+        for entity in ordered {
+            for property in entity.declaredProperties {
+                if let relationship = property as? RelationshipDescription, relationship.inverse == nil, !relationship.isTransient {
+                    warnings.append(ModelError(entity: entity.name, property: relationship.name,
+                                               problem: "has no inverse: Core Data keeps the object graph consistent through inverses, so deleting or changing its destinations can leave it pointing at objects that are gone"))
+                }
+                if Self.reservedPropertyNames.contains(property.name) {
+                    warnings.append(ModelError(entity: entity.name, property: property.name,
+                                               problem: "'\(property.name)' is the name of a property every managed object has (NSManagedObject's, and ManagedObject's): a subclass cannot declare it, and key-value access to it is ambiguous"))
+                }
+            }
         }
         // Version hashes.
         for entity in ordered {
