@@ -241,4 +241,50 @@ final class FailedSaveTests: XCTestCase {
             print("failed saves: \(failed) of \(tried) injected faults failed the save; each left store and context as they were")
         }
     }
+
+    /// Core Data: a save refused by validation or by a uniqueness constraint (the error merge policy) leaves the
+    /// context's changes in place, exactly; fixed, the next save succeeds.
+    func testASaveRefusedByValidationOrAConstraintLeavesTheContextAsItWas() throws {
+        let model = try ManagedObjectModel(entities: [
+            EntityDescription(name: "Member", properties: [
+                AttributeDescription(name: "email", type: .string, isOptional: false),
+                AttributeDescription(name: "age", type: .integer16, maxValue: 150),
+            ], uniquenessConstraints: [["email"]]),
+        ])
+        let dir = TemporaryDirectory()
+        let url = dir.file("Members.sqlite")
+        let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
+        try coordinator.addPersistentStore(at: url)
+        let context = ManagedObjectContext(.privateQueue, coordinator: coordinator)
+        try context.performAndWait {
+            let ann = try context.insertNewObject(forEntityName: "Member")
+            try ann.setValue("ann@example.com", forKey: "email")
+            try context.save()
+            try ann.setValue(Int16(30), forKey: "age")
+            let bob = try context.insertNewObject(forEntityName: "Member")
+            try bob.setValue(Int16(200), forKey: "age")                  // no email, and too old
+            _ = self.state(of: context)
+            let before = self.state(of: context), storeBefore = try self.rows(of: url)
+            XCTAssertThrowsError(try context.save()) { error in
+                guard case SaveError.validation(let failures) = error else { return XCTFail("\(error)") }
+                XCTAssertEqual(Set(failures.map(\.key)), ["email", "age"])
+            }
+            self.assertSame(self.state(of: context), before, "refused by validation: the context is as it was")
+            self.assertSame(try self.rows(of: url), storeBefore, "refused by validation: nothing written")
+
+            try bob.setValue(Int16(40), forKey: "age")
+            try bob.setValue("ann@example.com", forKey: "email")        // Ann's: a uniqueness conflict
+            let conflicted = self.state(of: context)
+            XCTAssertThrowsError(try context.save()) { error in
+                guard case SaveError.constraintConflicts = error else { return XCTFail("\(error)") }
+            }
+            self.assertSame(self.state(of: context), conflicted, "refused by a constraint: the context is as it was")
+            self.assertSame(try self.rows(of: url), storeBefore, "refused by a constraint: nothing written")
+
+            try bob.setValue("bob@example.com", forKey: "email")
+            try context.save()
+            XCTAssertFalse(context.hasChanges)
+            XCTAssertEqual(try context.count(for: FetchRequest<ManagedObject>(entityName: "Member")), 2)
+        }
+    }
 }
