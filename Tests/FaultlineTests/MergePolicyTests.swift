@@ -155,7 +155,7 @@ final class MergePolicyTests: XCTestCase {
     }
 
     func testConflictWithADeletedRow() throws {
-        for policy in [MergePolicy.error, .rollback, .mergeByPropertyObjectTrump] {
+        for policy in [MergePolicy.error, .rollback, .overwrite, .mergeByPropertyStoreTrump, .mergeByPropertyObjectTrump] {
             let stack = try Stack(try model())
             let setup = try stack.context()
             try setup.performAndWait {
@@ -189,6 +189,59 @@ final class MergePolicyTests: XCTestCase {
             if policy.type != .error {
                 XCTAssertEqual(try stack.stored().keys.sorted(), [2])
                 XCTAssertEqual(try stack.stored()[2]?.0, "kept")
+            }
+        }
+    }
+
+    /// A delete against the other writer's saved change of the same row, for every policy. Core Data's documented
+    /// outcomes: the error policy fails the save; rollback discards the context's change (the delete) for the
+    /// object in conflict; overwrite and object-trump let the context's change win (the row goes); store-trump lets
+    /// the store's win (the documentation is silent on a delete against an update: the row stays, the choice that
+    /// loses nothing). Against the other writer's delete of the same row, every policy saves: nothing is left to
+    /// delete, so there is no conflict.
+    func testADeleteAgainstTheOtherWritersUpdateOrDeleteForEveryPolicy() throws {
+        let outcomes: [(MergePolicy, String, rowStays: Bool?)] = [
+            (.error, "error", nil), (.rollback, "rollback", true), (.overwrite, "overwrite", false),
+            (.mergeByPropertyStoreTrump, "store trump", true), (.mergeByPropertyObjectTrump, "object trump", false),
+        ]
+        for separate in [false, true] {
+            for (policy, name, rowStays) in outcomes {
+                for theirsDeletes in [false, true] {
+                    let stack = try Stack(try model())
+                    let setup = try stack.context()
+                    try setup.performAndWait {
+                        for code in [1, 2] {
+                            let item = try setup.insertNewObject(forEntityName: "Item")
+                            try item.setValue("t0", forKey: "title")
+                            try item.setValue(code, forKey: "code")
+                        }
+                        try setup.save()
+                    }
+                    let mine = try stack.context(), theirs = try stack.context(separateCoordinator: separate)
+                    let one = try mine.performAndWait { try item(code: 1, in: mine) }
+                    try theirs.performAndWait {
+                        let item = try item(code: 1, in: theirs)
+                        if theirsDeletes { theirs.delete(item) } else { try item.setValue("theirs", forKey: "title") }
+                        try theirs.save()
+                    }
+                    mine.mergePolicy = policy
+                    let label = "\(name), \(theirsDeletes ? "their delete" : "their update"), \(separate ? "two coordinators" : "one coordinator")"
+                    let outcome = Result { try mine.performAndWait { mine.delete(one); try mine.save() } }
+                    if theirsDeletes {
+                        XCTAssertNoThrow(try outcome.get(), "\(label): nothing left to delete is no conflict")
+                        XCTAssertEqual(try stack.stored().keys.sorted(), [2], label)
+                    } else if let rowStays {
+                        XCTAssertNoThrow(try outcome.get(), label)
+                        XCTAssertEqual(try stack.stored().keys.sorted(), rowStays ? [1, 2] : [2], label)
+                        if rowStays { XCTAssertEqual(try stack.stored()[1]?.0, "theirs", "\(label): the other writer's value stays") }
+                    } else {
+                        XCTAssertThrowsError(try outcome.get(), label) { error in
+                            guard case SaveError.conflicts = error else { return XCTFail("\(label): \(error)") }
+                        }
+                        XCTAssertEqual(try stack.stored().keys.sorted(), [1, 2], label)
+                    }
+                    XCTAssertFalse(try mine.performAndWait { mine.hasChanges } && rowStays != nil, label)
+                }
             }
         }
     }
