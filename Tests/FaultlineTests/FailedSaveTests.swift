@@ -115,22 +115,7 @@ final class FailedSaveTests: XCTestCase {
 
     /// Every table's rows as SQLite holds them, but `Z_PRIMARYKEY` (a save reserves keys in a transaction of its
     /// own, as Core Data's does: a failed save leaves them used).
-    private func rows(of url: URL) throws -> [String] {
-        let connection = try SQLiteConnection(path: url.path, create: false)
-        let check = try connection.prepare("PRAGMA integrity_check")
-        XCTAssertTrue(try check.step())
-        var lines = ["integrity " + check.text(at: 0)]
-        let tables = try connection.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name != 'Z_PRIMARYKEY' ORDER BY name")
-        var names: [String] = []
-        while try tables.step() { names.append(tables.text(at: 0)) }
-        for name in names {
-            let select = try connection.prepare("SELECT * FROM \(name) ORDER BY 1")
-            while try select.step() {
-                lines.append(name + ": " + (0..<select.columnCount).map { "\(select.slot(at: $0))" }.joined(separator: "|"))
-            }
-        }
-        return lines
-    }
+    private func rows(of url: URL) throws -> [String] { try storeRows(of: url, excluding: ["Z_PRIMARYKEY"]) }
 
     /// The store's objects by their values, keys left out (a retried save may take other keys than a first one).
     private func content(of url: URL) throws -> [String] {
@@ -177,13 +162,6 @@ final class FailedSaveTests: XCTestCase {
         XCTFail("\(message): missing \(Array(missing)), unexpected \(Array(extra))", file: file, line: line)
     }
 
-    private var everyK: Bool { ProcessInfo.processInfo.environment["FAULTLINE_FAULTS"] == "all" }
-
-    /// The k tried of `n`: all with `FAULTLINE_FAULTS=all`, else every third and the last.
-    private func sample(_ n: Int) -> [Int] {
-        guard n > 0 else { return [] }
-        return everyK ? Array(1...n) : Array(Set(stride(from: 1, through: n, by: 3)).union([n])).sorted()
-    }
 
     func testASaveFailingAtAnyWriteSyncOrTruncateLeavesStoreAndContextAsTheyWere() throws {
         let dir = TemporaryDirectory()
@@ -209,7 +187,7 @@ final class FailedSaveTests: XCTestCase {
                 let counting = dir.file("count-\(run).sqlite")
                 let (_, context) = try prepare(counting, pragmas: pragmas)
                 let n = try countingFaults(kinds) { try context.performAndWait { try context.save() } }
-                for k in sample(n) {
+                for k in faultSample(n) {
                     let fault = InjectedFault(kinds: kinds, code: code, k: k)
                     let url = dir.file("run\(run)-k\(k).sqlite")
                     let (coordinator, context) = try prepare(url, pragmas: pragmas)

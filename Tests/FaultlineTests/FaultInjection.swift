@@ -1,6 +1,7 @@
 import CFaultInjection
 import CSQLite
 import XCTest
+@testable import Faultline
 
 /// Runs `body` with the fault-injecting VFS as the process's default SQLite VFS (connections opened inside use
 /// it), and makes the real one the default again after.
@@ -48,4 +49,29 @@ func countingFaults(_ kinds: Int32, _ body: () throws -> Void) rethrows -> Int {
     let n = faultinjection_count()
     faultinjection_disarm()
     return n
+}
+
+/// Every table's rows as SQLite holds them (but the tables in `excluding`), after the integrity check's answer.
+func storeRows(of url: URL, excluding: Set<String> = []) throws -> [String] {
+    let connection = try SQLiteConnection(path: url.path, create: false)
+    let check = try connection.prepare("PRAGMA integrity_check")
+    _ = try check.step()
+    var lines = ["integrity " + check.text(at: 0)]
+    let tables = try connection.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
+    var names: [String] = []
+    while try tables.step() { names.append(tables.text(at: 0)) }
+    for name in names where !excluding.contains(name) {
+        let select = try connection.prepare("SELECT * FROM \(name) ORDER BY 1")
+        while try select.step() {
+            lines.append(name + ": " + (0..<select.columnCount).map { "\(select.slot(at: $0))" }.joined(separator: "|"))
+        }
+    }
+    return lines
+}
+
+/// The k tried of `n` faults: every k with `FAULTLINE_FAULTS=all` (`make test-faults`), else every third and the last.
+func faultSample(_ n: Int) -> [Int] {
+    guard n > 0 else { return [] }
+    if ProcessInfo.processInfo.environment["FAULTLINE_FAULTS"] == "all" { return Array(1...n) }
+    return Array(Set(stride(from: 1, through: n, by: 3)).union([n])).sorted()
 }

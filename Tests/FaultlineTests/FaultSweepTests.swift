@@ -37,20 +37,7 @@ final class FaultSweepTests: XCTestCase {
     }
 
     /// Every table's rows, and the integrity check.
-    private func rows(of url: URL) throws -> [String] {
-        let connection = try SQLiteConnection(path: url.path, create: false)
-        let check = try connection.prepare("PRAGMA integrity_check")
-        XCTAssertTrue(try check.step())
-        var lines = ["integrity " + check.text(at: 0)]
-        let tables = try connection.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
-        var names: [String] = []
-        while try tables.step() { names.append(tables.text(at: 0)) }
-        for name in names {
-            let select = try connection.prepare("SELECT * FROM \(name) ORDER BY 1")
-            while try select.step() { lines.append(name + ": " + (0..<select.columnCount).map { "\(select.slot(at: $0))" }.joined(separator: "|")) }
-        }
-        return lines
-    }
+    private func rows(of url: URL) throws -> [String] { try storeRows(of: url, excluding: []) }
 
     /// The files beside the store but its own siblings: `-wal`, `-shm`, and a hot `-journal` (a rollback that could
     /// not write — the disk still full — leaves it for the next open to roll the transaction back, as SQLite does).
@@ -59,12 +46,6 @@ final class FaultSweepTests: XCTestCase {
             .filter { !$0.hasSuffix("-shm") && !$0.hasSuffix("-wal") && !$0.hasSuffix("-journal") }.sorted()
     }
 
-    private var everyK: Bool { ProcessInfo.processInfo.environment["FAULTLINE_FAULTS"] == "all" }
-
-    private func sample(_ n: Int) -> [Int] {
-        guard n > 0 else { return [] }
-        return everyK ? Array(1...n) : Array(Set(stride(from: 1, through: n, by: 3)).union([n])).sorted()
-    }
 
     /// Runs `operation` on a fresh store at every sampled k of each fault kind, under WAL and a rollback journal;
     /// `check` judges a failure (the store as it was) and the retry. Returns (failed, tried).
@@ -84,7 +65,7 @@ final class FaultSweepTests: XCTestCase {
                     faultinjection_disarm()
                     try makeStore(counting, pragmas: pragmas)
                     let n = try countingFaults(kinds) { try operation(counting) }
-                    for k in sample(n) {
+                    for k in faultSample(n) {
                         let fault = InjectedFault(kinds: kinds, code: code, k: k)
                         let folder = dir.url.appendingPathComponent("\(name)-\(run)-\(k)")
                         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
