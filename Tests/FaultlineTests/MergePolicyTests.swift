@@ -246,6 +246,53 @@ final class MergePolicyTests: XCTestCase {
         }
     }
 
+    /// Core Data's `detectConflicts(for:)`: an unchanged object marked for conflict detection makes the next save
+    /// check its row's version — another writer's change is then a conflict, resolved by the merge policy; unmarked,
+    /// the save does not look at it.
+    func testDetectConflictsChecksAnUnchangedObject() throws {
+        for (marked, policy) in [(false, MergePolicy.error), (true, .error), (true, .mergeByPropertyObjectTrump)] {
+            let stack = try Stack(try model())
+            let setup = try stack.context()
+            try setup.performAndWait {
+                for code in [1, 2] {
+                    let item = try setup.insertNewObject(forEntityName: "Item")
+                    try item.setValue("t0", forKey: "title")
+                    try item.setValue(code, forKey: "code")
+                }
+                try setup.save()
+            }
+            let mine = try stack.context(), theirs = try stack.context(separateCoordinator: true)
+            mine.mergePolicy = policy
+            let (one, two) = try mine.performAndWait { (try item(code: 1, in: mine), try item(code: 2, in: mine)) }
+            try theirs.performAndWait {
+                try item(code: 1, in: theirs).setValue("theirs", forKey: "title")
+                try theirs.save()
+            }
+            let label = "marked \(marked), \(policy.type)"
+            let outcome = Result {
+                try mine.performAndWait {
+                    if marked { mine.detectConflicts(for: one) }
+                    try two.setValue("mine", forKey: "title")
+                    try mine.save()
+                }
+            }
+            if marked && policy.type == .error {
+                XCTAssertThrowsError(try outcome.get(), label) { error in
+                    guard case SaveError.conflicts(let conflicts) = error else { return XCTFail("\(label): \(error)") }
+                    XCTAssertEqual(conflicts.map(\.object), [mine.performAndWait { one.objectID }], label)
+                }
+                XCTAssertEqual(try stack.stored()[2]?.0, "t0", "\(label): nothing was written")
+            } else {
+                XCTAssertNoThrow(try outcome.get(), label)
+                XCTAssertEqual(try stack.stored()[2]?.0, "mine", label)
+                XCTAssertEqual(try stack.stored()[1]?.0, "theirs", label)
+                if marked {
+                    XCTAssertEqual(mine.performAndWait { one.value(forKey: "title") as? String }, "theirs", "\(label): the object took the store's values")
+                }
+            }
+        }
+    }
+
     func testUniquenessWithinOneSaveKeepsTheFirstAndMovesItsRelationships() throws {
         let stack = try Stack(try model())
         let context = try stack.context()

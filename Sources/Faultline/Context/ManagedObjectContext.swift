@@ -148,6 +148,9 @@ public final class ManagedObjectContext: @unchecked Sendable {
     /// Objective-C exception, which Swift cannot catch, so the error is reported there instead (docs/contexts.md).
     public var shouldDeleteInaccessibleFaults = true
 
+    /// Objects marked by `detectConflicts(for:)` until the next save (held: Core Data keeps them too).
+    var conflictChecks: [ObjectIdentifier: ManagedObject] = [:]
+
     /// Values the program keeps with the context (Core Data's `userInfo`): a cache of singleton-like objects looked
     /// up once — the logged-in user, the current settings — instead of fetched each time. Read and changed on the
     /// context's queue, like its objects.
@@ -514,6 +517,7 @@ public final class ManagedObjectContext: @unchecked Sendable {
         insertedCount = 0
         updatedSet.removeAll()
         deletedSet.removeAll()
+        conflictChecks.removeAll()
         if let changeTracker { _ = changeTracker.take() }
         undoManager?.removeAllActions()
         reader.releaseSnapshots(held)

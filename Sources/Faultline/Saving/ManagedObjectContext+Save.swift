@@ -51,6 +51,7 @@ extension ManagedObjectContext {
         let announces = !saveObservers.didSave.isEmpty || !coordinator.autoMergers.isEmpty || !autoMergers.isEmpty
         let deleted = announces ? changes.deleted.map(\.objectID) : []
         let permanentKeys = didSave(changes)
+        conflictChecks.removeAll()
         // The saved objects' rows are shared now; their block goes with the last of them, not with the context.
         insertWriter.endBlock()
         if generation != nil {
@@ -77,7 +78,18 @@ extension ManagedObjectContext {
         SaveChanges(inserted: pendingInsertions,
                     updated: updatedSet.values.sorted { $0.key < $1.key },
                     deleted: deletedSet.values.sorted { $0.key < $1.key },
+                    checked: conflictChecks.values.filter { $0.managedObjectContext === self && !$0.hasChanges && !$0.isFault && $0.key > 0 }
+                        .sorted { $0.key < $1.key },
                     author: transactionAuthor, contextName: name)
+    }
+
+    /// Core Data's `detectConflicts(for:)`: at the next save, `object`'s row must still be at the version this
+    /// context read, even if the object is unchanged; if another writer changed it, the save meets an
+    /// optimistic-locking conflict, resolved by the merge policy as any other. (A fault is not checked: it has read
+    /// no version yet.)
+    public func detectConflicts(for object: ManagedObject) {
+        guard object.managedObjectContext === self else { return }
+        conflictChecks[ObjectIdentifier(object)] = object
     }
 
     /// One write through the coordinator (traced when probes are on).

@@ -13,6 +13,8 @@ struct SaveChanges {
     var inserted: [ManagedObject]
     var updated: [ManagedObject]
     var deleted: [ManagedObject]
+    /// Unchanged objects marked by `detectConflicts(for:)`: their rows' versions are checked too.
+    var checked: [ManagedObject] = []
     /// For persistent history: the context's `transactionAuthor` and `name`.
     var author: String? = nil
     var contextName: String? = nil

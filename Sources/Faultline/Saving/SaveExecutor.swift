@@ -33,6 +33,8 @@ extension SQLiteStore {
                 } else {
                     for object in changes.deleted where !(try delete(object)) { conflicts.append((object, object.version)) }
                 }
+                // Objects marked for conflict detection: their rows must still be at the version the context read.
+                for object in changes.checked where try currentVersion(of: object) != object.version { conflicts.append((object, object.version)) }
                 try writeOrderKeys(positions)
                 for object in [changes.inserted, changes.updated].joined() where !object.entity.joinTableOwners.isEmpty { try writeJoinRows(of: object) }
                 if tracksHistory && conflicts.isEmpty { try writeHistory(changes) }
