@@ -126,6 +126,39 @@ final class ContextDetailTests: XCTestCase {
         }
     }
 
+    /// Core Data's `shouldRefreshRefetchedObjects`: false (the default), an object the context holds keeps its
+    /// values when a fetch returns its row changed by another writer; true, it takes the row's values and keeps its
+    /// own unsaved changes.
+    func testRefetchedObjectsKeepOrTakeTheStoresValues() throws {
+        let dir = TemporaryDirectory()
+        let (coordinator, context) = try stack(dir)
+        let item = try context.performAndWait { () -> ManagedObject in
+            let item = try context.insertNewObject(forEntityName: "Item")
+            try item.setValue("Lamp", forKey: "name")
+            try item.setValue(Int16(1), forKey: "count")
+            try context.save()
+            return item
+        }
+        let other = ManagedObjectContext(.privateQueue, coordinator: coordinator)
+        try other.performAndWait {
+            let theirs = try XCTUnwrap(try other.fetch(FetchRequest<ManagedObject>(entityName: "Item")).first)
+            try theirs.setValue("Lantern", forKey: "name")
+            try theirs.setValue(Int16(2), forKey: "count")
+            try other.save()
+        }
+        try context.performAndWait {
+            try item.setValue(Int16(9), forKey: "count")                  // an unsaved change of its own
+            let request = FetchRequest<ManagedObject>(entityName: "Item")
+            request.returnsObjectsAsFaults = false
+            _ = try context.fetch(request)
+            XCTAssertEqual(item.value(forKey: "name") as? String, "Lamp", "by default a refetched object keeps its values")
+            request.shouldRefreshRefetchedObjects = true
+            _ = try context.fetch(request)
+            XCTAssertEqual(item.value(forKey: "name") as? String, "Lantern", "refreshed from the row")
+            XCTAssertEqual(item.value(forKey: "count") as? Int16, 9, "its unsaved change kept")
+        }
+    }
+
     /// Core Data's `validateValue(_:forKey:)`: the model's rules for one value, the value coerced to the
     /// attribute's type; an unknown key is an error.
     func testValidateValueChecksTheModelsRulesAndCoerces() throws {

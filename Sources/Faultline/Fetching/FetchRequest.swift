@@ -9,6 +9,7 @@ struct FetchSpec: Sendable {
     var includesSubentities: Bool = true
     var returnsObjectsAsFaults: Bool = true
     var includesPendingChanges: Bool = true
+    var shouldRefreshRefetchedObjects: Bool = false
     var fetchLimit: Int = 0
     var fetchOffset: Int = 0
     var objectIDs: [ManagedObjectID]?
@@ -63,6 +64,13 @@ public final class FetchRequest<Result>: @unchecked Sendable {
     public var returnsObjectsAsFaults: Bool {
         get { spec.returnsObjectsAsFaults }
         set { spec.returnsObjectsAsFaults = newValue }
+    }
+    /// Core Data's `shouldRefreshRefetchedObjects` (default false): whether objects the context already holds take
+    /// the fetched rows' newer values (their unsaved changes kept, as `refresh(_:mergeChanges: true)`). False, they
+    /// keep the values they had, as Core Data's do.
+    public var shouldRefreshRefetchedObjects: Bool {
+        get { spec.shouldRefreshRefetchedObjects }
+        set { spec.shouldRefreshRefetchedObjects = newValue }
     }
     /// Whether unsaved inserts are included and unsaved deletes left out (default true).
     public var includesPendingChanges: Bool {

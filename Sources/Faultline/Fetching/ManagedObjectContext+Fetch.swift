@@ -153,6 +153,9 @@ extension ManagedObjectContext {
         // A result holds each row once, so a context that had nothing registered needs no uniquing lookup.
         let mayBeRegistered = !registry.isEmpty
         var awakened: [ManagedObject] = []
+        // Held objects whose rows came back newer, when the request asks for them to be refreshed.
+        var refetched: [ManagedObject] = []
+        let refreshes = request.shouldRefreshRefetchedObjects
         do {
             try reader.fetchRows(entity: entity, includesSubentities: request.includesSubentities, keys: keys, filter: filter,
                                       limit: limit, offset: offset) { rowEntity, key, version, snapshot in
@@ -171,6 +174,8 @@ extension ManagedObjectContext {
                             if existing.isFault && !returnsFaults {
                                 fulfill(existing, values: values, version: version)
                                 if rowEntity.hasCustomClass { awakened.append(existing) }
+                            } else if refreshes && !existing.isFault {
+                                refetched.append(existing)
                             }
                         }
                         return
@@ -180,6 +185,8 @@ extension ManagedObjectContext {
                     if existing.isFault && !returnsFaults {
                         fulfill(existing, values: values, version: version)
                         if rowEntity.hasCustomClass { awakened.append(existing) }
+                    } else if refreshes && !existing.isFault && existing.version != version {
+                        refetched.append(existing)
                     }
                     return
                 }
@@ -203,6 +210,7 @@ extension ManagedObjectContext {
             throw FetchError.store(error)
         }
         // Outside the coordinator's lock: a hook may fire faults of its own.
+        for object in refetched { refreshObject(object, mergeChanges: true) }
         for object in awakened { object.awakeFromFetch() }
         return results
     }
