@@ -43,6 +43,21 @@ final class MergePolicyTests: XCTestCase {
             return ManagedObjectContext(.privateQueue, coordinator: other)
         }
 
+        /// Saves items 1 and 2 as ("t0", 1, "n0").
+        func seed() throws {
+            let setup = try context()
+            try setup.performAndWait {
+                for code in [1, 2] {
+                    let item = try setup.insertNewObject(forEntityName: "Item")
+                    try item.setValue("t0", forKey: "title")
+                    try item.setValue(1.0, forKey: "price")
+                    try item.setValue("n0", forKey: "note")
+                    try item.setValue(code, forKey: "code")
+                }
+                try setup.save()
+            }
+        }
+
         /// The stored items by code, read by a fresh coordinator: (title, price, note, primary key).
         func stored() throws -> [Int: (String?, Double, String?, Int64)] {
             let reader = try context(separateCoordinator: true)
@@ -67,17 +82,7 @@ final class MergePolicyTests: XCTestCase {
     /// title and note (and item 2's title, which conflicts with nothing). Returns the context and its save's error.
     private func conflictingSave(_ policy: MergePolicy, separateCoordinator: Bool) throws -> (Stack, ManagedObjectContext, Error?) {
         let stack = try Stack(try model())
-        let setup = try stack.context()
-        try setup.performAndWait {
-            for code in [1, 2] {
-                let item = try setup.insertNewObject(forEntityName: "Item")
-                try item.setValue("t0", forKey: "title")
-                try item.setValue(1.0, forKey: "price")
-                try item.setValue("n0", forKey: "note")
-                try item.setValue(code, forKey: "code")
-            }
-            try setup.save()
-        }
+        try stack.seed()
         let mine = try stack.context(), theirs = try stack.context(separateCoordinator: separateCoordinator)
         let (one, two) = try mine.performAndWait { (try item(code: 1, in: mine), try item(code: 2, in: mine)) }
         try theirs.performAndWait {
@@ -157,14 +162,7 @@ final class MergePolicyTests: XCTestCase {
     func testConflictWithADeletedRow() throws {
         for policy in [MergePolicy.error, .rollback, .overwrite, .mergeByPropertyStoreTrump, .mergeByPropertyObjectTrump] {
             let stack = try Stack(try model())
-            let setup = try stack.context()
-            try setup.performAndWait {
-                for code in [1, 2] {
-                    let item = try setup.insertNewObject(forEntityName: "Item")
-                    try item.setValue(code, forKey: "code")
-                }
-                try setup.save()
-            }
+            try stack.seed()
             let mine = try stack.context(), theirs = try stack.context(separateCoordinator: true)
             let (one, two) = try mine.performAndWait { (try item(code: 1, in: mine), try item(code: 2, in: mine)) }
             try theirs.performAndWait {
@@ -208,15 +206,7 @@ final class MergePolicyTests: XCTestCase {
             for (policy, name, rowStays) in outcomes {
                 for theirsDeletes in [false, true] {
                     let stack = try Stack(try model())
-                    let setup = try stack.context()
-                    try setup.performAndWait {
-                        for code in [1, 2] {
-                            let item = try setup.insertNewObject(forEntityName: "Item")
-                            try item.setValue("t0", forKey: "title")
-                            try item.setValue(code, forKey: "code")
-                        }
-                        try setup.save()
-                    }
+                    try stack.seed()
                     let mine = try stack.context(), theirs = try stack.context(separateCoordinator: separate)
                     let one = try mine.performAndWait { try item(code: 1, in: mine) }
                     try theirs.performAndWait {
@@ -252,15 +242,7 @@ final class MergePolicyTests: XCTestCase {
     func testDetectConflictsChecksAnUnchangedObject() throws {
         for (marked, policy) in [(false, MergePolicy.error), (true, .error), (true, .mergeByPropertyObjectTrump)] {
             let stack = try Stack(try model())
-            let setup = try stack.context()
-            try setup.performAndWait {
-                for code in [1, 2] {
-                    let item = try setup.insertNewObject(forEntityName: "Item")
-                    try item.setValue("t0", forKey: "title")
-                    try item.setValue(code, forKey: "code")
-                }
-                try setup.save()
-            }
+            try stack.seed()
             let mine = try stack.context(), theirs = try stack.context(separateCoordinator: true)
             mine.mergePolicy = policy
             let (one, two) = try mine.performAndWait { (try item(code: 1, in: mine), try item(code: 2, in: mine)) }

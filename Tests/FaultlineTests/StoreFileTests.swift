@@ -106,6 +106,35 @@ final class StoreFileTests: XCTestCase {
         try other.destroyPersistentStore(at: URL(fileURLWithPath: "/dev/null"), ofType: InMemoryStoreType, options: nil)
     }
 
+    /// An SQLite database that is not a store (another program's: tables, no Z_METADATA) is neither destroyed nor
+    /// replaced: store operations never act on a guess. Its rows stay.
+    func testAnotherProgramsDatabaseIsNeitherDestroyedNorReplaced() throws {
+        let dir = TemporaryDirectory()
+        let foreign = dir.file("app.sqlite")
+        do {
+            let connection = try SQLiteConnection(path: foreign.path, create: true)
+            try connection.execute("CREATE TABLE settings(key TEXT, value TEXT); INSERT INTO settings VALUES ('theme', 'dark')")
+        }
+        let source = dir.file("Source.sqlite")
+        do { _ = try openStore(source, titles: ["a"]) }
+        let coordinator = PersistentStoreCoordinator(managedObjectModel: ManagedObjectModel())
+        XCTAssertThrowsError(try coordinator.destroyPersistentStore(at: foreign, type: .sqlite)) {
+            XCTAssertTrue("\($0)".contains("not a store"), "\($0)")
+        }
+        XCTAssertThrowsError(try coordinator.replacePersistentStore(at: foreign, withPersistentStoreFrom: source, type: .sqlite)) {
+            XCTAssertTrue("\($0)".contains("not a store"), "\($0)")
+        }
+        let connection = try SQLiteConnection(path: foreign.path, create: false)
+        let row = try connection.prepare("SELECT value FROM settings WHERE key = 'theme'")
+        XCTAssertTrue(try row.step())
+        XCTAssertEqual(row.text(at: 0), "dark", "the database is untouched")
+        // An empty SQLite file (no tables) is no one's data: it is destroyed.
+        let empty = dir.file("empty.sqlite")
+        do { _ = try SQLiteConnection(path: empty.path, create: true).execute("PRAGMA user_version = 1") }
+        try coordinator.destroyPersistentStore(at: empty, type: .sqlite)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: empty.path))
+    }
+
     /// The coordinator's own store is removed from it before its files go.
     func testDestroyingTheCoordinatorsOwnStoreRemovesItFirst() throws {
         let dir = TemporaryDirectory()

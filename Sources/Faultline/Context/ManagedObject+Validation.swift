@@ -33,9 +33,7 @@ extension ManagedObject {
                 guard count >= 0 else {
                     throw ManagedObjectError.invalidValue(entity: entity.name, key: key, problem: "expected an array or set of objects, got \(type(of: unwrapped!))")
                 }
-                if count == 0 && !relationship.isOptional { fail(key, "0 objects", "required (not optional)") }
-                else if count > 0 && count < relationship.minCount { fail(key, "\(count) objects", "fewer than \(relationship.minCount)") }
-                if relationship.maxCount > 0 && count > relationship.maxCount { fail(key, "\(count) objects", "more than \(relationship.maxCount)") }
+                ManagedObjectContext.checkCount(of: relationship, count, fail)
             } else if let object = unwrapped {
                 guard let destination = object as? ManagedObject, let expected = relationship.destination,
                       destination.entity.isKind(of: expected) || destination.entity.name == expected.name else {

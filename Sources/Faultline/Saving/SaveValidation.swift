@@ -66,9 +66,7 @@ extension ManagedObjectContext {
                     case .null where object.isInserted: count = 0
                     default: continue // not loaded, so not changed
                     }
-                    if count == 0 && !relationship.isOptional { fail(relationship.name, "0 objects", "required (not optional)") }
-                    else if count > 0 && count < relationship.minCount { fail(relationship.name, "\(count) objects", "fewer than \(relationship.minCount)") }
-                    if relationship.maxCount > 0 && count > relationship.maxCount { fail(relationship.name, "\(count) objects", "more than \(relationship.maxCount)") }
+                    Self.checkCount(of: relationship, count, fail)
                 } else if !relationship.isOptional && object.values[relationship.index].isNull {
                     fail(relationship.name, "nil", "required (not optional)")
                 }
@@ -104,6 +102,13 @@ extension ManagedObjectContext {
         default:
             break
         }
+    }
+
+    /// A to-many relationship's model rules (required, minimum and maximum count) on `count` members.
+    static func checkCount(of relationship: RelationshipDescription, _ count: Int, _ fail: (String, String, String) -> Void) {
+        if count == 0 && !relationship.isOptional { fail(relationship.name, "0 objects", "required (not optional)") }
+        else if count > 0 && count < relationship.minCount { fail(relationship.name, "\(count) objects", "fewer than \(relationship.minCount)") }
+        if relationship.maxCount > 0 && count > relationship.maxCount { fail(relationship.name, "\(count) objects", "more than \(relationship.maxCount)") }
     }
 
     private static func check(_ value: Double, _ attribute: AttributeDescription, _ fail: (String, String, String) -> Void) {

@@ -62,16 +62,19 @@ public final class PersistentStore: @unchecked Sendable, CustomStringConvertible
 extension PersistentStoreOptions {
     /// The options a Core Data options dictionary sets, and its pragmas; a known key with a value of the wrong kind
     /// is an error naming it (unknown keys are ignored, as Core Data ignores them).
+    /// An options dictionary's Boolean (a `Bool` or an `NSNumber`); another kind of value is an error naming `key`.
+    static func flag(_ value: Any, key: String) throws -> Bool {
+        if let b = value as? Bool { return b }
+        if let n = value as? NSNumber { return n.boolValue }
+        throw StoreError.invalidConfiguration("the option \(key) must be a Boolean, got \(type(of: value))")
+    }
+
     static func parsing(_ dictionary: [AnyHashable: Any]?) throws -> (PersistentStoreOptions, [StorePragma]) {
         var options: PersistentStoreOptions = []
         var pragmas: [StorePragma] = []
         for (key, value) in dictionary ?? [:] {
             let name = "\(key)"
-            func flag() throws -> Bool {
-                if let b = value as? Bool { return b }
-                if let n = value as? NSNumber { return n.boolValue }
-                throw StoreError.invalidConfiguration("the option \(name) must be a Boolean, got \(type(of: value))")
-            }
+            func flag() throws -> Bool { try Self.flag(value, key: name) }
             switch name {
             case MigratePersistentStoresAutomaticallyOption: if try flag() { options.insert(.migratesAutomatically) }
             case InferMappingModelAutomaticallyOption: if try flag() { options.insert(.infersMappingAutomatically) }

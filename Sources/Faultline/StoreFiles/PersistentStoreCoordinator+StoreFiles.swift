@@ -37,8 +37,13 @@ extension PersistentStoreCoordinator {
         if case .other(let why) = kind {
             throw StoreError.storeFiles(operation: "destroy", path: files.path, detail: "\(why), so it is not a store; nothing was removed")
         }
-        if let added = persistentStore(for: url) { try remove(added) }
-        try StoreFileOperations.destroy(files, kind: kind, force: force)
+        let added = persistentStore(for: url)
+        if let added { try remove(added) }
+        do {
+            try StoreFileOperations.destroy(files, kind: kind, force: force)
+        } catch StoreError.storeFiles(let operation, let path, let detail) where added != nil {
+            throw StoreError.storeFiles(operation: operation, path: path, detail: detail + " (the store was removed from this coordinator first)")
+        }
     }
 
     /// `destroyPersistentStore(at:ofType:options:)` with a store type (Core Data's `destroyPersistentStore(at:type:options:)`).
@@ -89,7 +94,8 @@ extension PersistentStoreCoordinator {
             }
             let destination = StoreFileSet(url)
             let source = current.filePath.map { StoreFileSet(URL(fileURLWithPath: $0)) }
-            let opened = try StoreFileOperations.copy(current.connection, externalValuesOf: source, to: destination) {
+            let opened = try StoreFileOperations.copy(current.connection, externalValuesOf: source, to: destination,
+                                                      operation: "migrate", replacing: false) {
                 let opened = try SQLiteStore(path: destination.path, model: managedObjectModel, readOnly: parsed.contains(.readOnly),
                                              pragmas: pragmas, probes: probes)
                 if parsed.contains(.persistentHistoryTracking) && !parsed.contains(.readOnly) { try opened.startHistoryTracking() }
@@ -114,8 +120,6 @@ extension PersistentStoreCoordinator {
 
     private static func flag(_ options: [AnyHashable: Any]?, _ key: String) throws -> Bool {
         guard let value = options?[key] else { return false }
-        if let b = value as? Bool { return b }
-        if let n = value as? NSNumber { return n.boolValue }
-        throw StoreError.invalidConfiguration("the option \(key) must be a Boolean, got \(type(of: value))")
+        return try PersistentStoreOptions.flag(value, key: key)
     }
 }

@@ -11,6 +11,10 @@ enum StoreFileOperations {
         if kind == .sqlite {
             do {
                 let connection = try SQLiteConnection(path: files.path, create: false, busyTimeout: force ? 0 : 5_000)
+                if let other = try foreignDatabase(connection) {
+                    throw StoreError.storeFiles(operation: "destroy", path: files.path,
+                                                detail: "it is an SQLite database but not a store (\(other)); nothing was removed")
+                }
                 guard faultline_sqlite3_reset_database(connection.handle, 1) == SQLITE_OK else {
                     throw SQLiteError(connection: connection.handle, code: sqlite3_errcode(connection.handle))
                 }
@@ -56,7 +60,7 @@ enum StoreFileOperations {
             throw StoreError.storeFiles(operation: "replace", path: destination.path, detail: "the source '\(source.path)' cannot be read: \(error) (nothing was changed)")
         }
         let previous = Set((try? destination.externalValueNames()) ?? [])
-        try copy(reader, externalValuesOf: source, to: destination, operation: "replace") { () }
+        try copy(reader, externalValuesOf: source, to: destination, operation: "replace", replacing: true) { () }
         // Values only the replaced store named: left over, they would cost space and nothing else.
         let kept = Set((try? source.externalValueNames()) ?? [])
         for name in previous.subtracting(kept) {
@@ -68,10 +72,10 @@ enum StoreFileOperations {
     /// in-memory store, which has none), then calls `finish` (which opens the copy, say). On any failure the
     /// destination is put back as it was: values copied are removed, and a database that was not there is removed.
     static func copy<T>(_ connection: SQLiteConnection, externalValuesOf source: StoreFileSet?, to destination: StoreFileSet,
-                        operation: String = "migrate", finish: () throws -> T) throws -> T {
+                        operation: String, replacing: Bool, finish: () throws -> T) throws -> T {
         let manager = FileManager.default
         let existed = destination.kind() != .absent
-        if operation == "migrate" && existed {
+        if !replacing && existed {
             throw StoreError.storeFiles(operation: operation, path: destination.path, detail: "a file is there already: destroy it first (nothing was changed)")
         }
         let supportExisted = manager.fileExists(atPath: destination.support.path)
@@ -91,6 +95,9 @@ enum StoreFileOperations {
             }
             try steps.run("copy the database") {
                 let writer = try SQLiteConnection(path: destination.path, create: true)
+                if existed, let other = try Self.foreignDatabase(writer) {
+                    throw StoreError.storeFiles(operation: operation, path: destination.path, detail: "it is an SQLite database but not a store (\(other)), so it is not replaced")
+                }
                 try StoreBackup.copy(from: connection, to: writer)
             }
             return try finish()
@@ -104,5 +111,13 @@ enum StoreFileOperations {
             throw StoreError.storeFiles(operation: operation, path: destination.path,
                                         detail: "\(detail); the destination is as it was\(existed ? "" : " (absent)")")
         }
+    }
+
+    /// Why the database `connection` opened is not a store — it has tables but no `Z_METADATA` — or nil when it is
+    /// one or is empty. Store operations never remove or overwrite another program's database on a guess.
+    static func foreignDatabase(_ connection: SQLiteConnection) throws -> String? {
+        let tables = try connection.prepare("SELECT count(*), sum(name = 'Z_METADATA') FROM sqlite_master WHERE type = 'table'")
+        guard try tables.step(), tables.int64(at: 0) > 0, tables.int64(at: 1) == 0 else { return nil }
+        return "\(tables.int64(at: 0)) tables, none of them Z_METADATA"
     }
 }
