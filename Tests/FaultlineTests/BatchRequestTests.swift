@@ -117,7 +117,7 @@ final class BatchRequestTests: XCTestCase {
         ManagedObjectContext.mergeChanges(fromRemoteSave: RemoteChanges(deleted: result.objectIDs), into: [observer])
         try observer.performAndWait {
             XCTAssertEqual(rex.objects(forRelationship: "walks").count, 5, "the relationship reloads without the deleted walks")
-            XCTAssertFalse(observer.registeredObjects.contains { ($0.value(forKey: "distance") as? Double ?? 0) > 10 })
+            XCTAssertFalse(observer.registeredObjects.contains { $0.entity.name == "Walk" && ($0.value(forKey: "distance") as? Double ?? 0) > 10 })
             XCTAssertTrue(someWalks.filter { $0.managedObjectContext == nil }.allSatisfy(\.isFault))
             XCTAssertEqual(try observer.count(for: FetchRequest<ManagedObject>(entityName: "Walk")), 10)
         }

@@ -117,7 +117,7 @@ final class ContextDetailTests: XCTestCase {
                 XCTAssertTrue(object.isFault)
                 XCTAssertFalse(object.isInserted || object.isUpdated || object.isDeleted || object.hasChanges)
                 XCTAssertNil(object.value(forKey: "name"), "never a stale value")
-                XCTAssertThrowsError(try object.setValue("x", forKey: "name")) { XCTAssertTrue("\($0)".contains("reset()"), "\($0)") }
+                XCTAssertThrowsError(try object.setValue("x", forKey: "name")) { XCTAssertTrue("\($0)".contains("invalidated (its context was reset"), "\($0)") }
             }
             XCTAssertFalse(context.hasChanges)
             let again = try context.fetch(FetchRequest<ManagedObject>(entityName: "Hooked"))

@@ -80,6 +80,9 @@ final class FailedSaveTests: XCTestCase {
             try books[0].setValue(authors[1], forKey: "author")                           // "One" moves to Bob
             context.delete(books[1])                                                      // "Three", its page cascading
             try tags[1].setValue("crimson", forKey: "label")                              // "red"
+            // The event ends, as a `perform` block's does: the delete's rules run now (Core Data's
+            // `propagatesDeletesAtEndOfEvent`), so the state compared is the one the save starts from.
+            context.processPendingChanges()
         }
         return (coordinator, context)
     }

@@ -744,7 +744,8 @@ final class TraceSchemaTests: XCTestCase {
         "signpost": ["type", "t", "name"],
         "prefetchUse": ["type", "t", "keyPath", "entity", "loaded", "used", "callSite", "context"],
         "batch": ["type", "t", "kind", "entity", "rows", "statements", "duration", "error", "callSite", "context"],
-        "merge": ["type", "t", "inserted", "updated", "deleted", "refreshed", "duration", "context"],
+        "merge": ["type", "t", "inserted", "updated", "deleted", "refreshed", "registered", "duration", "context"],
+        "invalidate": ["type", "t", "objects", "reason", "duration", "context"],
     ]
 
     func testScriptedSessionMatchesTheDocumentedSchema() throws {
@@ -800,7 +801,7 @@ final class TraceSchemaTests: XCTestCase {
             XCTAssertTrue(Set(object.keys).isSubset(of: allowed), "\(type) has undocumented \(Set(object.keys).subtracting(allowed))")
             seen.insert(type)
         }
-        XCTAssertEqual(seen, ["header", "connect", "statement", "queryPlan", "fetch", "fault", "cacheMiss", "save", "signpost", "prefetchUse", "batch", "merge"])
+        XCTAssertEqual(seen, ["header", "connect", "statement", "queryPlan", "fetch", "fault", "cacheMiss", "save", "signpost", "prefetchUse", "batch", "merge", "invalidate"])
         XCTAssertTrue(lines.contains { $0.contains(#""type":"prefetchUse""#) && $0.contains(#""keyPath":"city","entity":"Person","loaded":1,"used":0"#) })
         XCTAssertTrue(lines.contains { $0.contains(#""type":"signpost""#) && $0.contains(#""name":"insert \"Paris\"""#) })
         XCTAssertTrue(lines.contains { $0.contains(#""bindings":["\"p*\""]"#) }, "bind values when asked for")

@@ -249,6 +249,8 @@ final class RelationshipTests: XCTestCase {
             let fido = try insert("Dog", ["name": "Fido", "owner": alice])
             try context.save()
             context.delete(rex)   // Dog.owner is Nullify
+            XCTAssertEqual(names(alice.objects(forRelationship: "dogs")), ["Fido", "Rex"], "until the event ends")
+            context.processPendingChanges()
             XCTAssertEqual(names(alice.objects(forRelationship: "dogs")), ["Fido"])
             try context.save()
             XCTAssertNil(rex.managedObjectContext)
@@ -272,6 +274,8 @@ final class RelationshipTests: XCTestCase {
             context.reset()
             let rex = try XCTUnwrap(context.fetch(FetchRequest<ManagedObject>(entityName: "Dog")).first { $0.value(forKey: "name") as? String == "Rex" })
             context.delete(rex)   // Dog.walks and Dog.collar are Cascade
+            XCTAssertEqual(context.deletedObjects.count, 1, "Core Data cascades at the end of the event")
+            context.processPendingChanges()
             XCTAssertEqual(context.deletedObjects.count, 5)
             try context.save()
         }

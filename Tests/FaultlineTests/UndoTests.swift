@@ -65,8 +65,8 @@ final class UndoTests: XCTestCase {
 
             // A delete with its cascade.
             context.delete(rex)
-            XCTAssertTrue(walk.isDeleted)
             context.processPendingChanges()
+            XCTAssertTrue(walk.isDeleted, "cascaded at the end of the event")
             undo.undo()
             XCTAssertFalse(rex.isDeleted || walk.isDeleted)
             XCTAssertFalse(context.hasChanges)

@@ -12,7 +12,8 @@ extension ManagedObject {
         for key in keyPath.split(separator: ".", omittingEmptySubsequences: false).map(String.init) {
             var next: [Any] = []
             for item in current {
-                guard let object = item as? ManagedObject, let value = object.value(forKey: key) else { continue }
+                guard let object = item as? ManagedObject, let property = object.entity.property(named: key),
+                      let value = object.value(for: property) else { continue }
                 if let members = value as? [ManagedObject] {
                     throughToMany = true
                     next.append(contentsOf: members as [Any])
@@ -30,7 +31,7 @@ extension ManagedObject {
         let keys = keyPath.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
         var object: ManagedObject = self
         for key in keys.dropLast() {
-            guard let next = object.value(forKey: key) as? ManagedObject else {
+            guard let next = object.entity.property(named: key).flatMap(object.value(for:)) as? ManagedObject else {
                 throw ManagedObjectError.invalidValue(entity: object.entity.name, key: keyPath, problem: "'\(key)' leads to no object (each step but the last must be a to-one holding one)")
             }
             object = next

@@ -39,7 +39,7 @@ open class ManagedObject: CustomStringConvertible {
     @exclusivity(unchecked) var changes = ChangeMask()
     /// Transient values that have no stored form (transformable, undefined, object ID types), by slot.
     var transientObjects: [Int: Any] = [:]
-    /// The permanent key a save is about to give an inserted object.
+    /// The permanent key a save is about to give an inserted object (or gave it early, with `.keyObtained`).
     var pendingKey: Int64 = 0
     /// The version (Z_OPT) the current save gives the row.
     var pendingVersion: Int64 = 0
@@ -72,6 +72,9 @@ open class ManagedObject: CustomStringConvertible {
         static let deletedInStore = Flags(rawValue: 4096)
         /// Left behind by its context's `reset()`: no values, no context; setting a value is an error.
         static let invalidated = Flags(rawValue: 8192)
+        /// An inserted object given its permanent key before its save (`obtainPermanentIDs(for:)`): `pendingKey`
+        /// holds it, and its ID is permanent while `key` stays the temporary one until the save.
+        static let keyObtained = Flags(rawValue: 16384)
         /// `values` is a row of the context's insert block that nothing else holds: changes are written in place
         /// (see `storeSlot`). Cleared when the row is assigned, changed through `values`, or handed out
         /// (`sharedValues`).
@@ -149,7 +152,8 @@ open class ManagedObject: CustomStringConvertible {
 
     /// The object's ID: temporary until its first save.
     public var objectID: ManagedObjectID {
-        ManagedObjectID(entity: entity, key: key, storeIdentifier: key > 0 ? managedObjectContext?.coordinator.storeIdentifier : nil)
+        let key = self.key < 0 && flags.contains(.keyObtained) ? pendingKey : self.key
+        return ManagedObjectID(entity: entity, key: key, storeIdentifier: key > 0 ? managedObjectContext?.coordinator.storeIdentifier : nil)
     }
 
     /// True until a property is read or written.
@@ -256,9 +260,20 @@ open class ManagedObject: CustomStringConvertible {
     // MARK: Key-value access
 
     /// The value of the property `key`: an attribute's Swift value, a to-one's object, or a to-many's objects
-    /// (`[ManagedObject]`). Nil for nil values and for unknown keys.
+    /// (`[ManagedObject]`); nil for nil values. A key the entity does not have is a programming error: it traps,
+    /// as Core Data raises `NSUnknownKeyException` — use `checkedValue(forKey:)` for keys from input.
     public func value(forKey key: String) -> Any? {
-        guard let property = entity.property(named: key) else { return nil }
+        guard let property = entity.property(named: key) else {
+            preconditionFailure("the entity \(entity.name) is not key value coding-compliant for the key \"\(key)\" (Core Data raises NSUnknownKeyException; checkedValue(forKey:) throws instead)")
+        }
+        return value(for: property)
+    }
+
+    /// `value(forKey:)` for a key that may not exist: an unknown key throws `ManagedObjectError.unknownKey`, naming
+    /// the entity and the key; an invalidated object (its context reset) throws `ManagedObjectError.invalidated`.
+    public func checkedValue(forKey key: String) throws -> Any? {
+        guard let property = entity.property(named: key) else { throw ManagedObjectError.unknownKey(entity: entity.name, key: key) }
+        if flags.contains(.invalidated) { throw ManagedObjectError.invalidated(entity: entity.name, key: key) }
         return value(for: property)
     }
 
@@ -493,8 +508,11 @@ public enum ManagedObjectError: Error, CustomStringConvertible, Sendable {
     case invalidValue(entity: String, key: String, problem: String)
     /// `key` names an attribute where a relationship was needed.
     case notARelationship(entity: String, key: String)
-    /// The object was invalidated by its context's `reset()` (Core Data raises an exception): fetch it again.
+    /// The object was invalidated by its context's `reset()` or deinitialization (Core Data raises an exception):
+    /// fetch it again.
     case invalidated(entity: String, key: String)
+    /// `obtainPermanentIDs(for:)` cannot give the object a permanent ID, for `reason`.
+    case noPermanentID(entity: String, reason: String)
 
     /// The text `print` and `String(describing:)` show.
     public var description: String {
@@ -502,7 +520,8 @@ public enum ManagedObjectError: Error, CustomStringConvertible, Sendable {
         case .unknownKey(let entity, let key): return "entity '\(entity)' has no property '\(key)'"
         case .invalidValue(let entity, let key, let problem): return "\(entity).\(key): \(problem)"
         case .notARelationship(let entity, let key): return "\(entity).\(key) is not a relationship"
-        case .invalidated(let entity, let key): return "\(entity).\(key): the object was invalidated by its context's reset(); fetch it again from the context"
+        case .invalidated(let entity, let key): return "\(entity).\(key): the object was invalidated (its context was reset or went away, or its deletion was saved); fetch it again from a context"
+        case .noPermanentID(let entity, let reason): return "cannot obtain a permanent ID for an object of \(entity): \(reason)"
         }
     }
 }

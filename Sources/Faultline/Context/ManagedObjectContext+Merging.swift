@@ -9,12 +9,19 @@ public struct RemoteChanges: Sendable {
     public var updated: [ManagedObjectID]
     /// Objects it deleted.
     public var deleted: [ManagedObjectID]
+    /// Objects whose state the writer invalidated (Core Data's `NSInvalidatedObjectsKey`): merged as refreshes.
+    public var invalidated: [ManagedObjectID]
+    /// Every object invalidated (Core Data's `NSInvalidatedAllObjectsKey`): the contexts refresh all their objects.
+    public var invalidatedAll: Bool
 
     /// Changes to merge.
-    public init(inserted: [ManagedObjectID] = [], updated: [ManagedObjectID] = [], deleted: [ManagedObjectID] = []) {
+    public init(inserted: [ManagedObjectID] = [], updated: [ManagedObjectID] = [], deleted: [ManagedObjectID] = [],
+                invalidated: [ManagedObjectID] = [], invalidatedAll: Bool = false) {
         self.inserted = inserted
         self.updated = updated
         self.deleted = deleted
+        self.invalidated = invalidated
+        self.invalidatedAll = invalidatedAll
     }
 }
 
@@ -30,11 +37,18 @@ public let InsertedObjectIDsKey = "inserted_objectIDs"
 public let UpdatedObjectIDsKey = "updated_objectIDs"
 /// Core Data's `NSDeletedObjectIDsKey`.
 public let DeletedObjectIDsKey = "deleted_objectIDs"
+/// Core Data's `NSInvalidatedObjectsKey`.
+public let InvalidatedObjectsKey = "invalidated"
+/// Core Data's `NSInvalidatedObjectIDsKey`.
+public let InvalidatedObjectIDsKey = "invalidated_objectIDs"
+/// Core Data's `NSInvalidatedAllObjectsKey`.
+public let InvalidatedAllObjectsKey = "invalidatedAll"
 
 extension RemoteChanges {
-    /// The changes a Core Data change dictionary holds: under `InsertedObjectsKey`, `UpdatedObjectsKey` and
-    /// `DeletedObjectsKey` (or the `…ObjectIDsKey` forms), arrays or sets of object IDs or of objects (their IDs are
-    /// taken); other keys and values are ignored, as Core Data ignores them.
+    /// The changes a Core Data change dictionary holds: under `InsertedObjectsKey`, `UpdatedObjectsKey`,
+    /// `DeletedObjectsKey` and `InvalidatedObjectsKey` (or the `…ObjectIDsKey` forms), arrays or sets of object IDs
+    /// or of objects (their IDs are taken), and `InvalidatedAllObjectsKey` present for every object; other keys and
+    /// values are ignored, as Core Data ignores them.
     public init(_ dictionary: [AnyHashable: Any]) {
         func ids(_ keys: [String]) -> [ManagedObjectID] {
             keys.flatMap { key -> [ManagedObjectID] in
@@ -44,7 +58,8 @@ extension RemoteChanges {
             }
         }
         self.init(inserted: ids([InsertedObjectsKey, InsertedObjectIDsKey]), updated: ids([UpdatedObjectsKey, UpdatedObjectIDsKey]),
-                  deleted: ids([DeletedObjectsKey, DeletedObjectIDsKey]))
+                  deleted: ids([DeletedObjectsKey, DeletedObjectIDsKey]), invalidated: ids([InvalidatedObjectsKey, InvalidatedObjectIDsKey]),
+                  invalidatedAll: dictionary[AnyHashable(InvalidatedAllObjectsKey)] != nil)
     }
 }
 
@@ -74,12 +89,17 @@ extension ManagedObjectContext {
         let start = ProbeClock.now()
         // A pinned context moves to the latest generation when it merges (seed 001 L4039).
         advanceGeneration()
-        var refreshed = 0
+        var refreshed = 0, registered = 0
         for (temporary, id) in permanentKeys {
             // The root saved an object this child knows by its temporary key: adopt the permanent one.
             guard let object = temporaryObjects[temporary], object.managedObjectContext === self, !object.isInserted,
                   registry[id.objectKey] == nil else { continue }
             temporaryObjects[temporary] = nil
+            if object.flags.contains(.keyObtained) {
+                obtainedKeys[object.obtainedObjectKey] = nil
+                object.flags.remove(.keyObtained)
+                object.pendingKey = 0
+            }
             object.key = id.key
             registry[id.objectKey] = object
             if !object.isFault { materializedCount += 1 }
@@ -87,16 +107,25 @@ extension ManagedObjectContext {
         // Another context's inserts are registered as faults and reported as inserted, as Core Data does (how a list
         // learns of a background import). Only while someone observes the changes: unobserved, a fault nothing holds
         // would leave the context again at once.
-        if let changeTracker {
+        if let changeTracker, changeTracker.isObserved {
             for id in changes.inserted where !id.isTemporaryID && registeredObject(for: id) == nil {
                 guard let entity = model.entity(named: id.entity.name), !entity.isAbstract else { continue }
                 changeTracker.noteMergedInsert(faultingObject(entity: entity, key: id.key))
+                registered += 1
             }
         }
-        for id in changes.updated {
+        // Updated and invalidated objects are refreshed: stored values, unsaved changes kept on top (what the
+        // documentation leaves open for invalidated objects is answered so, losing nothing).
+        for id in changes.updated + changes.invalidated {
             guard let object = registeredObject(for: id), !object.isFault else { continue }
             refreshObject(object, mergeChanges: object.hasChanges)
             refreshed += 1
+        }
+        if changes.invalidatedAll {
+            for object in registeredObjects where !object.isFault && !object.isInserted {
+                refreshObject(object, mergeChanges: object.hasChanges)
+                refreshed += 1
+            }
         }
         var gone: Set<ObjectIdentifier> = []
         for id in changes.deleted {
@@ -125,8 +154,8 @@ extension ManagedObjectContext {
         processPendingChanges()
         if probesEnabled {
             coordinator.probes.record(.merge(MergeEvent(inserted: changes.inserted.count, updated: changes.updated.count, deleted: changes.deleted.count,
-                                                        refreshed: refreshed, duration: ProbeClock.seconds(start, ProbeClock.now()),
-                                                        context: serialNumber)))
+                                                        refreshed: refreshed, registered: registered,
+                                                        duration: ProbeClock.seconds(start, ProbeClock.now()), context: serialNumber)))
         }
     }
 

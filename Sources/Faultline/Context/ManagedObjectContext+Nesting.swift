@@ -106,6 +106,10 @@ extension ManagedObjectContext {
             object.key = state.key
             object.values = state.values
             object.transientObjects = state.transientObjects
+            if state.obtainedKey > 0 {
+                object.pendingKey = state.obtainedKey
+                object.flags.insert(.keyObtained)
+            }
             registerInsertion(object)
             created[state.key] = object
             temporaryObjects[state.key] = object
@@ -146,6 +150,8 @@ extension ManagedObjectContext {
             let object = faultingObject(entity: reference.entity, key: reference.key)
             delete(object)
         }
+        // The child applied the rules already; what they change arrives as changes of its own.
+        propagatePendingDeletes()
         return changes.inserted.map { created[$0.key]!.objectID }
     }
 

@@ -86,6 +86,8 @@ public final class ManagedObjectContext: @unchecked Sendable {
     /// Objects known by a temporary key without being inserted here: in a child context, objects its parent
     /// inserted (or it pushed to its parent); in a parent, objects that had the key before the root saved them.
     var temporaryObjects: [Int64: ManagedObject] = [:]
+    /// Unsaved objects given their permanent keys early (`obtainPermanentIDs(for:)`), by those keys.
+    var obtainedKeys: [ObjectKey: ManagedObject] = [:]
     /// Contexts that merge this context's saves (children with `automaticallyMergesChangesFromParent`).
     let autoMergers = AutoMergers()
     /// Set once a child context is made: saves then remember temporary keys for the children's lookups.
@@ -94,6 +96,11 @@ public final class ManagedObjectContext: @unchecked Sendable {
     /// live ones).
     @exclusivity(unchecked) var insertionOrder: [ManagedObject] = []
     @exclusivity(unchecked) var insertedCount = 0
+    /// Core Data's `propagatesDeletesAtEndOfEvent`: true (the default), deleted objects' delete rules are applied
+    /// at the end of the event (`processPendingChanges()`); false, only when saving.
+    public var propagatesDeletesAtEndOfEvent = true
+    /// Deleted objects whose delete rules wait for the end of the event (or the save).
+    var pendingDeletePropagation: [ManagedObject] = []
     /// Core Data's `name`: recorded with each save's persistent history (and shown in reports).
     public var name: String?
     /// Core Data's `transactionAuthor`: the author persistent history records for this context's saves.
@@ -229,13 +236,16 @@ public final class ManagedObjectContext: @unchecked Sendable {
         reportPrefetchUse()
         var held: [ObjectKey] = []
         held.reserveCapacity(registry.count)
-        for object in registry.values {
-            object.managedObjectContext = nil
-            if object.flags.contains(.holdsSnapshot) { held.append(object.objectKeyForCache) }
-        }
-        for object in insertionOrder { object.managedObjectContext = nil }
-        for object in temporaryObjects.values where object.managedObjectContext === self { object.managedObjectContext = nil }
+        for object in registry.values where object.flags.contains(.holdsSnapshot) { held.append(object.objectKeyForCache) }
+        // As Core Data: objects that outlive their context are invalidated (their hooks called), never left
+        // answering with values nothing keeps current.
+        let start = ProbeClock.now()
+        let invalidated = invalidateObjects(contextGoingAway: true, collecting: false)
         reader.releaseSnapshots(held)
+        if probesEnabled && invalidated.count > 0 {
+            coordinator.probes.record(.invalidate(InvalidateEvent(objects: invalidated.count, reason: .contextDeallocated,
+                                                                  duration: ProbeClock.seconds(start, ProbeClock.now()), context: serialNumber)))
+        }
     }
 
     // MARK: Queues
@@ -307,7 +317,8 @@ public final class ManagedObjectContext: @unchecked Sendable {
     /// The object registered for `id`, or nil; never a fetch.
     public func registeredObject(for id: ManagedObjectID) -> ManagedObject? {
         if id.isTemporaryID { return heldObject(entity: id.entity, key: id.key) }
-        return registry[id.objectKey]
+        if let object = registry[id.objectKey] { return object }
+        return obtainedKeys.isEmpty ? nil : obtainedKeys[id.objectKey]
     }
 
     /// The object for `id`: the registered one, else a fault (no SQL). Check existence with `existingObject(with:)`.
@@ -425,7 +436,8 @@ public final class ManagedObjectContext: @unchecked Sendable {
     /// Marks `object`, which holds its key and values, as inserted in this context: in insertion order, and
     /// reported to the change tracker and the undo manager when changes are tracked.
     func registerInsertion(_ object: ManagedObject) {
-        object.flags = [.inserted, objectFlags, object.flags.intersection(.ownsValueRow)]
+        object.flags = [.inserted, objectFlags, object.flags.intersection([.ownsValueRow, .keyObtained])]
+        if object.flags.contains(.keyObtained) { obtainedKeys[object.obtainedObjectKey] = object }
         insertionOrder.append(object)
         insertedCount += 1
         if objectFlags.contains(.tracked) {
@@ -445,8 +457,10 @@ public final class ManagedObjectContext: @unchecked Sendable {
         return entity.managedClass.init(entity: entity, insertInto: self)
     }
 
-    /// Marks `object` deleted and applies delete rules: Nullify removes it from inverses now, Cascade deletes
-    /// destinations, Deny is checked when saving. Deleting a newly inserted object simply forgets it.
+    /// Marks `object` deleted. Its delete rules (Nullify removes it from inverses, Cascade deletes destinations) are
+    /// applied at the end of the event — `processPendingChanges()`: the end of a `perform` block, a save — or only
+    /// when saving if `propagatesDeletesAtEndOfEvent` is false; Deny is checked when saving. Deleting a newly
+    /// inserted object forgets it, its rules applied at once.
     public func delete(_ object: ManagedObject) {
         guard object.managedObjectContext === self, !object.isDeleted else { return }
         object.willAccessValues()
@@ -460,9 +474,12 @@ public final class ManagedObjectContext: @unchecked Sendable {
             updatedSet[ObjectIdentifier(object)] = nil
             deletedSet[ObjectIdentifier(object)] = object
         }
-        propagateDelete(of: object)
         if object.flags.contains(.inserted) {
+            // It leaves the context now: nothing could apply its rules later.
+            propagateDelete(of: object)
             unregister(object)
+        } else {
+            pendingDeletePropagation.append(object)
         }
     }
 
@@ -475,6 +492,7 @@ public final class ManagedObjectContext: @unchecked Sendable {
         let key = object.objectKeyForCache
         if object.key > 0, registry.remove(object, at: key), !object.isFault { materializedCount -= 1 }
         if object.key < 0, temporaryObjects[object.key] === object { temporaryObjects[object.key] = nil }
+        if object.key < 0 && object.flags.contains(.keyObtained) { obtainedKeys[object.obtainedObjectKey] = nil }
         if object.flags.contains(.holdsSnapshot) {
             object.flags.remove(.holdsSnapshot)
             reader.releaseSnapshot(key)
@@ -490,27 +508,11 @@ public final class ManagedObjectContext: @unchecked Sendable {
     public func reset() {
         reportPrefetchUse()
         let held = registry.values.compactMap { $0.flags.contains(.holdsSnapshot) ? $0.objectKeyForCache : nil }
-        // Core Data invalidates every object: each turns into a fault with no values and no context (its hooks
-        // called), so that an old object never answers with a stale value; setting one is an error.
-        let hooks = model.hasCustomClasses
-        for object in registry.values {
-            if object.flags.contains(.batched) { leaveBatch(object) }
-            if hooks && object.entity.hasCustomClass { object.willTurnIntoFault() }
-            object.managedObjectContext = nil
-            object.flags = [.fault, .invalidated]
-            object.values = []
-            if hooks && object.entity.hasCustomClass { object.didTurnIntoFault() }
-        }
-        for object in insertionOrder + temporaryObjects.values where object.managedObjectContext === self {
-            if hooks && object.entity.hasCustomClass { object.willTurnIntoFault() }
-            object.managedObjectContext = nil
-            if object.flags.contains(.ownsValueRow) { object.values.clearInPlace() }
-            object.flags = [.fault, .invalidated]
-            object.values = []
-            if hooks && object.entity.hasCustomClass { object.didTurnIntoFault() }
-        }
+        let start = ProbeClock.now()
+        let invalidated = invalidateObjects(contextGoingAway: false, collecting: changeTracker != nil)
         insertWriter.endBlock()
         temporaryObjects.removeAll()
+        obtainedKeys.removeAll()
         registry.removeAll()
         materializedCount = 0
         insertionOrder.removeAll()
@@ -518,14 +520,55 @@ public final class ManagedObjectContext: @unchecked Sendable {
         updatedSet.removeAll()
         deletedSet.removeAll()
         conflictChecks.removeAll()
-        if let changeTracker { _ = changeTracker.take() }
+        pendingDeletePropagation.removeAll()
         undoManager?.removeAllActions()
         reader.releaseSnapshots(held)
+        if probesEnabled && invalidated.count > 0 {
+            coordinator.probes.record(.invalidate(InvalidateEvent(objects: invalidated.count, reason: .reset,
+                                                                  duration: ProbeClock.seconds(start, ProbeClock.now()), context: serialNumber)))
+        }
+        notifyInvalidatedAll(invalidated.objects)
+    }
+
+    /// Invalidates every object the context holds, as Core Data does on `reset()` and when a context goes away:
+    /// each turns into a fault with no values and no context, its `willTurnIntoFault`/`didTurnIntoFault` called,
+    /// so that an old object never answers with a stale value; setting one is an error. Tables are left to the
+    /// caller. Going away, the context is not reachable from the hooks (it is being deinitialized).
+    func invalidateObjects(contextGoingAway: Bool, collecting: Bool) -> (count: Int, objects: [ManagedObject]) {
+        let hooks = model.hasCustomClasses
+        var count = 0
+        var objects: [ManagedObject] = []
+        func invalidate(_ object: ManagedObject) {
+            count += 1
+            if collecting { objects.append(object) }
+            if contextGoingAway { object.managedObjectContext = nil }
+            invalidateObject(object, hooks: hooks)
+        }
+        for object in registry.values { invalidate(object) }
+        for object in insertionOrder where object.managedObjectContext === self { invalidate(object) }
+        for object in temporaryObjects.values where object.managedObjectContext === self { invalidate(object) }
+        return (count, objects)
+    }
+
+    /// Turns `object` into an invalidated fault: no values, no context, its fault hooks called (when `hooks`, the
+    /// model has custom classes). Tables are the caller's.
+    func invalidateObject(_ object: ManagedObject, hooks: Bool) {
+        if object.flags.contains(.batched) { leaveBatch(object) }
+        if object.flags.contains(.watched) { watchedObjects[ObjectIdentifier(object)] = nil }
+        if hooks && object.entity.hasCustomClass { object.willTurnIntoFault() }
+        object.managedObjectContext = nil
+        if object.flags.contains(.ownsValueRow) { object.values.clearInPlace() }
+        object.flags = [.fault, .invalidated]
+        object.values = []
+        object.changes.removeAll()
+        object.transientObjects.removeAll()
+        if hooks && object.entity.hasCustomClass { object.didTurnIntoFault() }
     }
 
     /// Discards unsaved changes: inserted objects are forgotten, deleted ones restored, updated ones reverted.
     public func rollback() {
         undoManager?.removeAllActions()
+        pendingDeletePropagation.removeAll()
         for object in pendingInsertions {
             object.flags.remove(.inserted)
             unregister(object)
@@ -623,4 +666,6 @@ public final class ManagedObjectContext: @unchecked Sendable {
 
 extension ManagedObject {
     var objectKeyForCache: ObjectKey { ObjectKey(table: entity.rootNumber, key: key) }
+    /// The table key of the permanent key `obtainPermanentIDs(for:)` gave an unsaved object.
+    var obtainedObjectKey: ObjectKey { ObjectKey(table: entity.rootNumber, key: pendingKey) }
 }

@@ -7,6 +7,8 @@ struct ObjectState: @unchecked Sendable {
 
     let entity: EntityDescription
     let key: Int64
+    /// The permanent key an unsaved object was given early (`obtainPermanentIDs(for:)`), else 0.
+    let obtainedKey: Int64
     let version: Int64
     /// The values, with `.object` and `.many` slots set to `.null` (see `toOne` and `toMany`).
     var values: SlotRow
@@ -18,6 +20,7 @@ struct ObjectState: @unchecked Sendable {
     init(of object: ManagedObject) {
         entity = object.entity
         key = object.key
+        obtainedKey = object.key < 0 && object.flags.contains(.keyObtained) ? object.pendingKey : 0
         version = object.version
         values = object.sharedValues
         transientObjects = object.transientObjects

@@ -10,7 +10,23 @@ public struct ObjectsDidChange {
     public let deleted: [ManagedObject]
     /// Objects refreshed (by `refresh`, `refreshAllObjects` or a merge) since the last notification.
     public let refreshed: [ManagedObject]
+    /// Objects invalidated since the last notification: by `reset()`, every object the context held (they are
+    /// faults with no context and no values now; fetch again to use their rows).
+    public let invalidated: [ManagedObject]
+    /// True when every object of the context was invalidated (`reset()`), as Core Data's `invalidatedAll`.
+    public let invalidatedAll: Bool
     let keys: [ObjectIdentifier: [String]]
+
+    init(inserted: [ManagedObject], updated: [ManagedObject], deleted: [ManagedObject], refreshed: [ManagedObject],
+         invalidated: [ManagedObject] = [], invalidatedAll: Bool = false, keys: [ObjectIdentifier: [String]]) {
+        self.inserted = inserted
+        self.updated = updated
+        self.deleted = deleted
+        self.refreshed = refreshed
+        self.invalidated = invalidated
+        self.invalidatedAll = invalidatedAll
+        self.keys = keys
+    }
 
     /// The properties of `object` set since the last notification, in model order (empty for objects not updated).
     public func changedKeys(of object: ManagedObject) -> [String] { keys[ObjectIdentifier(object)] ?? [] }
@@ -45,6 +61,12 @@ final class ChangeTracker {
     }
 
     func noteDelete(_ object: ManagedObject) { deleted.append(object) }
+
+    /// The slots of `object` changed since the last notification.
+    func eventChanges(of object: ManagedObject) -> ChangeMask? { updated[ObjectIdentifier(object)]?.keys }
+
+    /// True when someone observes the changes (a tracker also exists for `changedValuesForCurrentEvent()`).
+    var isObserved: Bool { !observers.isEmpty }
 
     func noteRefresh(_ object: ManagedObject) {
         if refreshed.updateValue(object, forKey: ObjectIdentifier(object)) == nil { refreshOrder.append(object) }
@@ -84,21 +106,38 @@ extension ManagedObjectContext {
     /// at the end of each `perform` block, before a save, and after a merge or refresh.
     @discardableResult
     public func addObjectsDidChangeObserver(_ handler: @escaping (ObjectsDidChange) -> Void) -> ContextObservation {
-        if changeTracker == nil {
-            changeTracker = ChangeTracker()
-            trackObjects()
-        }
+        startTrackingChanges()
         saveObservers.nextID += 1
         changeTracker!.observers.append((saveObservers.nextID, handler))
         return ContextObservation(id: saveObservers.nextID)
     }
 
-    /// Sends the objects-did-change notification for changes made since the last one, if there were any.
+    /// Records changes event by event from now on (objects-did-change observers, `changedValuesForCurrentEvent()`).
+    func startTrackingChanges() {
+        guard changeTracker == nil else { return }
+        changeTracker = ChangeTracker()
+        trackObjects()
+    }
+
+    /// Ends the event: applies the delete rules of objects deleted during it (`propagatesDeletesAtEndOfEvent`),
+    /// closes the undo manager's implicit group, and sends the objects-did-change notification for changes made
+    /// since the last one, if there were any.
     public func processPendingChanges() {
+        if propagatesDeletesAtEndOfEvent && !pendingDeletePropagation.isEmpty { propagatePendingDeletes() }
         undoManager?.closeImplicitGroup()
         guard let tracker = changeTracker, !tracker.isEmpty else { return }
         let note = tracker.take()
         guard !(note.inserted.isEmpty && note.updated.isEmpty && note.deleted.isEmpty && note.refreshed.isEmpty) else { return }
+        for (_, handler) in tracker.observers { handler(note) }
+    }
+
+    /// Tells the observers that `reset()` invalidated `objects` (every object the context held); changes noted
+    /// before the reset are dropped with it.
+    func notifyInvalidatedAll(_ objects: [ManagedObject]) {
+        guard let tracker = changeTracker else { return }
+        _ = tracker.take()
+        let note = ObjectsDidChange(inserted: [], updated: [], deleted: [], refreshed: [], invalidated: objects,
+                                    invalidatedAll: true, keys: [:])
         for (_, handler) in tracker.observers { handler(note) }
     }
 }

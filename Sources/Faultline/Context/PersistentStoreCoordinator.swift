@@ -616,6 +616,15 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
 
     /// Writes a context's changes in one transaction (after allocating keys in one of its own) and updates the
     /// row cache. Nothing is written when it throws.
+    /// Gives `objects` (inserted, without keys) their permanent keys now, in the store's key-allocation
+    /// transaction (`obtainPermanentIDs(for:)`).
+    func allocateKeys(for objects: [ManagedObject]) throws {
+        try withLock {
+            let store = try requireStore()
+            try store.allocateKeys(for: objects)
+        }
+    }
+
     func save(_ changes: SaveChanges) throws {
         try withLock {
             let store = try requireStore()

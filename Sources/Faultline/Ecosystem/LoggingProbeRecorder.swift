@@ -74,6 +74,10 @@ public final class LoggingProbeRecorder: ProbeRecorder, @unchecked Sendable {
         case .refresh(let e):
             seconds(e.duration)
             m["faultline.context"] = .stringConvertible(e.context)
+        case .invalidate(let e):
+            seconds(e.duration)
+            m["faultline.objects"] = .stringConvertible(e.objects)
+            m["faultline.context"] = .stringConvertible(e.context)
         case .connect, .queryPlan, .signpost, .prefetchUse:
             break
         }

@@ -24,6 +24,8 @@ public enum ProbeEvent: Sendable {
     case merge(MergeEvent)
     /// Objects refreshed by the program.
     case refresh(RefreshEvent)
+    /// A context's objects invalidated (by `reset()`, or as the context went away).
+    case invalidate(InvalidateEvent)
     /// One entity's objects copied by a migration step.
     case migration(MigrationEvent)
 
@@ -43,6 +45,7 @@ public enum ProbeEvent: Sendable {
         case .batch: return "batch"
         case .merge: return "merge"
         case .refresh: return "refresh"
+        case .invalidate: return "invalidate"
         case .migration: return "migration"
         }
     }
@@ -333,6 +336,9 @@ public struct MergeEvent: Sendable, Equatable {
     public var deleted: Int
     /// Registered objects refreshed or reset because of the merge.
     public var refreshed: Int
+    /// Objects the remote changes inserted that the merge registered as faults, to report them inserted (only while
+    /// the context has an objects-did-change observer).
+    public var registered: Int = 0
     /// Seconds the merge took.
     public var duration: Double
     /// The context's `serialNumber`.
@@ -347,6 +353,26 @@ public struct RefreshEvent: Sendable, Equatable {
     /// True: stored values with unsaved changes on top; false: back to faults.
     public var mergeChanges: Bool
     /// Seconds the refresh took.
+    public var duration: Double
+    /// The context's `serialNumber`.
+    public var context: Int
+}
+
+/// Every object a context held, invalidated: each is a fault with no context and no values, whose use is an error
+/// (`reset()`), or that reads nil (the context went away) — as Core Data's invalidated objects.
+public struct InvalidateEvent: Sendable, Equatable {
+    /// Why the objects were invalidated.
+    public enum Reason: String, Sendable {
+        /// The program called `reset()`.
+        case reset
+        /// The context was deinitialized while the program still held some of its objects.
+        case contextDeallocated
+    }
+    /// Objects invalidated.
+    public var objects: Int
+    /// Why.
+    public var reason: Reason
+    /// Seconds the invalidation took (the objects' hooks included).
     public var duration: Double
     /// The context's `serialNumber`.
     public var context: Int

@@ -62,9 +62,12 @@ public final class SQLDebugLogger: ProbeRecorder, @unchecked Sendable {
             let outcome = e.error.map { " (failed: \($0))" } ?? ""
             line("annotation", "batch \(e.kind) execution time: \(Self.seconds(e.duration))s for \(e.rows) rows of \(e.entity).\(outcome)")
         case .merge(let e):
-            line("annotation", "merge of \(e.inserted) inserted, \(e.updated) updated, \(e.deleted) deleted objects: \(e.refreshed) refreshed in \(Self.seconds(e.duration))s")
+            line("annotation", "merge of \(e.inserted) inserted, \(e.updated) updated, \(e.deleted) deleted objects: \(e.refreshed) refreshed, \(e.registered) registered in \(Self.seconds(e.duration))s")
         case .refresh(let e):
             line("annotation", "refresh of \(e.objects) object\(e.objects == 1 ? "" : "s") (\(e.mergeChanges ? "merging changes" : "to faults")) in \(Self.seconds(e.duration))s")
+        case .invalidate(let e):
+            let why = e.reason == .reset ? "reset" : "the context went away"
+            line("annotation", "invalidated \(e.objects) object\(e.objects == 1 ? "" : "s") (\(why)) in \(Self.seconds(e.duration))s")
         case .migration(let e):
             line("annotation", "migration step \(e.step) ('\(e.from)' → '\(e.to)'): \(e.rows) rows of \(e.entity) copied in \(Self.seconds(e.duration))s")
         case .signpost, .prefetchUse:

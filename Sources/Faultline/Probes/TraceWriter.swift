@@ -233,6 +233,7 @@ public final class TraceWriter: ProbeRecorder, @unchecked Sendable {
             json.int("updated", e.updated)
             json.int("deleted", e.deleted)
             json.int("refreshed", e.refreshed)
+            json.int("registered", e.registered)
             json.seconds("duration", e.duration)
             json.int("context", e.context)
         case .migration(let e):
@@ -247,6 +248,11 @@ public final class TraceWriter: ProbeRecorder, @unchecked Sendable {
             json.int("objects", e.objects)
             json.key("mergeChanges")
             json.text(e.mergeChanges ? "true" : "false")
+            json.seconds("duration", e.duration)
+            json.int("context", e.context)
+        case .invalidate(let e):
+            json.int("objects", e.objects)
+            json.string("reason", e.reason.rawValue)
             json.seconds("duration", e.duration)
             json.int("context", e.context)
         case .prefetchUse(let e):

@@ -1,5 +1,16 @@
-/// Delete rules, applied when an object is deleted: Nullify and Cascade at once, Deny when saving.
+/// Delete rules: Nullify and Cascade at the end of the event in which the object was deleted (or at the save, see
+/// `propagatesDeletesAtEndOfEvent`), Deny when saving.
 extension ManagedObjectContext {
+    /// Applies the delete rules of objects deleted since the last time, and of the objects their cascades delete.
+    func propagatePendingDeletes() {
+        while !pendingDeletePropagation.isEmpty {
+            let deleted = pendingDeletePropagation
+            pendingDeletePropagation = []
+            // An object undeleted since (undo, refresh) or gone from the context (a merge) has no rules to apply.
+            for object in deleted where object.isDeleted && object.managedObjectContext === self { propagateDelete(of: object) }
+        }
+    }
+
     func propagateDelete(of object: ManagedObject) {
         for relationship in object.entity.relationships {
             switch relationship.deleteRule {

@@ -5,13 +5,15 @@ extension ManagedObjectContext {
     public func save(file: StaticString = #fileID, line: UInt = #line) throws {
         if checksQueue { checkQueue(touching: nil) }
         processPendingChanges()
+        propagatePendingDeletes()
         guard hasChanges else { return }
         notifyWillSave()
         do {
             try checkDenyRules()
             try validateForSave()
             if try callWillSaveHooks() {
-                // What the hooks changed is validated too.
+                // What the hooks changed is validated too (the rules of what they deleted applied first).
+                propagatePendingDeletes()
                 try checkDenyRules()
                 try validateForSave()
             }
@@ -43,6 +45,7 @@ extension ManagedObjectContext {
                 guard attempts < 4 else { throw SaveError.constraintConflicts(conflicts) }
                 try mergePolicy.resolve(constraintConflicts: conflicts, in: self)
             }
+            propagatePendingDeletes()
             guard hasChanges else { return }
             try checkDenyRules()
             changes = pendingChanges()
@@ -60,6 +63,10 @@ extension ManagedObjectContext {
             advanceGeneration()
         }
         callDidSaveHooks(changes)
+        // As Core Data: a deleted object, once its deletion is saved (and its `didSave()` ran, which may still read
+        // it), is a fault that has left the context; setting a value on it is an error rather than a lost write.
+        let hooks = model.hasCustomClasses
+        for object in changes.deleted { invalidateObject(object, hooks: hooks) }
         guard announces else { return }
         let notification = SaveNotification(context: serialNumber, inserted: changes.inserted.map(\.objectID),
                                             updated: changes.updated.map(\.objectID), deleted: deleted,
@@ -135,6 +142,10 @@ extension ManagedObjectContext {
             if remembers {
                 temporaryObjects[object.key] = object
                 permanentKeys[object.key] = ManagedObjectID(entity: object.entity, key: object.pendingKey, storeIdentifier: coordinator.storeIdentifier)
+            }
+            if object.flags.contains(.keyObtained) {
+                obtainedKeys[object.obtainedObjectKey] = nil
+                object.flags.remove(.keyObtained)
             }
             object.key = object.pendingKey
             object.pendingKey = 0

@@ -45,22 +45,30 @@ extension SQLiteStore {
                 }
             }
         } catch {
-            for object in changes.inserted { object.pendingKey = 0 }
+            // Keys obtained before the save (`obtainPermanentIDs(for:)`) stay the objects'; the others are given again.
+            for object in changes.inserted where !object.flags.contains(.keyObtained) { object.pendingKey = 0 }
             for file in externalFilesWritten { try? FileManager.default.removeItem(at: file) }
             throw error
         }
         for file in externalFilesReleased { try? FileManager.default.removeItem(at: file) }
     }
 
-    private func allocateKeys(for inserted: [ManagedObject]) throws {
+    /// Gives each inserted object without one its permanent key (`pendingKey`), from Z_PRIMARYKEY in a transaction
+    /// per root entity. On failure no object keeps a key given here (keys a committed transaction gave are burnt).
+    func allocateKeys(for inserted: [ManagedObject]) throws {
         var byRoot: [Int: [ManagedObject]] = [:]
-        for object in inserted { byRoot[object.entity.root.entityNumber, default: []].append(object) }
-        for (_, objects) in byRoot.sorted(by: { $0.key < $1.key }) {
-            let range = try allocatePrimaryKeys(root: objects[0].entity.root, count: objects.count)
-            for (object, key) in zip(objects, range) {
-                object.pendingKey = key
-                object.pendingVersion = 1
+        for object in inserted {
+            object.pendingVersion = 1
+            if !object.flags.contains(.keyObtained) { byRoot[object.entity.root.entityNumber, default: []].append(object) }
+        }
+        do {
+            for (_, objects) in byRoot.sorted(by: { $0.key < $1.key }) {
+                let range = try allocatePrimaryKeys(root: objects[0].entity.root, count: objects.count)
+                for (object, key) in zip(objects, range) { object.pendingKey = key }
             }
+        } catch {
+            for objects in byRoot.values { for object in objects { object.pendingKey = 0 } }
+            throw error
         }
     }
 

@@ -125,9 +125,9 @@ public struct UserModelSuite {
                             var touched = 0
                             for object in try context.fetch(request) {
                                 if relationship.isToMany {
-                                    for member in object.objects(forRelationship: relationship.name) { touched += member.isFault ? 0 : 1; _ = member.value(forKey: member.entity.attributes.first?.name ?? "") }
+                                    for member in object.objects(forRelationship: relationship.name) { touched += member.isFault ? 0 : 1; _ = member.entity.attributes.first.map(member.value(for:)) }
                                 } else if let destination = object.value(for: relationship) as? ManagedObject {
-                                    _ = destination.value(forKey: destination.entity.attributes.first?.name ?? "")
+                                    _ = destination.entity.attributes.first.map(destination.value(for:))
                                     touched += 1
                                 }
                             }

@@ -47,7 +47,7 @@ public struct ObjectGraphLoader {
                     let destinations = relationship.isToMany ? object.objects(forRelationship: relationship.name)
                         : (object.value(for: relationship) as? ManagedObject).map { [$0] } ?? []
                     for destination in destinations where seen.count < limit && seen.insert(destination.objectID).inserted {
-                        _ = destination.value(forKey: destination.entity.attributes.first?.name ?? "")
+                        _ = destination.entity.attributes.first.map(destination.value(for:))
                         next.append(destination)
                     }
                 }

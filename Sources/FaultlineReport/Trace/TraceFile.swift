@@ -369,6 +369,9 @@ public struct TraceFile: Sendable {
             e.error = f.string("error")
         case .refresh:
             e.results = try f.count("objects")
+        case .invalidate:
+            e.results = try f.count("objects")
+            e.name = f.string("reason")
         case .prefetchUse:
             e.keyPath = f.string("keyPath")
             e.loaded = try f.count("loaded")
