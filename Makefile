@@ -25,7 +25,7 @@ test: deps
 
 # Failures proved by injecting them at every k (`make test` tries a sample of k): a save, store file operations.
 test-faults: deps
-	FAULTLINE_FAULTS=all $(SWIFT) test --disable-swift-testing --filter 'FailedSaveTests|FaultSweepTests|StoreFileTests'
+	FAULTLINE_FAULTS=all $(SWIFT) test --disable-swift-testing --filter 'FailedSaveTests|FaultSweepTests|StoreFileTests|ContextEventTests'
 
 # Allocations per fetched and per inserted object, counted exactly in an optimized build (in a folder of its own;
 # `make test` skips these tests, as a debug build's counts are not the engine's).

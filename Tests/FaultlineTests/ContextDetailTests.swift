@@ -221,6 +221,7 @@ final class HookedItem: ManagedObject {
         Self.events.append("will \(nameBefore)")
     }
     override func didTurnIntoFault() { Self.events.append("did \(nameBefore)") }
+    override func didSave() { Self.events.append("saved \(value(forKey: "name") as? String ?? "?")\(isDeleted ? " deleted" : "")") }
 }
 
 /// Xcode's model editor warns of a relationship without an inverse and of a property named like one of

@@ -78,6 +78,29 @@ final class ContextEventTests: XCTestCase {
         XCTAssertEqual(events.map(\.reason), [.contextDeallocated])
     }
 
+    /// Core Data: a deleted object's `didSave()` still sees it deleted with its values (the common place to remove
+    /// its files); after the save it is a fault that has left the context (`managedObjectContext` nil, `isDeleted`
+    /// false, its fault hooks called), and setting a value on it is an error rather than a write nothing will save.
+    func testASavedDeletionTurnsTheObjectIntoAFaultAfterItsDidSave() throws {
+        let dir = TemporaryDirectory()
+        let (_, context) = try stack(dir)
+        try context.performAndWait {
+            let item = try XCTUnwrap(try context.insertNewObject(forEntityName: "Hooked") as? HookedItem)
+            try item.setValue("gone", forKey: "name")
+            try context.save()
+            HookedItem.events = []
+            context.delete(item)
+            try context.save()
+            XCTAssertEqual(HookedItem.events, ["saved gone deleted", "will gone", "did gone"])
+            XCTAssertNil(item.managedObjectContext)
+            XCTAssertTrue(item.isFault)
+            XCTAssertFalse(item.isDeleted || item.hasChanges)
+            XCTAssertNil(item.value(forKey: "name"))
+            XCTAssertThrowsError(try item.setValue("again", forKey: "name")) { XCTAssertTrue("\($0)".contains("its deletion was saved"), "\($0)") }
+            XCTAssertFalse(context.hasChanges)
+        }
+    }
+
     /// Core Data posts objects-did-change with every object invalidated (`invalidatedAll`) when a context resets;
     /// changes noted before the reset are not reported (they are lost with it).
     func testResetTellsObserversThatEveryObjectWasInvalidated() throws {
