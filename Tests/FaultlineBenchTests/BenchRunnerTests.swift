@@ -61,7 +61,7 @@ final class BenchRunnerTests: XCTestCase {
 
     /// Tiers: materialized reads issue nothing, row-cache faults hit the cache, SQLite faults each read one row.
     func testTierCountersAndInsertSaves() throws {
-        let results = try run(["tiers", "insert", "save-granularity"], rows: 2_000)
+        let results = try run(["tiers", "insert", "save-granularity", "permanent-ids"], rows: 2_000)
         let materialized = try XCTUnwrap(try variant(results, "tiers", "materialized").counters)
         XCTAssertEqual(materialized.statements, 0)
         XCTAssertEqual(materialized.faults, 0)
@@ -77,6 +77,11 @@ final class BenchRunnerTests: XCTestCase {
         let everyTen = try variant(results, "save-granularity", "save every 10")
         XCTAssertEqual(everyTen.counters?.saves, everyTen.operations / 10)
         XCTAssertEqual(try variant(results, "save-granularity", "one save").counters?.saves, 1)
+        // Obtaining permanent IDs first moves the key transaction before the save: the same statements in all.
+        let alone = try variant(results, "permanent-ids", "insert N, save"), first = try variant(results, "permanent-ids", "insert N, obtainPermanentIDs, save")
+        XCTAssertEqual(first.counters?.statements, alone.counters?.statements)
+        XCTAssertEqual(first.counters?.saves, 1)
+        XCTAssertGreaterThan(alone.counters?.statements ?? 0, alone.operations, "an INSERT per object and the transactions")
     }
 
     /// The seed's index example: a temporary B-tree with the single-column index, none with the compound one.

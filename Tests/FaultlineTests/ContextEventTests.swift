@@ -320,6 +320,35 @@ final class ContextEventTests: XCTestCase {
         }
     }
 
+    /// objc.io (P-86): the store gives permanent IDs in an SQLite transaction of its own, before the save's. With
+    /// `obtainPermanentIDs(for:)` that transaction runs at the call, and the save runs only its own.
+    func testPermanentIDsComeFromATransactionOfTheirOwn() throws {
+        for obtaining in [false, true] {
+            let dir = TemporaryDirectory()
+            let recorder = InMemoryProbeRecorder()
+            let (_, context) = try stack(dir, recorder: recorder)
+            try context.performAndWait {
+                let items = try (0..<3).map { _ in try context.insertNewObject(forEntityName: "Hooked") }
+                recorder.removeAll()
+                if obtaining { try context.obtainPermanentIDs(for: items) }
+                let beforeSave = recorder.events.count
+                try context.save()
+                let statements = recorder.events.enumerated().compactMap { index, event -> (Bool, StatementEvent)? in
+                    if case .statement(let e) = event { return (index < beforeSave, e) }
+                    return nil
+                }
+                let keys = statements.filter { $0.1.purpose == .keyAllocation }
+                XCTAssertTrue(keys.contains { $0.1.sql.hasPrefix("UPDATE Z_PRIMARYKEY") }, "obtaining \(obtaining)")
+                XCTAssertEqual(keys.first?.1.sql, "BEGIN EXCLUSIVE", "its own transaction")
+                XCTAssertEqual(keys.last?.1.sql, "COMMIT")
+                XCTAssertTrue(keys.allSatisfy { $0.0 == obtaining }, "at the call when obtained first, else in the save")
+                // The save's transaction follows the key transaction.
+                let firstSave = try XCTUnwrap(statements.firstIndex { $0.1.purpose == .save && $0.1.sql.hasPrefix("INSERT") })
+                XCTAssertLessThan(try XCTUnwrap(statements.lastIndex { $0.1.purpose == .keyAllocation }), firstSave)
+            }
+        }
+    }
+
     /// A child context's object keeps the permanent ID it obtained through the child's save into its parent and the
     /// parent's save to the store.
     func testAChildContextsObtainedIDSurvivesBothSaves() throws {

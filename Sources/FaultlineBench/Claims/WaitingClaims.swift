@@ -7,9 +7,6 @@ extension ScenarioCatalogue {
         // Concurrency
         WaitingClaim(.concurrency, "A fetch is synchronous and blocks its context; an asynchronous fetch keeps an expensive fetch off the context that waits for it, and can be cancelled.",
                      [.objcio("Accessing Data", "Fetch Requests", "P-64", "P-76")], waitingFor: "NSAsynchronousFetchRequest"),
-        // Inserting and saving
-        WaitingClaim(.saving, "Permanent IDs are allocated in an SQLite transaction of their own before the save's.",
-                     [.objcio("Changing and Saving Data", nil, "P-86")], waitingFor: "a scenario timing obtainPermanentIDs before a save against the save alone"),
         // Memory
         WaitingClaim(.memory, "Iterating a million objects, reading one attribute, stays in bounded memory when they are refreshed or the context reset as it goes.",
                      [ClaimSource(.studyNotes, "Understanding", "Memory", keys: ["W-004-5"]), .apple("Performance", "Reducing Memory Overhead", "B11")],

@@ -2,7 +2,7 @@
 /// advice, cited by work, chapter and section (`ClaimSource`), grouped by theme (`BenchTheme`).
 public enum ScenarioCatalogue {
     public static var all: [BenchScenario] {
-        [tiers, contextTier, fetchObjects, fetchPhases, insertThenSave, accessors, resultTypes, faultCosts, insert, saveGranularity, historyCost, update, prefetchMayors, fetchFaults, prefetchEmployees, departmentNames, denormalizedCount, traversal, idLookups, findOrFetch, singleton, smallSet, propertyValuesOff,
+        [tiers, contextTier, fetchObjects, fetchPhases, insertThenSave, accessors, resultTypes, faultCosts, insert, saveGranularity, permanentIDs, historyCost, update, prefetchMayors, fetchFaults, prefetchEmployees, departmentNames, denormalizedCount, traversal, idLookups, findOrFetch, singleton, smallSet, propertyValuesOff,
          batchSize, paging, earliestValue, sortInSQLite, localizedSort, nonFiringMethods, indexSmall, indexLarge, compoundIndex, capitalsIndex, moodListIndex, indexCosts, normalizedSearch, predicateOrder, predicateBuilder, subquery, noIndex, fetchTemplate, aggregate, pointLookup, rangeQuery, walReaders, changesets, coordinators, mainQueueBudget, blobs, subentities, wideOrSplit, optionalOrDefault, inverseRelationships, transformableEncoding, lazyTransformable, locationColumns, integerWidth, toManyShapes, orderedRelationships, toManyAppends, prebuiltStore, probeCost, batchUpdate, batchDelete, deleteRules, mergePolicies, validationCost, mergeCost, saveDurability, fileSize, walGrowth,
          migration, migrationChain, importReset, importQueue, findOrCreate, importUndo, fetchMemory, refreshToFault, refreshHeld, rowCacheSharing, retainsRegistered, staleness, storeOpen]
     }
