@@ -39,7 +39,7 @@ extension ManagedObjectContext {
     }
 
     /// The request's entity, and the entities whose objects it fetches.
-    private func fetchedEntities(_ request: FetchSpec) throws -> (EntityDescription, [EntityDescription]) {
+    func fetchedEntities(_ request: FetchSpec) throws -> (EntityDescription, [EntityDescription]) {
         let entity = try fetchedEntity(named: request.entityName)
         return (entity, entity.fetchedEntities(includingSubentities: request.includesSubentities))
     }
@@ -217,7 +217,7 @@ extension ManagedObjectContext {
 
     /// Inserted and changed objects of the fetched entities, whose in-memory state may answer the request
     /// differently from their stored rows.
-    private func pendingCandidates(for entities: [EntityDescription], request: FetchSpec) -> [ManagedObject] {
+    func pendingCandidates(for entities: [EntityDescription], request: FetchSpec) -> [ManagedObject] {
         guard insertedCount > 0 || !updatedSet.isEmpty else { return [] }
         let numbers = Set(entities.map(\.entityNumber))
         var ids: Set<Int64>? = nil

@@ -14,6 +14,12 @@ public enum Limits {
     /// The most characters of a predicate's format string.
     public static let predicateLength = 1_000_000
 
+    /// The batches a batched fetch result (`FetchedResults` with `fetchBatchSize`) keeps materialized: a screen spans at
+    /// most two batches when the batch is 1.3–2× a screenful (objc.io's rule), and one more on each side lets a list
+    /// scroll back and forth across a batch boundary without fetching again. Older batches' objects are let go of
+    /// (reading them again fetches their batch again; objects still held anywhere are the same objects).
+    public static let batchedResultsBatches = 4
+
     /// The longest chain of parent entities (an entity, its parent, its parent's parent, …).
     public static let inheritanceDepth = 100
 
