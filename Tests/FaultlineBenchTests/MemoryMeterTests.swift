@@ -84,9 +84,8 @@ final class MemoryMeterTests: XCTestCase {
         // The seed's import advice assumes a context that keeps what it saved; Core Data's (and Faultline's) holds
         // saved objects weakly, so the default import without reset keeps little: refuted, with the retaining
         // context's figure beside it.
-        // fetch-memory: a batched result makes every row's fault up front (Core Data keeps IDs until a batch is
-        // touched), so a batch of 20 keeps a little more than faults without values, but under half of what full
-        // objects keep (each fault knows its batch and place: no table of members beside them).
+        // fetch-memory: a batched result (`FetchedResults`) keeps the rows' keys and the batches read, as Core Data's
+        // batch array keeps IDs: at most 1.25× what the ID fetch keeps.
         let refuted: Set = ["import-reset"]
         let options = BenchRunner.Options(scale: BenchScale(name: "test", rows: 2_000), repetitions: 1,
                                           outputFolder: dir.appendingPathComponent("memory"), scenarioIDs: ids, allocationCounter: Self.counter)
