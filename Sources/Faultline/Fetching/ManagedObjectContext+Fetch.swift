@@ -258,19 +258,28 @@ extension ManagedObjectContext {
     /// first; `localizedStandardCompare` for localized ones).
     static func sorted(_ objects: [ManagedObject], by descriptors: [FetchSortDescriptor]) -> [ManagedObject] {
         guard !descriptors.isEmpty else { return objects }
-        let keyed = objects.map { object in
-            (object, descriptors.map { descriptor -> PredicateValue in
-                (try? PredicateEvaluator(variables: [:]).value(.key(descriptor.keyPath), object).predicateValue) ?? .null
-            })
-        }
+        let keyed = objects.map { object in (object, sortValues(of: object, descriptors)) }
         return keyed.sorted { a, b in
-            for (i, descriptor) in descriptors.enumerated() {
-                let order = compare(a.1[i], b.1[i], descriptor.comparison)
-                if order == .orderedSame { continue }
-                return descriptor.ascending ? order == .orderedAscending : order == .orderedDescending
-            }
-            return a.0.key < b.0.key
+            let order = compareSortValues(a.1, b.1, descriptors)
+            return order == .orderedSame ? a.0.key < b.0.key : order == .orderedAscending
         }.map(\.0)
+    }
+
+    /// The values `descriptors` sort `object` by (nil values, and key paths that lead nowhere, as null).
+    static func sortValues(of object: ManagedObject, _ descriptors: [FetchSortDescriptor]) -> [PredicateValue] {
+        descriptors.map { descriptor in
+            (try? PredicateEvaluator(variables: [:]).value(.key(descriptor.keyPath), object).predicateValue) ?? .null
+        }
+    }
+
+    /// The order of two objects' sort values under `descriptors` (ascending: the first comes first).
+    static func compareSortValues(_ a: [PredicateValue], _ b: [PredicateValue], _ descriptors: [FetchSortDescriptor]) -> ComparisonResult {
+        for (i, descriptor) in descriptors.enumerated() {
+            let order = compare(a[i], b[i], descriptor.comparison)
+            if order == .orderedSame { continue }
+            return (order == .orderedAscending) == descriptor.ascending ? .orderedAscending : .orderedDescending
+        }
+        return .orderedSame
     }
 
     private static func compare(_ a: PredicateValue, _ b: PredicateValue, _ comparison: FetchSortDescriptor.Comparison) -> ComparisonResult {

@@ -1,0 +1,240 @@
+import Foundation
+import XCTest
+@testable import Faultline
+
+/// A delegate that writes down what it hears, in order.
+final class ChangeLog: FetchedResultsControllerDelegate {
+    var lines: [String] = []
+
+    private func path(_ indexPath: IndexPath?) -> String { indexPath.map { "[\($0[0]),\($0[1])]" } ?? "nil" }
+
+    func controllerWillChangeContent(_ controller: any AnyFetchedResultsController) { lines.append("will") }
+    func controller(_ controller: any AnyFetchedResultsController, didChange sectionInfo: any FetchedResultsSectionInfo,
+                    atSectionIndex sectionIndex: Int, for type: FetchedResultsChangeType) {
+        lines.append("section \(type) \(sectionIndex) '\(sectionInfo.name)'")
+    }
+    func controller(_ controller: any AnyFetchedResultsController, didChange anObject: Any, at indexPath: IndexPath?,
+                    for type: FetchedResultsChangeType, newIndexPath: IndexPath?) {
+        let name = (anObject as? ManagedObject)?.entity.name == "Item" ? ((anObject as! ManagedObject).value(forKey: "name") as? String ?? "?") : "?"
+        lines.append("\(type) \(name) \(path(indexPath))→\(path(newIndexPath))")
+    }
+    func controllerDidChangeContent(_ controller: any AnyFetchedResultsController) { lines.append("did") }
+}
+
+/// Core Data's `NSFetchedResultsController`: sections, index paths, and the delegate's callbacks in Core Data's
+/// order for changes made in the context and merged from another, each test naming the documented outcome.
+final class FetchedResultsControllerTests: XCTestCase {
+    private func model() throws -> ManagedObjectModel {
+        try ManagedObjectModel(entities: [
+            EntityDescription(name: "Item", properties: [
+                AttributeDescription(name: "name", type: .string),
+                AttributeDescription(name: "group", type: .string),
+                AttributeDescription(name: "rank", type: .integer32, isOptional: false, defaultValue: Int32(0)),
+                AttributeDescription(name: "hidden", type: .boolean, isOptional: false, defaultValue: false),
+            ]),
+        ])
+    }
+
+    /// A store with items a1 a2 (group A), b1 (B), c1 (C), ranked in that order; a context on it.
+    private func stack(_ dir: TemporaryDirectory) throws -> (PersistentStoreCoordinator, ManagedObjectContext) {
+        let coordinator = PersistentStoreCoordinator(managedObjectModel: try model())
+        try coordinator.addPersistentStore(at: dir.file("Items.sqlite"))
+        let context = ManagedObjectContext(.privateQueue, coordinator: coordinator)
+        try context.performAndWait {
+            for (rank, (name, group)) in [("a1", "A"), ("a2", "A"), ("b1", "B"), ("c1", "C")].enumerated() {
+                try insert(name, group, Int32(rank * 10), into: context)
+            }
+            try context.save()
+        }
+        return (coordinator, context)
+    }
+
+    @discardableResult
+    private func insert(_ name: String, _ group: String, _ rank: Int32, into context: ManagedObjectContext) throws -> ManagedObject {
+        let item = try context.insertNewObject(forEntityName: "Item")
+        try item.setValue(name, forKey: "name")
+        try item.setValue(group, forKey: "group")
+        try item.setValue(rank, forKey: "rank")
+        return item
+    }
+
+    private func controller(_ context: ManagedObjectContext, sections: Bool = true) throws -> (FetchedResultsController<ManagedObject>, ChangeLog) {
+        let request = FetchRequest<ManagedObject>(entityName: "Item", predicate: ObjectPredicate(format: "hidden == NO"),
+                                                  sortDescriptors: [FetchSortDescriptor(key: "group", ascending: true), FetchSortDescriptor(key: "rank", ascending: true)])
+        let controller = FetchedResultsController(fetchRequest: request, managedObjectContext: context,
+                                                  sectionNameKeyPath: sections ? "group" : nil, cacheName: nil)
+        let log = ChangeLog()
+        controller.delegate = log
+        try controller.performFetch()
+        return (controller, log)
+    }
+
+    private func item(_ name: String, in controller: FetchedResultsController<ManagedObject>) throws -> ManagedObject {
+        try XCTUnwrap(controller.fetchedObjects?.first { $0.value(forKey: "name") as? String == name })
+    }
+
+    /// Core Data: `performFetch` fails without a sort descriptor; with a section key path the objects must be sorted
+    /// by section ("out of order section name").
+    func testAControllerNeedsSortDescriptorsInSectionOrder() throws {
+        let dir = TemporaryDirectory()
+        let (_, context) = try stack(dir)
+        try context.performAndWait {
+            let unsorted = FetchedResultsController(fetchRequest: FetchRequest<ManagedObject>(entityName: "Item"), managedObjectContext: context,
+                                                    sectionNameKeyPath: nil, cacheName: nil)
+            XCTAssertThrowsError(try unsorted.performFetch()) { XCTAssertTrue("\($0)".contains("sort descriptors"), "\($0)") }
+            try insert("a3", "A", 25, into: context)   // between b1 (20) and c1 (30) by rank
+            let byRank = FetchedResultsController(fetchRequest: FetchRequest<ManagedObject>(entityName: "Item", sortDescriptors: [FetchSortDescriptor(key: "rank", ascending: true)]),
+                                                  managedObjectContext: context, sectionNameKeyPath: "group", cacheName: nil)
+            XCTAssertThrowsError(try byRank.performFetch()) { XCTAssertEqual("\($0)", "the fetched object at index 3 has an out of order section name 'A': objects must be sorted by section name (sort first by 'group')") }
+        }
+    }
+
+    /// Core Data: `sections` group the objects by the section key path, each with its name, index title and count;
+    /// `object(at:)` and `indexPath(forObject:)` agree.
+    func testSectionsIndexPathsAndTitles() throws {
+        let dir = TemporaryDirectory()
+        let (_, context) = try stack(dir)
+        try context.performAndWait {
+            let (controller, _) = try controller(context)
+            let sections = try XCTUnwrap(controller.sections)
+            XCTAssertEqual(sections.map(\.name), ["A", "B", "C"])
+            XCTAssertEqual(sections.map(\.numberOfObjects), [2, 1, 1])
+            XCTAssertEqual(controller.sectionIndexTitles, ["A", "B", "C"])
+            XCTAssertEqual(controller.object(at: IndexPath(row: 1, section: 0)).value(forKey: "name") as? String, "a2")
+            XCTAssertEqual(controller.indexPath(forObject: try item("c1", in: controller)), IndexPath(row: 0, section: 2))
+            XCTAssertEqual((sections[0].objects as? [ManagedObject])?.map { $0.value(forKey: "name") as? String }, ["a1", "a2"])
+            let plain = try self.controller(context, sections: false).0
+            XCTAssertEqual(plain.sections?.map(\.name), [""], "one section without a key path")
+            XCTAssertEqual(plain.sections?.first?.numberOfObjects, 4)
+        }
+    }
+
+    /// Core Data: an object inserted in the context that matches the request is reported at its new index path,
+    /// between will-change and did-change, at the end of the event; one that does not match is not reported.
+    func testAnInsertIsReportedAtItsIndexPath() throws {
+        let dir = TemporaryDirectory()
+        let (_, context) = try stack(dir)
+        try context.performAndWait {
+            let (controller, log) = try controller(context)
+            try insert("a1b", "A", 5, into: context)
+            let hidden = try insert("x", "A", 1, into: context)
+            try hidden.setValue(true, forKey: "hidden")
+            context.processPendingChanges()
+            XCTAssertEqual(log.lines, ["will", "insert a1b nil→[0,1]", "did"])
+            XCTAssertEqual(controller.sections?.map(\.numberOfObjects), [3, 1, 1])
+            log.lines = []
+            try insert("d1", "D", 40, into: context)
+            context.processPendingChanges()
+            XCTAssertEqual(log.lines, ["will", "section insert 3 'D'", "insert d1 nil→[3,0]", "did"], "the section first, as Core Data reports")
+        }
+    }
+
+    /// Core Data: a deleted object is reported at its old index path; the last object of a section takes its section
+    /// with it (the section's change first).
+    func testADeleteIsReportedAtItsOldIndexPath() throws {
+        let dir = TemporaryDirectory()
+        let (_, context) = try stack(dir)
+        try context.performAndWait {
+            let (controller, log) = try controller(context)
+            context.delete(try item("a1", in: controller))
+            context.processPendingChanges()
+            XCTAssertEqual(log.lines, ["will", "delete a1 [0,0]→nil", "did"])
+            log.lines = []
+            context.delete(try item("b1", in: controller))
+            context.processPendingChanges()
+            XCTAssertEqual(log.lines, ["will", "section delete 1 'B'", "delete b1 [1,0]→nil", "did"])
+            XCTAssertEqual(controller.sections?.map(\.name), ["A", "C"])
+        }
+    }
+
+    /// Core Data: a changed object that stays in place is an update at its index path; one whose sort key moves it is
+    /// a move from its old index path to its new one, within its section or to another (a section emptied or
+    /// created on the way is reported first); an object that stops matching is a delete, one that starts, an insert.
+    func testUpdatesMovesAndPredicateChanges() throws {
+        let dir = TemporaryDirectory()
+        let (_, context) = try stack(dir)
+        try context.performAndWait {
+            let (controller, log) = try controller(context)
+            try item("a2", in: controller).setValue("a2!", forKey: "name")
+            context.processPendingChanges()
+            XCTAssertEqual(log.lines, ["will", "update a2! [0,1]→nil", "did"])
+
+            log.lines = []
+            try item("a2!", in: controller).setValue(Int32(-1), forKey: "rank")
+            context.processPendingChanges()
+            XCTAssertEqual(log.lines, ["will", "move a2! [0,1]→[0,0]", "did"])
+            XCTAssertEqual(controller.fetchedObjects?.map { $0.value(forKey: "name") as? String }, ["a2!", "a1", "b1", "c1"])
+
+            log.lines = []
+            try item("b1", in: controller).setValue("C", forKey: "group")
+            context.processPendingChanges()
+            XCTAssertEqual(log.lines, ["will", "section delete 1 'B'", "move b1 [1,0]→[1,0]", "did"])
+            XCTAssertEqual(controller.sections?.map(\.name), ["A", "C"])
+
+            log.lines = []
+            let a1 = try item("a1", in: controller)
+            try a1.setValue(true, forKey: "hidden")
+            context.processPendingChanges()
+            XCTAssertEqual(log.lines, ["will", "delete a1 [0,1]→nil", "did"])
+            log.lines = []
+            try a1.setValue(false, forKey: "hidden")
+            context.processPendingChanges()
+            XCTAssertEqual(log.lines, ["will", "insert a1 nil→[0,1]", "did"])
+        }
+    }
+
+    /// Core Data: another context's save reaches the controller when it is merged — inserts, updates that move
+    /// objects, deletes — and a batch update does not, until its IDs are merged (objc.io: "the FRC does not update").
+    func testMergedChangesAndBatchUpdates() throws {
+        let dir = TemporaryDirectory()
+        let (coordinator, context) = try stack(dir)
+        let (controller, log) = try context.performAndWait { try self.controller(context) }
+        var changeSets: [FetchedResultsChangeSet] = []
+        context.performAndWait { controller.onChange = { changeSets.append($0) } }
+        let background = ManagedObjectContext(.privateQueue, coordinator: coordinator)
+        var saved: SaveNotification?
+        _ = background.addDidSaveObserver { saved = $0 }
+        let c1 = try context.performAndWait { try item("c1", in: controller).objectID }
+        try background.performAndWait {
+            try insert("b2", "B", 25, into: background)
+            try background.existingObject(with: c1).setValue(Int32(1), forKey: "rank")
+            try background.existingObject(with: c1).setValue("A", forKey: "group")
+            try background.save()
+        }
+        try context.performAndWait {
+            context.mergeChanges(fromContextDidSave: try XCTUnwrap(saved))
+            XCTAssertEqual(log.lines, ["will", "section delete 2 'C'", "insert b2 nil→[1,1]", "move c1 [2,0]→[0,1]", "did"])
+            XCTAssertEqual(changeSets.count, 1)
+            XCTAssertEqual(changeSets.first?.objects.map(\.type), [.insert, .move])
+            XCTAssertEqual(changeSets.first?.objects.last?.objectID, c1)
+        }
+        log.lines = []
+        let update = BatchUpdateRequest(entityName: "Item", predicate: ObjectPredicate(format: "name == 'a1'"), propertiesToUpdate: ["rank": Int32(100)])
+        update.resultType = .updatedObjectIDsResultType
+        let result = try context.performAndWait { try context.execute(update) }
+        context.performAndWait { context.processPendingChanges() }
+        XCTAssertEqual(log.lines, [], "a batch update bypasses the context")
+        ManagedObjectContext.mergeChanges(fromRemoteContextSave: [UpdatedObjectsKey: result.objectIDs], into: [context])
+        context.performAndWait {
+            XCTAssertEqual(log.lines, ["will", "move a1 [0,0]→[0,2]", "did"])
+        }
+    }
+
+    /// After the context resets, the controller fetches again and reports what differs by object ID (Core Data's
+    /// documentation is silent; the old objects are invalid, so the rows are compared).
+    func testAResetFetchesAgain() throws {
+        let dir = TemporaryDirectory()
+        let (_, context) = try stack(dir)
+        try context.performAndWait {
+            let (controller, log) = try controller(context)
+            try insert("unsaved", "A", 1, into: context)
+            context.processPendingChanges()
+            log.lines = []
+            context.reset()
+            XCTAssertEqual(log.lines.first, "will")
+            XCTAssertTrue(log.lines.contains("delete ? [0,1]→nil"), "\(log.lines)")
+            XCTAssertEqual(controller.fetchedObjects?.count, 4)
+            XCTAssertTrue(controller.fetchedObjects?.allSatisfy { $0.managedObjectContext === context } == true)
+        }
+    }
+}
