@@ -36,8 +36,9 @@ final class FetchedResultsControllerTests: XCTestCase {
     }
 
     /// A store with items a1 a2 (group A), b1 (B), c1 (C), ranked in that order; a context on it.
-    private func stack(_ dir: TemporaryDirectory) throws -> (PersistentStoreCoordinator, ManagedObjectContext) {
-        let coordinator = PersistentStoreCoordinator(managedObjectModel: try model())
+    private func stack(_ dir: TemporaryDirectory, recorder: InMemoryProbeRecorder? = nil) throws -> (PersistentStoreCoordinator, ManagedObjectContext) {
+        let probes = recorder.map { Probes(configuration: ProbeConfiguration(), recorders: [$0]) } ?? .shared
+        let coordinator = PersistentStoreCoordinator(managedObjectModel: try model(), probes: probes)
         try coordinator.addPersistentStore(at: dir.file("Items.sqlite"))
         let context = ManagedObjectContext(.privateQueue, coordinator: coordinator)
         try context.performAndWait {
@@ -217,6 +218,109 @@ final class FetchedResultsControllerTests: XCTestCase {
         ManagedObjectContext.mergeChanges(fromRemoteContextSave: [UpdatedObjectsKey: result.objectIDs], into: [context])
         context.performAndWait {
             XCTAssertEqual(log.lines, ["will", "move a1 [0,0]→[0,2]", "did"])
+        }
+    }
+
+    /// Core Data's section cache: a second controller with the same cache name and request loads the sections
+    /// instead of computing them; a changed request rebuilds it (as does `deleteCache(withName:)`), and so do rows
+    /// another context changed — Faultline checks the rows' fingerprint, so a stale cache is never shown. The trace
+    /// says hit or miss, and why.
+    func testTheSectionCacheIsReusedAndRebuiltWhenTheRequestOrTheRowsChange() throws {
+        let dir = TemporaryDirectory()
+        let recorder = InMemoryProbeRecorder()
+        let (coordinator, setup) = try stack(dir, recorder: recorder)
+        let saved = FetchedResultsController<ManagedObject>.cacheDirectory
+        FetchedResultsController<ManagedObject>.cacheDirectory = dir.file("caches")
+        defer { FetchedResultsController<ManagedObject>.cacheDirectory = saved }
+        _ = setup
+        func fetch(_ predicate: String = "hidden == NO") throws -> (ResultsControllerEvent, Int, [String]) {
+            let context = ManagedObjectContext(.privateQueue, coordinator: coordinator)
+            return try context.performAndWait {
+                recorder.removeAll()
+                let request = FetchRequest<ManagedObject>(entityName: "Item", predicate: ObjectPredicate(format: predicate),
+                                                          sortDescriptors: [FetchSortDescriptor(key: "group", ascending: true), FetchSortDescriptor(key: "rank", ascending: true)])
+                let controller = FetchedResultsController(fetchRequest: request, managedObjectContext: context, sectionNameKeyPath: "group", cacheName: "items")
+                try controller.performFetch()
+                let events = recorder.events
+                let event = try XCTUnwrap(events.compactMap { event -> ResultsControllerEvent? in if case .resultsController(let e) = event { return e }; return nil }.last)
+                let statements = events.filter { if case .statement = $0 { return true }; return false }.count
+                return (event, statements, controller.sections?.map { "\($0.name)\($0.numberOfObjects)" } ?? [])
+            }
+        }
+        let first = try fetch()
+        XCTAssertEqual([first.0.cache, first.0.cacheReason], ["miss", "no cache"])
+        XCTAssertEqual(first.2, ["A2", "B1", "C1"])
+        XCTAssertTrue(FileManager.default.fileExists(atPath: dir.file("caches/items.json").path))
+        let second = try fetch()
+        XCTAssertEqual(second.0.cache, "hit")
+        XCTAssertEqual(second.2, first.2)
+        XCTAssertEqual(second.1, first.1 - 1, "no statement reads the section names: \(first.1) then \(second.1)")
+
+        let changed = try fetch("hidden == NO AND rank > 0")
+        XCTAssertEqual([changed.0.cache, changed.0.cacheReason], ["miss", "the request changed"])
+        XCTAssertEqual(changed.2, ["A1", "B1", "C1"])
+
+        let writer = ManagedObjectContext(.privateQueue, coordinator: coordinator)
+        try writer.performAndWait {
+            let c1 = try XCTUnwrap(writer.fetch(FetchRequest<ManagedObject>(entityName: "Item", predicate: ObjectPredicate(format: "name == 'c1'"))).first)
+            try c1.setValue("B", forKey: "group")
+            try writer.save()
+        }
+        let stale = try fetch("hidden == NO AND rank > 0")
+        XCTAssertEqual([stale.0.cache, stale.0.cacheReason], ["miss", "the rows changed"])
+        XCTAssertEqual(stale.2, ["A1", "B2"], "never the stale sections")
+
+        FetchedResultsController<ManagedObject>.deleteCache(withName: "items")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: dir.file("caches/items.json").path))
+        XCTAssertEqual(try fetch().0.cacheReason, "no cache")
+        FetchedResultsController<ManagedObject>.deleteCache(withName: nil)
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: dir.file("caches").path), [])
+    }
+
+    /// A context's unsaved changes shape the sections: the cache (the store's sections) is neither used nor
+    /// written then; a cache that cannot be written costs only the next fetch, said in the trace.
+    func testTheSectionCacheIsBypassedWithUnsavedChangesAndSurvivesAnUnwritableFolder() throws {
+        let dir = TemporaryDirectory()
+        let recorder = InMemoryProbeRecorder()
+        let (_, context) = try stack(dir, recorder: recorder)
+        let saved = FetchedResultsController<ManagedObject>.cacheDirectory
+        try Data("a file, not a folder".utf8).write(to: dir.file("blocked"))
+        FetchedResultsController<ManagedObject>.cacheDirectory = dir.file("blocked/caches")
+        defer { FetchedResultsController<ManagedObject>.cacheDirectory = saved }
+        try context.performAndWait {
+            let request = FetchRequest<ManagedObject>(entityName: "Item", sortDescriptors: [FetchSortDescriptor(key: "group", ascending: true)])
+            let controller = FetchedResultsController(fetchRequest: request, managedObjectContext: context, sectionNameKeyPath: "group", cacheName: "x")
+            try controller.performFetch()
+            var event = try XCTUnwrap(recorder.events.compactMap { event -> ResultsControllerEvent? in if case .resultsController(let e) = event { return e }; return nil }.last)
+            XCTAssertEqual(event.cache, "miss")
+            XCTAssertTrue(event.cacheReason?.contains("not written") == true, event.cacheReason ?? "")
+            XCTAssertEqual(controller.sections?.count, 3)
+            try insert("z", "Z", 99, into: context)
+            try controller.performFetch()
+            event = try XCTUnwrap(recorder.events.compactMap { event -> ResultsControllerEvent? in if case .resultsController(let e) = event { return e }; return nil }.last)
+            XCTAssertEqual(event.cache, "bypassed")
+            XCTAssertEqual(controller.sections?.map(\.name), ["A", "B", "C", "Z"])
+        }
+    }
+
+    /// Each round of changes is a `resultsController` trace event with its counts.
+    func testEachRoundOfChangesIsTraced() throws {
+        let dir = TemporaryDirectory()
+        let recorder = InMemoryProbeRecorder()
+        let (_, context) = try stack(dir, recorder: recorder)
+        try context.performAndWait {
+            let (controller, _) = try controller(context)
+            recorder.removeAll()
+            try insert("d1", "D", 40, into: context)
+            context.delete(try item("a1", in: controller))
+            try item("a2", in: controller).setValue("a2!", forKey: "name")
+            context.processPendingChanges()
+            let events = recorder.events.compactMap { event -> ResultsControllerEvent? in if case .resultsController(let e) = event { return e }; return nil }
+            XCTAssertEqual(events.count, 1)
+            let event = try XCTUnwrap(events.first)
+            XCTAssertEqual([event.inserted, event.deleted, event.moved, event.updated, event.sectionsInserted, event.sectionsDeleted], [1, 1, 0, 1, 1, 0])
+            XCTAssertEqual([event.kind, event.entity], ["changes", "Item"])
+            XCTAssertEqual(event.objects, 4)
         }
     }
 

@@ -412,6 +412,24 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
         }
     }
 
+    /// What a fetched results controller's section cache checks the rows against: how many rows the filter selects,
+    /// and the totals of their versions (`Z_OPT`, which every update raises) and keys (a row deleted and another
+    /// inserted changes it). One statement, no row read into memory.
+    func fingerprintRows(entity: EntityDescription, includesSubentities: Bool, filter: FetchFilter?) throws -> [Double] {
+        try readWithoutCache(.fetch) { store, prepare in
+            let (conditions, bounds) = entityConditions(store.plan(for: entity), includesSubentities: includesSubentities)
+            var unordered = filter
+            unordered?.orderBy = []
+            let query = SelectQuery(select: "SELECT COUNT(*), TOTAL(t0.Z_OPT), TOTAL(t0.Z_PK) FROM \(entity.table.name) t0", conditions: conditions,
+                                    bounds: bounds, keys: nil, filter: unordered, limit: 0, offset: 0)
+            let statement = try prepare(query.sql)
+            defer { statement.reset() }
+            query.bind(statement)
+            _ = try store.wrap { try statement.step() }
+            return [Double(statement.int64(at: 0)), statement.double(at: 1), statement.double(at: 2)]
+        }
+    }
+
     /// The entity restriction of a fetch: (conditions, their bound entity numbers).
     func entityConditions(_ plan: EntityPlan, includesSubentities: Bool) -> ([String], [Int64]) {
         guard let filter = includesSubentities ? plan.filterWithSubentities : plan.filterWithoutSubentities else { return ([], []) }

@@ -74,6 +74,11 @@ public final class LoggingProbeRecorder: ProbeRecorder, @unchecked Sendable {
         case .refresh(let e):
             seconds(e.duration)
             m["faultline.context"] = .stringConvertible(e.context)
+        case .resultsController(let e):
+            m["faultline.entity"] = .string(e.entity)
+            seconds(e.duration)
+            m["faultline.objects"] = .stringConvertible(e.objects)
+            m["faultline.context"] = .stringConvertible(e.context)
         case .invalidate(let e):
             seconds(e.duration)
             m["faultline.objects"] = .stringConvertible(e.objects)

@@ -26,6 +26,8 @@ public enum ProbeEvent: Sendable {
     case refresh(RefreshEvent)
     /// A context's objects invalidated (by `reset()`, or as the context went away).
     case invalidate(InvalidateEvent)
+    /// A fetched results controller fetched, or processed a round of changes.
+    case resultsController(ResultsControllerEvent)
     /// One entity's objects copied by a migration step.
     case migration(MigrationEvent)
 
@@ -46,6 +48,7 @@ public enum ProbeEvent: Sendable {
         case .merge: return "merge"
         case .refresh: return "refresh"
         case .invalidate: return "invalidate"
+        case .resultsController: return "resultsController"
         case .migration: return "migration"
         }
     }
@@ -353,6 +356,34 @@ public struct RefreshEvent: Sendable, Equatable {
     /// True: stored values with unsaved changes on top; false: back to faults.
     public var mergeChanges: Bool
     /// Seconds the refresh took.
+    public var duration: Double
+    /// The context's `serialNumber`.
+    public var context: Int
+}
+
+/// A fetched results controller's fetch (`performFetch()`) or round of changes, with what it cost.
+public struct ResultsControllerEvent: Sendable, Equatable {
+    /// `fetch` or `changes`.
+    public var kind: String
+    /// The request's entity.
+    public var entity: String
+    /// The section key path, if any.
+    public var sectionNameKeyPath: String?
+    /// The cache name, if any.
+    public var cacheName: String?
+    /// The fetched objects after it.
+    public var objects: Int
+    /// The sections after it.
+    public var sections: Int
+    /// The request's batch size.
+    public var batchSize: Int
+    /// For a fetch: `none` (no cache name), `hit`, `miss` (rebuilt) or `bypassed` (unsaved changes shape the sections).
+    public var cache: String
+    /// Why the cache missed.
+    public var cacheReason: String?
+    /// For a round of changes: objects inserted, deleted, moved and updated; sections inserted and deleted.
+    public var inserted = 0, deleted = 0, moved = 0, updated = 0, sectionsInserted = 0, sectionsDeleted = 0
+    /// Seconds it took (the fetch, the sections, the cache; or the change processing and the delegate's calls).
     public var duration: Double
     /// The context's `serialNumber`.
     public var context: Int

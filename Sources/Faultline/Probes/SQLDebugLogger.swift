@@ -65,6 +65,13 @@ public final class SQLDebugLogger: ProbeRecorder, @unchecked Sendable {
             line("annotation", "merge of \(e.inserted) inserted, \(e.updated) updated, \(e.deleted) deleted objects: \(e.refreshed) refreshed, \(e.registered) registered in \(Self.seconds(e.duration))s")
         case .refresh(let e):
             line("annotation", "refresh of \(e.objects) object\(e.objects == 1 ? "" : "s") (\(e.mergeChanges ? "merging changes" : "to faults")) in \(Self.seconds(e.duration))s")
+        case .resultsController(let e):
+            if e.kind == "fetch" {
+                let cache = e.cache == "none" ? "" : ", section cache \(e.cache)\(e.cacheReason.map { " (\($0))" } ?? "")"
+                line("annotation", "fetched results controller fetch of \(e.objects) \(e.entity) objects in \(e.sections) sections\(cache) in \(Self.seconds(e.duration))s")
+            } else {
+                line("annotation", "fetched results controller changes: \(e.inserted) inserted, \(e.deleted) deleted, \(e.moved) moved, \(e.updated) updated; sections \(e.sectionsInserted) inserted, \(e.sectionsDeleted) deleted in \(Self.seconds(e.duration))s")
+            }
         case .invalidate(let e):
             let why = e.reason == .reset ? "reset" : "the context went away"
             line("annotation", "invalidated \(e.objects) object\(e.objects == 1 ? "" : "s") (\(why)) in \(Self.seconds(e.duration))s")

@@ -24,8 +24,8 @@ public final class FetchedResultsController<ResultType: ManagedObject>: AnyFetch
     /// Called after the delegate with each round of changes by object ID (on the context's queue).
     public var onChange: ((FetchedResultsChangeSet) -> Void)?
 
-    private var objects: [ManagedObject]?
-    private var sectionList: [FetchedSection] = []
+    var objects: [ManagedObject]?
+    var sectionList: [FetchedSection] = []
     private var observation: ContextObservation?
     private var positions: [ObjectIdentifier: Int]?
 
@@ -51,19 +51,30 @@ public final class FetchedResultsController<ResultType: ManagedObject>: AnyFetch
     /// has no sort descriptor, when the objects are not in section order, or when the fetch fails.
     public func performFetch() throws {
         guard !fetchRequest.sortDescriptors.isEmpty else { throw FetchedResultsError.noSortDescriptors(entity: fetchRequest.entityName) }
+        let start = ProbeClock.now()
         let fetched: [ManagedObject] = try managedObjectContext.fetch(fetchRequest)
-        if sectionNameKeyPath != nil {
-            // Every object's section name is read: one statement per 500 faults rather than one each.
-            try managedObjectContext.fulfillFaults(for: fetched)
+        var outcome = CacheOutcome.none
+        var names: [String]? = nil
+        if cacheName != nil && sectionNameKeyPath != nil {
+            (names, outcome) = cachedSectionNames(count: fetched.count)
         }
-        let names = fetched.map(sectionName(of:))
+        if names == nil {
+            if sectionNameKeyPath != nil {
+                // Every object's section name is read: one statement per 500 faults rather than one each.
+                try managedObjectContext.fulfillFaults(for: fetched)
+            }
+            names = fetched.map(sectionName(of:))
+        }
+        let sectionNames = names!
         var seen: Set<String> = []
-        for (i, name) in names.enumerated() where i == 0 || names[i - 1] != name {
+        for (i, name) in sectionNames.enumerated() where i == 0 || sectionNames[i - 1] != name {
             guard seen.insert(name).inserted else {
                 throw FetchedResultsError.sectionsOutOfOrder(index: i, sectionName: name, keyPath: sectionNameKeyPath ?? "")
             }
         }
-        install(fetched, names: names)
+        install(fetched, names: sectionNames)
+        if outcome.rebuilds, let error = writeCache() { outcome = .miss("\(outcome.reason ?? "rebuilt"); not written: \(error.localizedDescription)") }
+        recordFetch(objects: fetched.count, outcome: outcome, since: start)
         if observation == nil {
             observation = managedObjectContext.addObjectsDidChangeObserver { [weak self] note in self?.contextDidChange(note) }
         }
@@ -173,6 +184,7 @@ public final class FetchedResultsController<ResultType: ManagedObject>: AnyFetch
 
     private func contextDidChange(_ note: ObjectsDidChange) {
         guard let old = objects else { return }
+        let start = ProbeClock.now()
         if note.invalidatedAll { return refetchAfterReset(old) }
         let removed = Set(note.deleted.lazy.map(ObjectIdentifier.init))
         var changed: [ManagedObject] = []
@@ -233,8 +245,10 @@ public final class FetchedResultsController<ResultType: ManagedObject>: AnyFetch
         list.append(contentsOf: survivors[next...])
         names.append(contentsOf: survivorNames[next...])
         install(list, names: names)
-        report(FetchedResultsDiff(from: oldLayout, to: layout(list.map(ObjectIdentifier.init)), changed: changedIDs),
-               old: old, new: list)
+        let diff = FetchedResultsDiff(from: oldLayout, to: layout(list.map(ObjectIdentifier.init)), changed: changedIDs)
+        report(diff, old: old, new: list)
+        if cacheName != nil && sectionNameKeyPath != nil && !diff.isEmpty && !hasPendingChanges { _ = writeCache() }
+        recordChanges(diff, since: start)
     }
 
     /// After the context's reset every old object is invalid: fetch again, pairing old and new objects by ID.
@@ -243,7 +257,9 @@ public final class FetchedResultsController<ResultType: ManagedObject>: AnyFetch
         guard (try? performFetch()) != nil, let list = objects else { return }
         let newIDs = list.map(\.objectID)
         let paired = Set(oldLayout.keys).intersection(newIDs)
-        report(FetchedResultsDiff(from: oldLayout, to: layout(newIDs), changed: paired), old: old, new: list)
+        let diff = FetchedResultsDiff(from: oldLayout, to: layout(newIDs), changed: paired)
+        report(diff, old: old, new: list)
+        recordChanges(diff, since: ProbeClock.now())
     }
 
     private func report<Key: Hashable>(_ diff: FetchedResultsDiff<Key>, old: [ManagedObject], new: [ManagedObject]) {

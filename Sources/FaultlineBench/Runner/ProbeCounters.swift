@@ -47,7 +47,7 @@ public struct ProbeCounters: Codable, Sendable, Equatable {
             // A migration's copy runs on connections of its own: its event carries the statements and rows.
             statements += e.statements
             rows += e.rows
-        case .connect, .queryPlan, .signpost, .prefetchUse, .batch, .merge, .refresh, .invalidate:
+        case .connect, .queryPlan, .signpost, .prefetchUse, .batch, .merge, .refresh, .invalidate, .resultsController:
             break
         }
     }

@@ -164,7 +164,7 @@ public struct TraceSummary: Sendable {
             cacheMisses.time += event.duration
             Self.add(&faultEntities, (event.objectEntity ?? "?") + (event.relationship.map { ".\($0)" } ?? ""), event.duration)
             Self.add(&missSites, event.callSite ?? "(unknown call site)", event.duration)
-        case .connect, .signpost, .prefetchUse, .batch, .merge, .refresh, .invalidate, .migration:
+        case .connect, .signpost, .prefetchUse, .batch, .merge, .refresh, .invalidate, .resultsController, .migration:
             break
         }
         if !event.segment.isEmpty, event.kind != .signpost {

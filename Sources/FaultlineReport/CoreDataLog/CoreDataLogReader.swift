@@ -381,7 +381,7 @@ struct CoreDataLogReader {
         // Read and deliberately not analysed: Core Data's count-request echo, an object ID that a save made
         // permanent, migration and post-save maintenance lines, Faultline's own extra annotations.
         if text.hasPrefix("count request") || text.hasPrefix("fetch on entity") || text.hasPrefix("save execution time")
-            || text.hasPrefix("batch ") || text.hasPrefix("merge of") || text.hasPrefix("refresh of") || text.hasPrefix("invalidated ")
+            || text.hasPrefix("batch ") || text.hasPrefix("merge of") || text.hasPrefix("refresh of") || text.hasPrefix("invalidated ") || text.hasPrefix("fetched results controller")
             || text.hasPrefix("Changing objectID") || text.hasPrefix("(migration)") || text.hasPrefix("PostSaveMaintenance") {
             return true
         }

@@ -49,7 +49,7 @@ public final class ChromeTraceWriter {
                 if event.kind == .fetch { append(",\"results\":"); integer(event.results) }
                 append("}")
             }
-        case .batch, .merge, .refresh, .invalidate, .migration:
+        case .batch, .merge, .refresh, .invalidate, .resultsController, .migration:
             let duration = event.duration * 1e6
             object {
                 field("name", "\(event.kind.rawValue) \(event.entity ?? "")"); field("ph", "X"); number("ts", max(0, end - duration)); number("dur", duration)

@@ -6,7 +6,7 @@ import Foundation
 /// retain every string in it.
 public final class TraceEvent: @unchecked Sendable {
     public enum Kind: String, Sendable {
-        case connect, statement, queryPlan, fetch, fault, cacheMiss, save, signpost, prefetchUse, batch, merge, refresh, invalidate, migration
+        case connect, statement, queryPlan, fetch, fault, cacheMiss, save, signpost, prefetchUse, batch, merge, refresh, invalidate, resultsController, migration
     }
 
     public var kind: Kind

@@ -372,6 +372,11 @@ public struct TraceFile: Sendable {
         case .invalidate:
             e.results = try f.count("objects")
             e.name = f.string("reason")
+        case .resultsController:
+            e.faultKind = f.string("kind")
+            e.entity = f.string("entity")
+            e.results = try f.count("objects")
+            e.name = f.string("cache")
         case .prefetchUse:
             e.keyPath = f.string("keyPath")
             e.loaded = try f.count("loaded")
