@@ -24,8 +24,10 @@ public struct FetchedResults<Element: ManagedObject>: RandomAccessCollection, Ex
     /// Results holding `elements`.
     public init(arrayLiteral elements: Element...) { storage = .objects(elements) }
 
+    /// 0.
     public var startIndex: Int { 0 }
 
+    /// The number of fetched objects.
     public var endIndex: Int {
         switch storage {
         case .objects(let objects): return objects.count

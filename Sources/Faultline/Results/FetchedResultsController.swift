@@ -86,6 +86,7 @@ public final class FetchedResultsController<ResultType: ManagedObject>: AnyFetch
         objects.map { unsafeBitCast($0, to: [ResultType].self) }
     }
 
+    /// The fetched objects as managed objects (for a delegate, which sees any controller).
     public var fetchedManagedObjects: [ManagedObject]? { objects }
 
     /// The sections (nil before `performFetch()`): one named `""` without a section key path.
@@ -96,6 +97,7 @@ public final class FetchedResultsController<ResultType: ManagedObject>: AnyFetch
         unsafeDowncast(managedObject(at: indexPath), to: ResultType.self)
     }
 
+    /// The object at `indexPath`, as a managed object (for a delegate, which sees any controller).
     public func managedObject(at indexPath: IndexPath) -> ManagedObject {
         guard let objects, indexPath.count == 2, indexPath[0] >= 0, indexPath[0] < sectionList.count,
               indexPath[1] >= 0, indexPath[1] < sectionList[indexPath[0]].numberOfObjects else {

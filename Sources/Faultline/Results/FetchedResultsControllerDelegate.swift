@@ -31,12 +31,17 @@ public protocol FetchedResultsControllerDelegate: AnyObject {
 }
 
 extension FetchedResultsControllerDelegate {
+    /// Does nothing.
     public func controllerWillChangeContent(_ controller: any AnyFetchedResultsController) {}
+    /// Does nothing.
     public func controller(_ controller: any AnyFetchedResultsController, didChange sectionInfo: any FetchedResultsSectionInfo,
                            atSectionIndex sectionIndex: Int, for type: FetchedResultsChangeType) {}
+    /// Does nothing.
     public func controller(_ controller: any AnyFetchedResultsController, didChange anObject: Any, at indexPath: IndexPath?,
                            for type: FetchedResultsChangeType, newIndexPath: IndexPath?) {}
+    /// Does nothing.
     public func controllerDidChangeContent(_ controller: any AnyFetchedResultsController) {}
+    /// Nil: the default title.
     public func controller(_ controller: any AnyFetchedResultsController, sectionIndexTitleForSectionName sectionName: String) -> String? { nil }
 }
 
@@ -45,15 +50,22 @@ extension FetchedResultsControllerDelegate {
 public struct FetchedResultsChangeSet: Sendable, Equatable {
     /// A section inserted or deleted, at its index (in the old sections for a delete, the new ones for an insert).
     public struct SectionChange: Sendable, Equatable {
+        /// The section's name.
         public let name: String
+        /// Its index: in the old sections for a delete, in the new ones for an insert.
         public let index: Int
+        /// `.insert` or `.delete`.
         public let type: FetchedResultsChangeType
     }
     /// An object's change, as the delegate hears it.
     public struct ObjectChange: Sendable, Equatable {
+        /// The object's ID (as it is after the change).
         public let objectID: ManagedObjectID
+        /// What happened to it.
         public let type: FetchedResultsChangeType
+        /// Its index path before the change (nil for an insert).
         public let indexPath: IndexPath?
+        /// Its index path after the change, for an insert or a move.
         public let newIndexPath: IndexPath?
     }
     /// Section changes, reported first.
