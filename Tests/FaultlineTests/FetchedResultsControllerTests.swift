@@ -59,9 +59,10 @@ final class FetchedResultsControllerTests: XCTestCase {
         return item
     }
 
-    private func controller(_ context: ManagedObjectContext, sections: Bool = true) throws -> (FetchedResultsController<ManagedObject>, ChangeLog) {
+    private func controller(_ context: ManagedObjectContext, sections: Bool = true, batch: Int = 0) throws -> (FetchedResultsController<ManagedObject>, ChangeLog) {
         let request = FetchRequest<ManagedObject>(entityName: "Item", predicate: ObjectPredicate(format: "hidden == NO"),
                                                   sortDescriptors: [FetchSortDescriptor(key: "group", ascending: true), FetchSortDescriptor(key: "rank", ascending: true)])
+        request.fetchBatchSize = batch
         let controller = FetchedResultsController(fetchRequest: request, managedObjectContext: context,
                                                   sectionNameKeyPath: sections ? "group" : nil, cacheName: nil)
         let log = ChangeLog()
@@ -113,10 +114,15 @@ final class FetchedResultsControllerTests: XCTestCase {
     /// Core Data: an object inserted in the context that matches the request is reported at its new index path,
     /// between will-change and did-change, at the end of the event; one that does not match is not reported.
     func testAnInsertIsReportedAtItsIndexPath() throws {
+        // Without a batch size, and with batches of two (the controller holds keys and fetches batches as read).
+        for batch in [0, 2] { try insertIsReported(batch: batch) }
+    }
+
+    private func insertIsReported(batch: Int) throws {
         let dir = TemporaryDirectory()
         let (_, context) = try stack(dir)
         try context.performAndWait {
-            let (controller, log) = try controller(context)
+            let (controller, log) = try controller(context, batch: batch)
             try insert("a1b", "A", 5, into: context)
             let hidden = try insert("x", "A", 1, into: context)
             try hidden.setValue(true, forKey: "hidden")
@@ -133,10 +139,15 @@ final class FetchedResultsControllerTests: XCTestCase {
     /// Core Data: a deleted object is reported at its old index path; the last object of a section takes its section
     /// with it (the section's change first).
     func testADeleteIsReportedAtItsOldIndexPath() throws {
+        // Without a batch size, and with batches of two (the controller holds keys and fetches batches as read).
+        for batch in [0, 2] { try deleteIsReported(batch: batch) }
+    }
+
+    private func deleteIsReported(batch: Int) throws {
         let dir = TemporaryDirectory()
         let (_, context) = try stack(dir)
         try context.performAndWait {
-            let (controller, log) = try controller(context)
+            let (controller, log) = try controller(context, batch: batch)
             context.delete(try item("a1", in: controller))
             context.processPendingChanges()
             XCTAssertEqual(log.lines, ["will", "delete a1 [0,0]→nil", "did"])
@@ -152,10 +163,15 @@ final class FetchedResultsControllerTests: XCTestCase {
     /// a move from its old index path to its new one, within its section or to another (a section emptied or
     /// created on the way is reported first); an object that stops matching is a delete, one that starts, an insert.
     func testUpdatesMovesAndPredicateChanges() throws {
+        // Without a batch size, and with batches of two (the controller holds keys and fetches batches as read).
+        for batch in [0, 2] { try updatesAndMoves(batch: batch) }
+    }
+
+    private func updatesAndMoves(batch: Int) throws {
         let dir = TemporaryDirectory()
         let (_, context) = try stack(dir)
         try context.performAndWait {
-            let (controller, log) = try controller(context)
+            let (controller, log) = try controller(context, batch: batch)
             try item("a2", in: controller).setValue("a2!", forKey: "name")
             context.processPendingChanges()
             XCTAssertEqual(log.lines, ["will", "update a2! [0,1]→nil", "did"])
@@ -187,9 +203,14 @@ final class FetchedResultsControllerTests: XCTestCase {
     /// Core Data: another context's save reaches the controller when it is merged — inserts, updates that move
     /// objects, deletes — and a batch update does not, until its IDs are merged (objc.io: "the FRC does not update").
     func testMergedChangesAndBatchUpdates() throws {
+        // Without a batch size, and with batches of two (the controller holds keys and fetches batches as read).
+        for batch in [0, 2] { try mergedChanges(batch: batch) }
+    }
+
+    private func mergedChanges(batch: Int) throws {
         let dir = TemporaryDirectory()
         let (coordinator, context) = try stack(dir)
-        let (controller, log) = try context.performAndWait { try self.controller(context) }
+        let (controller, log) = try context.performAndWait { try self.controller(context, batch: batch) }
         var changeSets: [FetchedResultsChangeSet] = []
         context.performAndWait { controller.onChange = { changeSets.append($0) } }
         let background = ManagedObjectContext(.privateQueue, coordinator: coordinator)
@@ -218,6 +239,31 @@ final class FetchedResultsControllerTests: XCTestCase {
         ManagedObjectContext.mergeChanges(fromRemoteContextSave: [UpdatedObjectsKey: result.objectIDs], into: [context])
         context.performAndWait {
             XCTAssertEqual(log.lines, ["will", "move a1 [0,0]→[0,2]", "did"])
+        }
+    }
+
+    /// Core Data's controller with a batch size (objc.io: "batch size 20"): the fetch reads the rows' keys and the
+    /// sections' counts (one `GROUP BY`), no object; reading an index path fetches its batch. Counts are exact.
+    func testABatchedControllerReadsKeysAndSectionsThenTheBatchesRead() throws {
+        let dir = TemporaryDirectory()
+        let recorder = InMemoryProbeRecorder()
+        let (_, context) = try stack(dir, recorder: recorder)
+        try context.performAndWait {
+            for i in 0..<96 { try insert("n\(i)", ["D", "E", "F"][i % 3], Int32(100 + i), into: context) }
+            try context.save()
+            context.reset()
+            recorder.removeAll()
+            let (controller, _) = try controller(context, batch: 20)
+            let statements = { recorder.events.filter { if case .statement = $0 { return true }; return false }.count }
+            XCTAssertEqual(statements(), 2, "the keys, and the sections' counts")
+            XCTAssertEqual(context.registeredObjects.count, 0, "no object before it is read")
+            XCTAssertEqual(controller.sections?.map(\.name), ["A", "B", "C", "D", "E", "F"])
+            XCTAssertEqual(controller.sections?.map(\.numberOfObjects), [2, 1, 1, 32, 32, 32])
+            XCTAssertEqual(controller.object(at: IndexPath(row: 0, section: 3)).value(forKey: "name") as? String, "n0")
+            XCTAssertEqual(statements(), 3, "one batch")
+            XCTAssertEqual(context.registeredObjects.count, 20)
+            XCTAssertEqual(controller.fetchedResults?.batchSize, 20)
+            XCTAssertEqual(controller.fetchedResults?.objectID(at: 99).primaryKey, controller.object(at: IndexPath(row: 31, section: 5)).objectID.primaryKey)
         }
     }
 

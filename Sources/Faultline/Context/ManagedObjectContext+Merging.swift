@@ -116,8 +116,20 @@ extension ManagedObjectContext {
         }
         // Updated and invalidated objects are refreshed: stored values, unsaved changes kept on top (what the
         // documentation leaves open for invalidated objects is answered so, losing nothing).
+        let observed = changeTracker?.isObserved == true
         for id in changes.updated + changes.invalidated {
-            guard let object = registeredObject(for: id), !object.isFault else { continue }
+            guard let object = registeredObject(for: id) else {
+                // Core Data refreshes registered objects only, so a list over rows not in memory misses their updates
+                // (apps fault them in before merging). An observer hears of them here, as faults: nothing is missed.
+                guard observed, !id.isTemporaryID, let entity = model.entity(named: id.entity.name), !entity.isAbstract else { continue }
+                changeTracker?.noteRefresh(faultingObject(entity: entity, key: id.key))
+                registered += 1
+                continue
+            }
+            if object.isFault {
+                if observed { changeTracker?.noteRefresh(object) }
+                continue
+            }
             refreshObject(object, mergeChanges: object.hasChanges)
             refreshed += 1
         }

@@ -15,11 +15,14 @@ public struct FetchedResults<Element: ManagedObject>: RandomAccessCollection, Ex
     enum Storage {
         case objects([Element])
         case batched(BatchedRows)
+        case controller(ControllerRows)
     }
 
     init(objects: [Element]) { storage = .objects(objects) }
 
     init(rows: BatchedRows) { storage = .batched(rows) }
+
+    init(controllerRows: ControllerRows) { storage = .controller(controllerRows) }
 
     /// Results holding `elements`.
     public init(arrayLiteral elements: Element...) { storage = .objects(elements) }
@@ -32,6 +35,7 @@ public struct FetchedResults<Element: ManagedObject>: RandomAccessCollection, Ex
         switch storage {
         case .objects(let objects): return objects.count
         case .batched(let rows): return rows.count
+        case .controller(let rows): return rows.count
         }
     }
 
@@ -41,13 +45,17 @@ public struct FetchedResults<Element: ManagedObject>: RandomAccessCollection, Ex
         case .objects(let objects): return objects[position]
         // Every row's object is of a class the fetch checked to be an Element.
         case .batched(let rows): return unsafeDowncast(rows.object(at: position), to: Element.self)
+        case .controller(let rows): return unsafeDowncast(rows.object(at: position), to: Element.self)
         }
     }
 
     /// The batch size the results materialize by; 0 when they hold every object.
     public var batchSize: Int {
-        if case .batched(let rows) = storage { return rows.batchSize }
-        return 0
+        switch storage {
+        case .objects: return 0
+        case .batched(let rows): return rows.batchSize
+        case .controller(let rows): return rows.batchSize
+        }
     }
 
     /// The object ID at `position`, without materializing anything.
@@ -55,6 +63,11 @@ public struct FetchedResults<Element: ManagedObject>: RandomAccessCollection, Ex
         switch storage {
         case .objects(let objects): return objects[position].objectID
         case .batched(let rows): return rows.objectID(at: position)
+        case .controller(let rows):
+            switch rows.entries[position] {
+            case .object(let object): return object.objectID
+            case .row(let entity, let key): return ManagedObjectID(entity: entity, key: key, storeIdentifier: rows.context.coordinator.storeIdentifier)
+            }
         }
     }
 

@@ -56,21 +56,19 @@ extension FetchedResultsController {
         return try context.reader.fingerprintRows(entity: entity, includesSubentities: fetchRequest.includesSubentities, filter: filter)
     }
 
-    /// Each of `count` objects' section name from the cache, when the cache matches the request, the store and
-    /// the rows; else nil and why.
-    func cachedSectionNames(count: Int) -> ([String]?, CacheOutcome) {
+    /// The sections (runs of one name) from the cache, when the cache matches the request, the store and the rows
+    /// (`count` of them); else nil and why.
+    func cachedSections(count: Int) -> ([(name: String, count: Int)]?, CacheOutcome) {
         guard let cacheName else { return (nil, .none) }
         if hasPendingChanges { return (nil, .bypassed) }
         guard let cache = SectionCache.load(named: cacheName) else { return (nil, .miss("no cache")) }
         guard cache.request == requestDescription else { return (nil, .miss("the request changed")) }
         guard cache.store == managedObjectContext.coordinator.storeIdentifier ?? "" else { return (nil, .miss("another store")) }
-        guard cache.sections.reduce(0, { $0 + $1.count }) == count, (try? fingerprint()) == cache.fingerprint else {
+        guard cache.sections.allSatisfy({ $0.count >= 0 }), cache.sections.reduce(0, { $0 + $1.count }) == count,
+              (try? fingerprint()) == cache.fingerprint else {
             return (nil, .miss("the rows changed"))
         }
-        var names: [String] = []
-        names.reserveCapacity(count)
-        for section in cache.sections { names.append(contentsOf: repeatElement(section.name, count: section.count)) }
-        return (names, .hit)
+        return (cache.sections.map { ($0.name, $0.count) }, .hit)
     }
 
     /// Writes the current sections to the cache; the error, when it could not be written.

@@ -3,7 +3,7 @@
 extension FetchedResultsController {
     private func event(_ kind: String, since start: UInt64) -> ResultsControllerEvent {
         ResultsControllerEvent(kind: kind, entity: fetchRequest.entityName, sectionNameKeyPath: sectionNameKeyPath, cacheName: cacheName,
-                               objects: objects?.count ?? 0, sections: sectionList.count, batchSize: fetchRequest.fetchBatchSize,
+                               objects: rows?.count ?? 0, sections: sectionList.count, batchSize: fetchRequest.fetchBatchSize,
                                cache: "none", duration: ProbeClock.seconds(start, ProbeClock.now()),
                                context: managedObjectContext.serialNumber)
     }

@@ -24,10 +24,10 @@ public final class FetchedResultsController<ResultType: ManagedObject>: AnyFetch
     /// Called after the delegate with each round of changes by object ID (on the context's queue).
     public var onChange: ((FetchedResultsChangeSet) -> Void)?
 
-    var objects: [ManagedObject]?
+    var rows: ControllerRows?
     var sectionList: [FetchedSection] = []
     private var observation: ContextObservation?
-    private var positions: [ObjectIdentifier: Int]?
+    private var positions: [ControllerRows.Identity: Int]?
 
     /// Core Data's `init(fetchRequest:managedObjectContext:sectionNameKeyPath:cacheName:)`. Nothing is fetched
     /// until `performFetch()`.
@@ -49,48 +49,113 @@ public final class FetchedResultsController<ResultType: ManagedObject>: AnyFetch
 
     /// Fetches the request's objects, computes the sections, and starts tracking changes. Throws when the request
     /// has no sort descriptor, when the objects are not in section order, or when the fetch fails.
+    ///
+    /// With a batch size the controller holds the rows' keys and fetches a batch's objects when one is read, as
+    /// Core Data's does; the sections then come from one `GROUP BY` statement when the section key path is the first
+    /// sort key and a string attribute (else every object's section value is read).
     public func performFetch() throws {
         guard !fetchRequest.sortDescriptors.isEmpty else { throw FetchedResultsError.noSortDescriptors(entity: fetchRequest.entityName) }
         let start = ProbeClock.now()
-        let fetched: [ManagedObject] = try managedObjectContext.fetch(fetchRequest)
+        let results: FetchedResults<ResultType> = try managedObjectContext.fetch(fetchRequest)
+        let list: ControllerRows
+        switch results.storage {
+        case .objects(let objects):
+            list = ControllerRows(context: managedObjectContext, entries: objects.map { .object($0) }, batchSize: 0, prefetching: [])
+        case .controller(let other):
+            list = ControllerRows(context: managedObjectContext, entries: other.entries, batchSize: other.batchSize, prefetching: other.prefetching)
+        case .batched(let batched):
+            list = ControllerRows(context: managedObjectContext,
+                                  entries: batched.keys.indices.map { .row(batched.entities?[$0] ?? batched.entity, batched.keys[$0]) },
+                                  batchSize: batched.batchSize, prefetching: fetchRequest.relationshipKeyPathsForPrefetching)
+        }
         var outcome = CacheOutcome.none
-        var names: [String]? = nil
+        var runs: [(name: String, count: Int)]? = nil
         if cacheName != nil && sectionNameKeyPath != nil {
-            (names, outcome) = cachedSectionNames(count: fetched.count)
+            (runs, outcome) = cachedSections(count: list.count)
         }
-        if names == nil {
-            if sectionNameKeyPath != nil {
-                // Every object's section name is read: one statement per 500 faults rather than one each.
-                try managedObjectContext.fulfillFaults(for: fetched)
-            }
-            names = fetched.map(sectionName(of:))
-        }
-        let sectionNames = names!
+        if runs == nil { runs = try computeSections(list) }
         var seen: Set<String> = []
-        for (i, name) in sectionNames.enumerated() where i == 0 || sectionNames[i - 1] != name {
-            guard seen.insert(name).inserted else {
-                throw FetchedResultsError.sectionsOutOfOrder(index: i, sectionName: name, keyPath: sectionNameKeyPath ?? "")
+        var position = 0
+        for run in runs! {
+            guard seen.insert(run.name).inserted else {
+                throw FetchedResultsError.sectionsOutOfOrder(index: position, sectionName: run.name, keyPath: sectionNameKeyPath ?? "")
             }
+            position += run.count
         }
-        install(fetched, names: sectionNames)
+        install(list, runs: runs!)
         if outcome.rebuilds, let error = writeCache() { outcome = .miss("\(outcome.reason ?? "rebuilt"); not written: \(error.localizedDescription)") }
-        recordFetch(objects: fetched.count, outcome: outcome, since: start)
+        recordFetch(objects: list.count, outcome: outcome, since: start)
         if observation == nil {
             observation = managedObjectContext.addObjectsDidChangeObserver { [weak self] note in self?.contextDidChange(note) }
         }
     }
 
-    /// The fetched objects, in order (nil before `performFetch()`).
-    public var fetchedObjects: [ResultType]? {
-        // Every object is of the request's class: `fetch` checked it, and tracking keeps only such objects.
-        objects.map { unsafeBitCast($0, to: [ResultType].self) }
+    /// The sections of `list` as runs of one name: from a `GROUP BY` when the list is batched and the store can
+    /// answer, else from every object's section value.
+    private func computeSections(_ list: ControllerRows) throws -> [(name: String, count: Int)] {
+        guard let keyPath = sectionNameKeyPath else { return [("", list.count)] }
+        if list.batchSize > 0, let grouped = try groupedSections(keyPath) { return grouped }
+        var objects: [ManagedObject] = []
+        objects.reserveCapacity(list.count)
+        for i in 0..<list.count { if case .object(let object) = list.entries[i] { objects.append(object) } }
+        if list.batchSize == 0 {
+            // Every object's section name is read: one statement per 500 faults rather than one each.
+            try managedObjectContext.fulfillFaults(for: objects)
+        }
+        var runs: [(name: String, count: Int)] = []
+        for i in 0..<list.count {
+            let name = sectionName(of: list.object(at: i))
+            if let last = runs.last, last.name == name { runs[runs.count - 1].count += 1 } else { runs.append((name, 1)) }
+        }
+        return runs
     }
 
+    /// The sections counted by the store (`SELECT key, COUNT(*) … GROUP BY key ORDER BY key`), when the first sort
+    /// descriptor is the section key path, compares binary, and the key path ends in a string attribute; else nil.
+    private func groupedSections(_ keyPath: String) throws -> [(name: String, count: Int)]? {
+        guard let first = fetchRequest.sortDescriptors.first, first.keyPath == keyPath, first.comparison == .binary,
+              fetchRequest.fetchLimit == 0, fetchRequest.fetchOffset == 0,
+              let entity = managedObjectContext.model.entity(named: fetchRequest.entityName),
+              Self.attribute(at: keyPath, from: entity)?.type == .string else { return nil }
+        let request = FetchRequest<NSDictionary>(entityName: fetchRequest.entityName, predicate: fetchRequest.predicate,
+                                                 sortDescriptors: [FetchSortDescriptor(key: keyPath, ascending: first.ascending)])
+        request.propertiesToFetch = [PropertyToFetch(keyPath), PropertyToFetch(.count, "*", as: "count")]
+        request.propertiesToGroupBy = [keyPath]
+        request.includesSubentities = fetchRequest.includesSubentities
+        request.includesPendingChanges = false
+        return try managedObjectContext.fetchDictionaries(request).map { row in
+            ((row[keyPath] as? String) ?? "", (row["count"] as? Int64).map(Int.init) ?? (row["count"] as? Int) ?? 0)
+        }
+    }
+
+    private static func attribute(at keyPath: String, from entity: EntityDescription) -> AttributeDescription? {
+        var current = entity
+        let parts = keyPath.split(separator: ".").map(String.init)
+        for (i, part) in parts.enumerated() {
+            guard let property = current.property(named: part) else { return nil }
+            if i == parts.count - 1 { return property as? AttributeDescription }
+            guard let relationship = property as? RelationshipDescription, !relationship.isToMany, let next = relationship.destination else { return nil }
+            current = next
+        }
+        return nil
+    }
+
+    /// The fetched objects, in order (nil before `performFetch()`). With a batch size this reads every batch: use
+    /// `fetchedResults` to read them as they are needed.
+    public var fetchedObjects: [ResultType]? {
+        // Every object is of the request's class: `fetch` checked it, and tracking keeps only such objects.
+        rows.map { unsafeBitCast($0.allObjects, to: [ResultType].self) }
+    }
+
+    /// The fetched objects as a collection that fetches a batch when it is read (Core Data's `fetchedObjects` with a
+    /// batch size).
+    public var fetchedResults: FetchedResults<ResultType>? { rows.map { FetchedResults(controllerRows: $0) } }
+
     /// The fetched objects as managed objects (for a delegate, which sees any controller).
-    public var fetchedManagedObjects: [ManagedObject]? { objects }
+    public var fetchedManagedObjects: [ManagedObject]? { rows?.allObjects }
 
     /// The sections (nil before `performFetch()`): one named `""` without a section key path.
-    public var sections: [any FetchedResultsSectionInfo]? { objects == nil ? nil : sectionList }
+    public var sections: [any FetchedResultsSectionInfo]? { rows == nil ? nil : sectionList }
 
     /// The object at `indexPath` (section, row). Traps outside the sections, as Core Data raises.
     public func object(at indexPath: IndexPath) -> ResultType {
@@ -99,24 +164,24 @@ public final class FetchedResultsController<ResultType: ManagedObject>: AnyFetch
 
     /// The object at `indexPath`, as a managed object (for a delegate, which sees any controller).
     public func managedObject(at indexPath: IndexPath) -> ManagedObject {
-        guard let objects, indexPath.count == 2, indexPath[0] >= 0, indexPath[0] < sectionList.count,
+        guard let rows, indexPath.count == 2, indexPath[0] >= 0, indexPath[0] < sectionList.count,
               indexPath[1] >= 0, indexPath[1] < sectionList[indexPath[0]].numberOfObjects else {
             preconditionFailure("index path \(indexPath) is outside the fetched results controller's sections")
         }
-        return objects[sectionList[indexPath[0]].start + indexPath[1]]
+        return rows.object(at: sectionList[indexPath[0]].start + indexPath[1])
     }
 
     /// The index path of `object`, or nil when it is not among the fetched objects.
     public func indexPath(forObject object: ResultType) -> IndexPath? {
-        guard let objects else { return nil }
+        guard let rows else { return nil }
         if positions == nil {
-            var map: [ObjectIdentifier: Int] = [:]
-            map.reserveCapacity(objects.count)
-            for (i, object) in objects.enumerated() { map[ObjectIdentifier(object)] = i }
+            var map: [ControllerRows.Identity: Int] = [:]
+            map.reserveCapacity(rows.count)
+            for i in 0..<rows.count { map[rows.identity(at: i)] = i }
             positions = map
         }
-        guard let position = positions?[ObjectIdentifier(object)] else { return nil }
-        return layout(objects.map(ObjectIdentifier.init)).indexPath(of: position)
+        guard let position = positions?[ControllerRows.Identity(object)] else { return nil }
+        return layout([Int]()).indexPath(of: position)
     }
 
     /// The sections' index titles, in section order, each once.
@@ -152,18 +217,15 @@ public final class FetchedResultsController<ResultType: ManagedObject>: AnyFetch
         return sectionIndexTitle(forSectionName: name)
     }
 
-    /// Makes `list` the fetched objects, with `names` their section names (contiguous runs are sections).
-    private func install(_ list: [ManagedObject], names: [String]) {
-        objects = list
+    /// Makes `list` the fetched objects, in sections of the runs' names and lengths.
+    private func install(_ list: ControllerRows, runs: [(name: String, count: Int)]) {
+        rows = list
         positions = nil
         var sections: [FetchedSection] = []
         var start = 0
-        for i in 0...list.count where i == list.count || (i > start && names[i] != names[start]) {
-            if i > start || (sectionNameKeyPath == nil && list.isEmpty) {
-                let name = list.isEmpty ? "" : names[start]
-                sections.append(FetchedSection(name: name, indexTitle: indexTitle(for: name), start: start, numberOfObjects: i - start, all: list))
-            }
-            start = i
+        for run in runs where run.count > 0 || sectionNameKeyPath == nil {
+            sections.append(FetchedSection(name: run.name, indexTitle: indexTitle(for: run.name), start: start, numberOfObjects: run.count, rows: list))
+            start += run.count
         }
         sectionList = sections
     }
@@ -184,37 +246,54 @@ public final class FetchedResultsController<ResultType: ManagedObject>: AnyFetch
         return (try? predicate.matches(object)) ?? false
     }
 
+    private func runs(of names: [String]) -> [(name: String, count: Int)] {
+        guard sectionNameKeyPath != nil else { return [("", names.count)] }
+        var runs: [(name: String, count: Int)] = []
+        for name in names {
+            if let last = runs.last, last.name == name { runs[runs.count - 1].count += 1 } else { runs.append((name, 1)) }
+        }
+        return runs
+    }
+
     private func contextDidChange(_ note: ObjectsDidChange) {
-        guard let old = objects else { return }
+        guard let list = rows else { return }
         let start = ProbeClock.now()
-        if note.invalidatedAll { return refetchAfterReset(old) }
-        let removed = Set(note.deleted.lazy.map(ObjectIdentifier.init))
+        if note.invalidatedAll { return refetchAfterReset(list) }
+        var known: [ControllerRows.Identity: ManagedObject] = [:]
+        var removed: Set<ControllerRows.Identity> = []
+        for object in note.deleted {
+            let identity = ControllerRows.Identity(object)
+            removed.insert(identity)
+            known[identity] = object
+        }
         var changed: [ManagedObject] = []
-        var changedIDs: Set<ObjectIdentifier> = []
-        for object in note.updated + note.refreshed where isFetchable(object) && changedIDs.insert(ObjectIdentifier(object)).inserted {
+        var changedIDs: Set<ControllerRows.Identity> = []
+        for object in note.updated + note.refreshed where isFetchable(object) && changedIDs.insert(ControllerRows.Identity(object)).inserted {
             changed.append(object)
         }
-        let inserted = note.inserted.filter { isFetchable($0) && !changedIDs.contains(ObjectIdentifier($0)) }
+        let inserted = note.inserted.filter { isFetchable($0) && !changedIDs.contains(ControllerRows.Identity($0)) }
         guard !removed.isEmpty || !changed.isEmpty || !inserted.isEmpty else { return }
-        let oldIDs = old.map(ObjectIdentifier.init)
-        let present = Set(oldIDs)
-        guard !changed.isEmpty || !inserted.isEmpty || !removed.isDisjoint(with: present) else { return }
+        // A merge's objects arrive as faults: their values are read in one statement per 500, not one each.
+        try? managedObjectContext.fulfillFaults(for: changed + inserted)
+        let oldIDs = list.identities
+        guard !changed.isEmpty || !inserted.isEmpty || !removed.isDisjoint(with: oldIDs) else { return }
 
         // Unchanged objects keep their order and sections; changed and new ones that match are placed among them by
         // the sort.
         let oldLayout = layout(oldIDs)
-        var survivors: [ManagedObject] = []
-        var survivorNames: [String] = []
-        survivors.reserveCapacity(old.count)
-        for (i, object) in old.enumerated() where !removed.contains(oldIDs[i]) && !changedIDs.contains(oldIDs[i]) {
-            survivors.append(object)
-            survivorNames.append(oldLayout.sectionName(of: i))
-        }
+        let oldEntries = list.entries
+        var survivors: [Int] = []   // old positions
+        survivors.reserveCapacity(oldIDs.count)
+        for (i, identity) in oldIDs.enumerated() where !removed.contains(identity) && !changedIDs.contains(identity) { survivors.append(i) }
         let descriptors = fetchRequest.sortDescriptors
-        let oldIndex = Dictionary(uniqueKeysWithValues: oldIDs.enumerated().map { ($1, $0) })
+        var oldIndex: [ControllerRows.Identity: Int] = [:]
+        for object in changed { known[ControllerRows.Identity(object)] = object }
+        for (i, identity) in oldIDs.enumerated() where changedIDs.contains(identity) { oldIndex[identity] = i }
         var placed: [(object: ManagedObject, values: [PredicateValue], order: Int)] = []
         for object in changed + inserted where matches(object) {
-            placed.append((object, ManagedObjectContext.sortValues(of: object, descriptors), oldIndex[ObjectIdentifier(object)] ?? Int.max))
+            let identity = ControllerRows.Identity(object)
+            known[identity] = object
+            placed.append((object, ManagedObjectContext.sortValues(of: object, descriptors), oldIndex[identity] ?? Int.max))
         }
         placed.sort { a, b in
             let order = ManagedObjectContext.compareSortValues(a.values, b.values, descriptors)
@@ -222,15 +301,23 @@ public final class FetchedResultsController<ResultType: ManagedObject>: AnyFetch
         }
         var survivorValues: [Int: [PredicateValue]] = [:]
         func values(at index: Int) -> [PredicateValue] {
-            if let known = survivorValues[index] { return known }
-            let computed = ManagedObjectContext.sortValues(of: survivors[index], descriptors)
+            if let cached = survivorValues[index] { return cached }
+            let computed = ManagedObjectContext.sortValues(of: list.object(at: survivors[index]), descriptors)
             survivorValues[index] = computed
             return computed
         }
-        var list: [ManagedObject] = []
+        var entries: [ControllerRows.Entry] = []
         var names: [String] = []
-        list.reserveCapacity(survivors.count + placed.count)
+        entries.reserveCapacity(survivors.count + placed.count)
+        names.reserveCapacity(survivors.count + placed.count)
         var next = 0
+        func takeSurvivors(upTo end: Int) {
+            while next < end {
+                entries.append(oldEntries[survivors[next]])
+                names.append(oldLayout.sectionName(of: survivors[next]))
+                next += 1
+            }
+        }
         for item in placed {
             // After the survivors that sort before it or equal to it.
             var low = next, high = survivors.count
@@ -238,33 +325,46 @@ public final class FetchedResultsController<ResultType: ManagedObject>: AnyFetch
                 let middle = (low + high) / 2
                 if ManagedObjectContext.compareSortValues(values(at: middle), item.values, descriptors) == .orderedDescending { high = middle } else { low = middle + 1 }
             }
-            list.append(contentsOf: survivors[next..<low])
-            names.append(contentsOf: survivorNames[next..<low])
-            next = low
-            list.append(item.object)
+            takeSurvivors(upTo: low)
+            entries.append(list.entry(for: item.object))
             names.append(sectionName(of: item.object))
         }
-        list.append(contentsOf: survivors[next...])
-        names.append(contentsOf: survivorNames[next...])
-        install(list, names: names)
-        let diff = FetchedResultsDiff(from: oldLayout, to: layout(list.map(ObjectIdentifier.init)), changed: changedIDs)
-        report(diff, old: old, new: list)
+        takeSurvivors(upTo: survivors.count)
+        list.replace(entries)
+        install(list, runs: runs(of: names))
+        let diff = FetchedResultsDiff(from: oldLayout, to: layout(list.identities), changed: changedIDs)
+        report(diff) { change in
+            if let object = known[change.key] { return object }
+            if let position = change.newPosition { return list.object(at: position) }
+            return Self.object(for: oldEntries[change.oldPosition!], in: self.managedObjectContext)
+        }
         if cacheName != nil && sectionNameKeyPath != nil && !diff.isEmpty && !hasPendingChanges { _ = writeCache() }
         recordChanges(diff, since: start)
     }
 
-    /// After the context's reset every old object is invalid: fetch again, pairing old and new objects by ID.
-    private func refetchAfterReset(_ old: [ManagedObject]) {
-        let oldLayout = layout(old.map(\.objectID))
-        guard (try? performFetch()) != nil, let list = objects else { return }
-        let newIDs = list.map(\.objectID)
-        let paired = Set(oldLayout.keys).intersection(newIDs)
-        let diff = FetchedResultsDiff(from: oldLayout, to: layout(newIDs), changed: paired)
-        report(diff, old: old, new: list)
+    private static func object(for entry: ControllerRows.Entry, in context: ManagedObjectContext) -> ManagedObject {
+        switch entry {
+        case .object(let object): return object
+        case .row(let entity, let key): return context.faultingObject(entity: entity, key: key)
+        }
+    }
+
+    /// After the context's reset every old object is invalid: fetch again, pairing old and new rows by key.
+    private func refetchAfterReset(_ old: ControllerRows) {
+        let oldIDs = old.identities
+        let oldEntries = old.entries
+        let oldLayout = layout(oldIDs)
+        guard (try? performFetch()) != nil, let list = rows else { return }
+        let newIDs = list.identities
+        let diff = FetchedResultsDiff(from: oldLayout, to: layout(newIDs), changed: Set(oldIDs).intersection(newIDs))
+        report(diff) { change in
+            if let position = change.newPosition { return list.object(at: position) }
+            return Self.object(for: oldEntries[change.oldPosition!], in: self.managedObjectContext)
+        }
         recordChanges(diff, since: ProbeClock.now())
     }
 
-    private func report<Key: Hashable>(_ diff: FetchedResultsDiff<Key>, old: [ManagedObject], new: [ManagedObject]) {
+    private func report<Key: Hashable>(_ diff: FetchedResultsDiff<Key>, object: (FetchedResultsDiff<Key>.ObjectChange) -> ManagedObject) {
         guard !diff.isEmpty else { return }
         delegate?.controllerWillChangeContent(self)
         var sectionChanges: [FetchedResultsChangeSet.SectionChange] = []
@@ -273,15 +373,15 @@ public final class FetchedResultsController<ResultType: ManagedObject>: AnyFetch
             guard let delegate else { continue }
             // A deleted section is reported empty: its objects are reported deleted next.
             let info = change.type == .insert ? sectionList[change.index]
-                : FetchedSection(name: change.name, indexTitle: indexTitle(for: change.name), start: 0, numberOfObjects: 0, all: [])
+                : FetchedSection(name: change.name, indexTitle: indexTitle(for: change.name), start: 0, numberOfObjects: 0, rows: nil)
             delegate.controller(self, didChange: info, atSectionIndex: change.index, for: change.type)
         }
         var objectChanges: [FetchedResultsChangeSet.ObjectChange] = []
         for change in diff.objectChanges {
             // The object as it is now; a deleted one as it was.
-            let object = change.newPosition.map { new[$0] } ?? old[change.oldPosition!]
-            objectChanges.append(.init(objectID: object.objectID, type: change.type, indexPath: change.indexPath, newIndexPath: change.newIndexPath))
-            delegate?.controller(self, didChange: object, at: change.indexPath, for: change.type, newIndexPath: change.newIndexPath)
+            let changed = object(change)
+            objectChanges.append(.init(objectID: changed.objectID, type: change.type, indexPath: change.indexPath, newIndexPath: change.newIndexPath))
+            delegate?.controller(self, didChange: changed, at: change.indexPath, for: change.type, newIndexPath: change.newIndexPath)
         }
         delegate?.controllerDidChangeContent(self)
         onChange?(FetchedResultsChangeSet(sections: sectionChanges, objects: objectChanges))

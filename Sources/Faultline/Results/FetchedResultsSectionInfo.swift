@@ -17,8 +17,12 @@ struct FetchedSection: FetchedResultsSectionInfo {
     /// Where the section starts in the fetched objects.
     let start: Int
     let numberOfObjects: Int
-    /// The controller's objects (the section is `start..<start + numberOfObjects` of them).
-    let all: [ManagedObject]
+    /// The controller's objects (the section is `start..<start + numberOfObjects` of them); nil for a section
+    /// reported deleted.
+    let rows: ControllerRows?
 
-    var objects: [Any]? { Array(all[start..<start + numberOfObjects]) }
+    var objects: [Any]? {
+        guard let rows else { return [] }
+        return (start..<start + numberOfObjects).map { rows.object(at: $0) }
+    }
 }
