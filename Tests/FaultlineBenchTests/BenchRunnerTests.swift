@@ -84,6 +84,20 @@ final class BenchRunnerTests: XCTestCase {
         XCTAssertGreaterThan(alone.counters?.statements ?? 0, alone.operations, "an INSERT per object and the transactions")
     }
 
+    /// The list scenarios count exactly: a controller without a batch size reads every object (the fetch, then the
+    /// section values); with one, the keys, the sections' GROUP BY and one batch; a cached launch checks the cache's
+    /// fingerprint in place of reading the section values.
+    func testTheListScenariosCountTheirStatements() throws {
+        let results = try run(["frc-batch-size", "frc-cache"], rows: 4_000)
+        XCTAssertEqual(try variant(results, "frc-batch-size", "no batch size").counters?.statements, 2)
+        XCTAssertEqual(try variant(results, "frc-batch-size", "batch size 20").counters?.statements, 3)
+        XCTAssertEqual(try variant(results, "frc-batch-size", "batch size 20").counters?.fetchedObjects, 1_000 + 26 + 20)
+        XCTAssertEqual(try variant(results, "frc-cache", "no batch size, no cache").counters?.statements, 2)
+        XCTAssertEqual(try variant(results, "frc-cache", "no batch size, cache (second launch)").counters?.statements, 2)
+        XCTAssertEqual(try variant(results, "frc-cache", "no batch size, cache (second launch)").counters?.fetchedObjects, 1_000, "no object's values read again")
+        XCTAssertEqual(try variant(results, "frc-cache", "batch size 20, cache (second launch)").counters?.statements, 3)
+    }
+
     /// The seed's index example: a temporary B-tree with the single-column index, none with the compound one.
     func testCompoundIndexScenarioRecordsBothPlans() throws {
         let results = try run(["compound-index", "index-large"], rows: 8_000)

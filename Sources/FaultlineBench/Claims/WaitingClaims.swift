@@ -12,9 +12,6 @@ extension ScenarioCatalogue {
                      [ClaimSource(.studyNotes, "Understanding", "Memory", keys: ["W-004-5"]), .apple("Performance", "Reducing Memory Overhead", "B11")],
                      waitingFor: "a scenario over 10⁶ objects (the scales stop at 200,000 on this machine's budget)"),
         // Start-up
-        WaitingClaim(.startup, "A fetched results controller's persistent cache makes a relaunch with unchanged data nearly instantaneous.",
-                     [.apple("Performance", "Fetched Results Controller Cache", "perf-16"), .objcio("Performance", "Optimizing Fetch Requests", "P-31", "B-FRC")],
-                     waitingFor: "FetchedResultsController"),
         WaitingClaim(.startup, "Two configurations in two store files split the data each part of the app opens.",
                      [ClaimSource(.appleGuideClassic, "Managed Object Models", "Configurations", keys: ["W-003-2"])], waitingFor: "several stores per coordinator"),
         // Migration
