@@ -249,6 +249,61 @@ final class PrecisionTests: XCTestCase {
         }))
     }
 
+    /// objc.io (P-29): a list's controller over 2,000 rows with no batch size reads every object before the first
+    /// screen; with a batch size it reads the keys and the batch shown.
+    func testAControllerWithoutABatchSize() throws {
+        func list(_ context: ManagedObjectContext, batch: Int) throws {
+            let request = try self.request("Product", sort: "category")
+            request.fetchBatchSize = batch
+            let controller = FetchedResultsController(fetchRequest: request, managedObjectContext: context, sectionNameKeyPath: nil, cacheName: nil)
+            try controller.performFetch()
+            for row in 0..<20 { _ = controller.object(at: IndexPath(row: row, section: 0)).value(forKey: "name") }
+        }
+        try check([.controllerWithoutBatchSize], broken: (Indexes(), { try list($0, batch: 0) }), fixed: (Indexes(), { try list($0, batch: 20) }))
+    }
+
+    /// A background import of 150 matching objects merged in one save makes one round of 150 changes; merged in saves
+    /// of 50, rounds of 50.
+    func testAChangeStormAfterAMergedImport() throws {
+        func importing(_ context: ManagedObjectContext, saveEvery: Int) throws {
+            let request = try self.request("Product", sort: "category")
+            request.fetchBatchSize = 20
+            let controller = FetchedResultsController(fetchRequest: request, managedObjectContext: context, sectionNameKeyPath: nil, cacheName: nil)
+            try controller.performFetch()
+            let background = ManagedObjectContext(.privateQueue, coordinator: try XCTUnwrap(context.persistentStoreCoordinator))
+            var notes: [SaveNotification] = []
+            _ = background.addDidSaveObserver { notes.append($0) }
+            try background.performAndWait {
+                for i in 0..<150 {
+                    let product = try background.insertNewObject(forEntityName: "Product")
+                    try product.setValue("Imported \(i)", forKey: "name")
+                    try product.setValue(Int32(3), forKey: "category")
+                    if (i + 1) % saveEvery == 0 { try background.save() }
+                }
+            }
+            for note in notes { context.mergeChanges(fromContextDidSave: note) }
+            XCTAssertEqual(controller.sections?.first?.numberOfObjects, Self.shops * Self.productsPerShop + 150)
+        }
+        try check([.changeStorm], broken: (Indexes(), { try importing($0, saveEvery: 150) }), fixed: (Indexes(), { try importing($0, saveEvery: 50) }))
+    }
+
+    /// A cached controller whose request changes at each launch (a predicate with a new constant) rebuilds its cache
+    /// every time; the same request finds it.
+    func testASectionCacheRebuiltAtEveryLaunch() throws {
+        let saved = FetchedResultsController<ManagedObject>.cacheDirectory
+        FetchedResultsController<ManagedObject>.cacheDirectory = dir.appendingPathComponent("caches")
+        defer { FetchedResultsController<ManagedObject>.cacheDirectory = saved }
+        func launches(_ context: ManagedObjectContext, prices: [Int]) throws {
+            FetchedResultsController<ManagedObject>.deleteCache(withName: "products")
+            for price in prices {
+                let request = try self.request("Product", "price >= %@", [price], sort: "category")
+                request.fetchBatchSize = 20
+                try FetchedResultsController(fetchRequest: request, managedObjectContext: context, sectionNameKeyPath: "category", cacheName: "products").performFetch()
+            }
+        }
+        try check([.sectionCacheRebuilt], broken: (Indexes(), { try launches($0, prices: [0, 1, 2]) }), fixed: (Indexes(), { try launches($0, prices: [0, 0, 0]) }))
+    }
+
     func testBatchSizeTooSmall() throws {
         try check([.batchSizeTooSmall], broken: (Indexes(), { context in
             let request = try self.request("Product", "category == 3")

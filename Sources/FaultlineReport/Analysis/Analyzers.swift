@@ -30,6 +30,8 @@ public struct AnalyzerThresholds: Sendable {
     /// Bytes of values one save may write before it is flagged: large commits to the write-ahead log are slow
     /// (objc.io, Core Data › Relational Database Basics and SQL › Journaling).
     public var largeSaveBytes = 100_000_000
+    /// Object changes one round of a fetched results controller may process before it is a change storm.
+    public var changeStorm = 100
 
     public init() {}
 }
@@ -90,6 +92,7 @@ public struct Analyzers {
         fileprivate var storms = Groups(), batches = Groups(), statements = Groups(), fetches = Groups(), avoidable = Groups()
         fileprivate var prefetches = Groups(), large = Groups(), saves = Groups()
         fileprivate var inequalities = Groups(), missing = Groups(), largeSaves = Groups()
+        fileprivate var controllers = Groups(), changeStorms = Groups(), sectionCaches = Groups()
         /// Indexes the trace saw created (`CREATE INDEX`), by name: (table, columns, its statement's event index).
         fileprivate var indexes: [(name: String, table: String, columns: [String], event: TraceEvent, index: Int)] = []
         /// Each context's gauges over the trace (the report's chart, the growing-context analyzer).
@@ -183,6 +186,16 @@ public struct Analyzers {
                 if event.batchSize == 0 && event.results >= thresholds.largeFetch && (event.resultType == "objects" || event.resultType == "faults") {
                     large.add("\(event.callSite ?? "")|\(event.entity ?? "")", event, at: index)
                 }
+            case .resultsController where event.faultKind == "fetch":
+                // (A controller event keeps its cache name in `object` and its cache's answer in `name`: docs/trace-format.md.)
+                if event.batchSize == 0 && event.results >= thresholds.largeFetch {
+                    controllers.add("\(event.entity ?? "")|\(event.keyPath ?? "")", event, at: index)
+                }
+                if event.name == "miss" && event.error != "no cache" {
+                    sectionCaches.add(event.object ?? "", event, at: index)
+                }
+            case .resultsController where event.statements >= thresholds.changeStorm:
+                changeStorms.add("\(event.entity ?? "")|\(event.keyPath ?? "")", event, at: index)
             case .prefetchUse where event.loaded > 0 && event.used == 0:
                 prefetches.add("\(event.callSite ?? "")|\(event.entity ?? "")|\(event.keyPath ?? "")", event, at: index)
             case .save:
@@ -203,6 +216,7 @@ public struct Analyzers {
                 + a.growingContexts(growth)
                 + a.optionalInequalities(inequalities.items) + a.missingRows(missing.items) + a.largeSaves(largeSaves.items)
                 + a.redundantIndexes(indexes)
+                + a.controllersWithoutBatchSize(controllers.items) + a.changeStorms(changeStorms.items) + a.rebuiltSectionCaches(sectionCaches.items)
             // A fetch repeated (or run in a loop) whose objects were registered already is one problem, not two: the
             // repeated fetch's fix covers the lookup.
             let repeated = Set(found.filter { $0.kind == .repeatedFetch || $0.kind == .fetchInLoop }.map { "\($0.callSite ?? "")|\($0.entity ?? "")" })
@@ -266,6 +280,9 @@ public struct Analyzers {
         /// Objects loaded (prefetch groups); the most results of one fetch (fetch groups).
         var loaded = 0
         var largest = 0
+        /// Controller groups: the most object changes of one round, and why their caches missed.
+        var mostChanges = 0
+        var reasons: Set<String> = []
         /// Statement groups: the fetch that ran the first statement, and the fetches and faults that ran them all.
         var fetch: TraceEvent?
         var owners: [Int] = []
@@ -285,6 +302,10 @@ public struct Analyzers {
             if event.kind == .fetch {
                 predicates.insert(event.predicate?.hashValue ?? 0)
                 largest = max(largest, event.results)
+            } else if event.kind == .resultsController {
+                largest = max(largest, event.results)
+                mostChanges = max(mostChanges, event.statements)
+                if let reason = event.error { reasons.insert(reason) }
             }
             loaded += event.loaded
         }
@@ -579,6 +600,36 @@ public struct Analyzers {
             return g.finding(.missingRow,
                              evidence: "\(entity): \(g.count) fault\(g.count == 1 ? "" : "s") found no row — deleted by another context or process — so the object\(g.count == 1 ? " is" : "s are") inaccessible, \(g.count == 1 ? "its" : "their") values nil (Core Data raises \"could not fulfill a fault\" here)",
                              fix: "merge other contexts' saves into this one (automaticallyMergesChangesFromParent, or mergeChanges(fromContextDidSave:)) so deleted objects leave it; before using an object kept across saves, check it with existingObject(with:) or refetch it")
+        }
+    }
+
+    /// Fetched results controllers that fetched many objects with no batch size: every object (and, with sections,
+    /// its section value) read at launch.
+    fileprivate func controllersWithoutBatchSize(_ groups: [Group]) -> [Finding] {
+        groups.map { g in
+            g.finding(.controllerWithoutBatchSize,
+                      evidence: "\(g.sample.entity ?? "?"): \(g.count == 1 ? "a fetched results controller" : "\(g.count) fetched results controllers") fetched up to \(g.largest) objects with no batch size\(g.sample.keyPath.map { ", sectioned by \($0)" } ?? ""): every object read before the first screen",
+                      fix: "set the request's fetchBatchSize to about 1.3 to 2 times the rows on screen (objc.io; 20 for a table view): the controller then reads the rows' keys and the batches shown", cost: g.cost, events: [])
+        }
+    }
+
+    /// Rounds of a fetched results controller's changes with many object changes (a merged import animated row by row).
+    fileprivate func changeStorms(_ groups: [Group]) -> [Finding] {
+        groups.map { g in
+            let most = g.mostChanges
+            return g.finding(.changeStorm,
+                             evidence: "\(g.sample.entity ?? "?"): \(g.count) round\(g.count == 1 ? "" : "s") of a fetched results controller's changes processed up to \(most) object changes each (\(String(format: "%.1f", g.cost * 1000)) ms in all, the delegate's calls included): every change evaluated, placed and reported one by one",
+                             fix: "for a large import, reload the list after the merge (controllerDidChangeContent only, or performFetch and a full reload) instead of animating each change, or merge the import in smaller saves", cost: g.cost, events: [])
+        }
+    }
+
+    /// Section caches missed for another reason than their absence: a request that changes, or rows that changed.
+    fileprivate func rebuiltSectionCaches(_ groups: [Group]) -> [Finding] {
+        groups.map { g in
+            let reasons = g.reasons.sorted().joined(separator: "; ")
+            return g.finding(.sectionCacheRebuilt,
+                             evidence: "\(g.sample.entity ?? "?"): the section cache '\(g.sample.object ?? "")' was rebuilt \(g.count == 1 ? "once" : "\(g.count) times") (\(reasons)): its sections were computed again, and written",
+                             fix: "give each request its own cacheName and keep it unchanged (a predicate built from the date changes every launch), call deleteCache(withName:) before changing a request; if the rows change at every launch the cache costs a write and saves nothing: drop the cacheName", cost: g.cost, events: [])
         }
     }
 

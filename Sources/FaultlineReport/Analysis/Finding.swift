@@ -21,6 +21,9 @@ public struct Finding: Sendable, Equatable {
         case largeSave = "save over 100 MB"
         case redundantIndex = "redundant index"
         case unusedIndex = "unused index"
+        case controllerWithoutBatchSize = "fetched results controller without a batch size"
+        case changeStorm = "change storm in a fetched results controller"
+        case sectionCacheRebuilt = "section cache rebuilt"
     }
 
     public var kind: Kind

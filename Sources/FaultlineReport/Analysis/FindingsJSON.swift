@@ -24,6 +24,9 @@ extension Finding.Kind {
         case .largeSave: return "large-save"
         case .redundantIndex: return "redundant-index"
         case .unusedIndex: return "unused-index"
+        case .controllerWithoutBatchSize: return "controller-without-batch-size"
+        case .changeStorm: return "change-storm"
+        case .sectionCacheRebuilt: return "section-cache-rebuilt"
         }
     }
 
@@ -42,8 +45,8 @@ extension Finding {
         switch kind {
         case .nPlusOne, .relationshipFaultStorm, .fullScan, .growingContext, .textScan, .missingRow: return "high"
         case .tempBTree, .repeatedFetch, .fetchInLoop, .largeFetchWithoutBatchSize, .batchSizeTooSmall, .foldingSearch, .manySmallSaves, .countThroughFaults,
-             .optionalNotEqual, .largeSave: return "medium"
-        case .avoidableFetch, .unusedPrefetch, .redundantIndex, .unusedIndex: return "low"
+             .optionalNotEqual, .largeSave, .controllerWithoutBatchSize, .changeStorm: return "medium"
+        case .avoidableFetch, .unusedPrefetch, .redundantIndex, .unusedIndex, .sectionCacheRebuilt: return "low"
         }
     }
 

@@ -373,10 +373,17 @@ public struct TraceFile: Sendable {
             e.results = try f.count("objects")
             e.name = f.string("reason")
         case .resultsController:
+            // The controller's fields in the event's own: the cache name in `object`, the cache's answer in `name`
+            // and why it missed in `error`, a round's object changes in `statements`.
             e.faultKind = f.string("kind")
             e.entity = f.string("entity")
+            e.keyPath = f.string("sectionNameKeyPath")
+            e.object = f.string("cacheName")
             e.results = try f.count("objects")
+            e.batchSize = try f.count("batchSize")
             e.name = f.string("cache")
+            e.error = f.string("cacheReason")
+            e.statements = try f.count("inserted") + f.count("deleted") + f.count("moved") + f.count("updated")
         case .prefetchUse:
             e.keyPath = f.string("keyPath")
             e.loaded = try f.count("loaded")
