@@ -33,6 +33,25 @@ final class DiagramTests: XCTestCase {
         XCTAssertEqual(Array(png.prefix(4)), [0x89, 0x50, 0x4E, 0x47])
     }
 
+    /// Core Data's fetched properties are weak and one-way (FP-01): drawn dashed, one head, labelled; the schema says
+    /// they have no column.
+    func testFetchedPropertiesAreDrawnDashedAndOneWay() throws {
+        let model = try ManagedObjectModel(entities: [
+            EntityDescription(name: "Department", properties: [AttributeDescription(name: "name", type: .string)],
+                              fetchedProperties: [FetchedPropertyDescription(name: "recentHires", destinationEntityName: "Employee",
+                                                                            predicate: try ObjectPredicate(parsing: "hired > 2020"))]),
+            EntityDescription(name: "Employee", properties: [AttributeDescription(name: "hired", type: .integer32)]),
+        ])
+        let dot = ModelDiagram(model: model).dot
+        let edge = try XCTUnwrap(dot.split(separator: "\n").first { $0.contains("recentHires") }, dot)
+        XCTAssertTrue(edge.contains("\"Department\" -> \"Employee\"") && edge.contains("style=dashed") && edge.contains("arrowhead=open")
+                      && edge.contains("recentHires (fetched)"), String(edge))
+        let svg = String(decoding: try GraphvizRenderer.render(dot, as: .svg), as: UTF8.self)
+        XCTAssertTrue(svg.contains("recentHires (fetched)"), svg.prefix(300).description)
+        XCTAssertTrue(SchemaGenerator.script(for: model).contains("-- Department.recentHires: fetched property, Employee objects where hired > 2020; no column"))
+        XCTAssertFalse(SchemaGenerator.script(for: model).contains("ZRECENTHIRES"))
+    }
+
     func testEveryFixtureModelRenders() throws {
         let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../../shared/fixtures/xcdatamodels").standardized
         guard let files = try? FileManager.default.contentsOfDirectory(atPath: fixtures.path).filter({ $0.hasSuffix(".xml") }).sorted(), !files.isEmpty else {

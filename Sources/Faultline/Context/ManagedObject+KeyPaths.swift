@@ -12,8 +12,16 @@ extension ManagedObject {
         for key in keyPath.split(separator: ".", omittingEmptySubsequences: false).map(String.init) {
             var next: [Any] = []
             for item in current {
-                guard let object = item as? ManagedObject, let property = object.entity.property(named: key),
-                      let value = object.value(for: property) else { continue }
+                guard let object = item as? ManagedObject else { continue }
+                let found: Any?
+                if let property = object.entity.property(named: key) {
+                    found = object.value(for: property)
+                } else if let fetched = object.entity.fetchedProperty(named: key) {
+                    found = object.fetchedValue(for: fetched)
+                } else {
+                    found = nil
+                }
+                guard let value = found else { continue }
                 if let members = value as? [ManagedObject] {
                     throughToMany = true
                     next.append(contentsOf: members as [Any])

@@ -264,6 +264,7 @@ open class ManagedObject: CustomStringConvertible {
     /// as Core Data raises `NSUnknownKeyException` — use `checkedValue(forKey:)` for keys from input.
     public func value(forKey key: String) -> Any? {
         guard let property = entity.property(named: key) else {
+            if let fetched = entity.fetchedProperty(named: key) { return fetchedValue(for: fetched) }
             preconditionFailure("the entity \(entity.name) is not key value coding-compliant for the key \"\(key)\" (Core Data raises NSUnknownKeyException; checkedValue(forKey:) throws instead)")
         }
         return value(for: property)
@@ -272,8 +273,13 @@ open class ManagedObject: CustomStringConvertible {
     /// `value(forKey:)` for a key that may not exist: an unknown key throws `ManagedObjectError.unknownKey`, naming
     /// the entity and the key; an invalidated object (its context reset) throws `ManagedObjectError.invalidated`.
     public func checkedValue(forKey key: String) throws -> Any? {
-        guard let property = entity.property(named: key) else { throw ManagedObjectError.unknownKey(entity: entity.name, key: key) }
-        if flags.contains(.invalidated) { throw ManagedObjectError.invalidated(entity: entity.name, key: key) }
+        if flags.contains(.invalidated), entity.property(named: key) != nil || entity.fetchedProperty(named: key) != nil {
+            throw ManagedObjectError.invalidated(entity: entity.name, key: key)
+        }
+        guard let property = entity.property(named: key) else {
+            if let fetched = entity.fetchedProperty(named: key) { return fetchedValue(for: fetched) }
+            throw ManagedObjectError.unknownKey(entity: entity.name, key: key)
+        }
         return value(for: property)
     }
 

@@ -197,6 +197,8 @@ public final class ManagedObjectContext: @unchecked Sendable {
     /// The last fault that could not be fulfilled (its row was deleted elsewhere, or holds a value the store cannot
     /// hold, such as a key below 1), if any.
     public internal(set) var lastFaultError: StoreError?
+    /// The last error of a fetched property's fetch (its value then read empty), if any.
+    public internal(set) var lastFetchedPropertyError: Error?
 
     private static let temporaryKeys = Atomic<Int64>(0)
 
@@ -627,6 +629,8 @@ public final class ManagedObjectContext: @unchecked Sendable {
             return
         }
         guard let row = underlyingRow(of: object) else { return }
+        // Fetched properties are fetched again when next read (Core Data: refresh re-evaluates them).
+        object.forgetFetchedValues()
         var merged = row.values
         for i in merged.indices where object.changes.contains(i) {
             merged[i] = object.values[i]

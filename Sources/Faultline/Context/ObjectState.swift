@@ -23,7 +23,8 @@ struct ObjectState: @unchecked Sendable {
         obtainedKey = object.key < 0 && object.flags.contains(.keyObtained) ? object.pendingKey : 0
         version = object.version
         values = object.sharedValues
-        transientObjects = object.transientObjects
+        // Fetched properties' cached values (negative slots) hold the owner context's objects: they stay behind.
+        transientObjects = object.transientObjects.filter { $0.key >= 0 }
         for relationship in object.entity.relationships where relationship.index < values.count {
             switch values[relationship.index] {
             case .object(let destination):

@@ -12,6 +12,10 @@ public final class EntityDescription: @unchecked Sendable, CustomStringConvertib
     public let parentName: String?
     /// The properties the entity declares itself (not inherited ones).
     public let declaredProperties: [PropertyDescription]
+    /// The fetched properties declared by this entity (not inherited ones).
+    public let declaredFetchedProperties: [FetchedPropertyDescription]
+    /// Every fetched property, inherited ones first (set when the model is built).
+    public internal(set) var fetchedProperties: [FetchedPropertyDescription] = []
     /// Compound indexes: each an ordered list of property names.
     public var compoundIndexes: [[String]]
     /// Uniqueness constraints: each a list of property names whose values together must be unique.
@@ -73,7 +77,9 @@ public final class EntityDescription: @unchecked Sendable, CustomStringConvertib
                 properties: [PropertyDescription] = [], compoundIndexes: [[String]] = [],
                 uniquenessConstraints: [[String]] = [], fetchIndexes: [FetchIndexDescription] = [],
                 versionHashModifier: String? = nil,
-                representedClassName: String? = nil, userInfo: [String: String] = [:]) {
+                representedClassName: String? = nil, userInfo: [String: String] = [:],
+                fetchedProperties: [FetchedPropertyDescription] = []) {
+        self.declaredFetchedProperties = fetchedProperties
         self.name = name
         self.parentName = parent
         self.isAbstract = isAbstract
@@ -106,7 +112,12 @@ public final class EntityDescription: @unchecked Sendable, CustomStringConvertib
     /// True when this entity or an ancestor declares a uniqueness constraint.
     var hasUniquenessConstraints = false
 
-    /// The property named `name`, inherited ones included.
+    /// The fetched property named `name`, inherited ones included.
+    public func fetchedProperty(named name: String) -> FetchedPropertyDescription? {
+        fetchedProperties.first { $0.name == name }
+    }
+
+    /// The property named `name` (an attribute or relationship, inherited ones included), or nil.
     public func property(named name: String) -> PropertyDescription? {
         propertyIndex[name].map { properties[$0] }
     }

@@ -93,8 +93,12 @@ struct JSONReader {
     func entity(_ value: Any, position: Int) throws -> EntityDescription {
         let object = try self.object(value, at: "entity #\(position + 1)")
         let name = try string(object["name"], at: "entity #\(position + 1) 'name'")
-        try allowOnly(["name", "parent", "abstract", "attributes", "relationships", "indexes", "uniquenessConstraints",
+        try allowOnly(["name", "parent", "abstract", "attributes", "relationships", "fetchedProperties", "indexes", "uniquenessConstraints",
                        "versionHashModifier", "className", "userInfo"], in: object, at: "the entity", entity: name)
+        var fetched: [FetchedPropertyDescription] = []
+        for value in try (object["fetchedProperties"].map { try array($0, at: "'fetchedProperties' of entity '\(name)'") } ?? []) {
+            fetched.append(try fetchedProperty(value, entity: name))
+        }
         var properties: [PropertyDescription] = []
         for value in try (object["attributes"].map { try array($0, at: "'attributes' of entity '\(name)'") } ?? []) {
             properties.append(try attribute(value, entity: name))
@@ -111,7 +115,31 @@ struct JSONReader {
             uniquenessConstraints: try stringLists(object["uniquenessConstraints"], at: "uniquenessConstraints", entity: name),
             versionHashModifier: try optionalString(object["versionHashModifier"], at: "'versionHashModifier'", entity: name),
             representedClassName: try optionalString(object["className"], at: "'className'", entity: name),
-            userInfo: (object["userInfo"] as? [String: String]) ?? [:])
+            userInfo: (object["userInfo"] as? [String: String]) ?? [:],
+            fetchedProperties: fetched)
+    }
+
+    /// `{"name", "entity", "predicate", "sort": ["key", "-key"], "userInfo"}`.
+    func fetchedProperty(_ value: Any, entity: String) throws -> FetchedPropertyDescription {
+        let object = try self.object(value, at: "a fetched property of entity '\(entity)'")
+        let name = try string(object["name"], at: "fetched property 'name'", entity: entity)
+        try allowOnly(["name", "entity", "predicate", "sort", "userInfo"], in: object, at: "the fetched property", entity: entity, property: name)
+        let destination = try string(object["entity"], at: "'entity'", entity: entity, property: name)
+        var predicate: ObjectPredicate? = nil
+        if let text = try optionalString(object["predicate"], at: "'predicate'", entity: entity) {
+            do {
+                predicate = try ObjectPredicate(parsing: text)
+            } catch {
+                throw fail("the fetched property's predicate: \(error)", entity: entity, property: name)
+            }
+        }
+        var sort: [FetchSortDescriptor] = []
+        for item in try (object["sort"].map { try array($0, at: "'sort' of fetched property '\(name)'") } ?? []) {
+            let key = try string(item, at: "'sort'", entity: entity, property: name)
+            sort.append(key.hasPrefix("-") ? FetchSortDescriptor(key: String(key.dropFirst()), ascending: false) : FetchSortDescriptor(key: key, ascending: true))
+        }
+        return FetchedPropertyDescription(name: name, destinationEntityName: destination, predicate: predicate, sortDescriptors: sort,
+                                          userInfo: (object["userInfo"] as? [String: String]) ?? [:])
     }
 
     func attribute(_ value: Any, entity: String, depth: Int = 0) throws -> AttributeDescription {

@@ -135,6 +135,26 @@ struct ModelBuilder {
                 if property.entity === entity { property.index = i }
             }
         }
+        // Fetched properties: a name of their own, a destination that exists (Xcode's editor needs one), inherited
+        // ones first.
+        for entity in ordered {
+            for fetched in entity.declaredFetchedProperties {
+                guard isIdentifier(fetched.name) else {
+                    throw ModelError(entity: entity.name, property: fetched.name, problem: "property names must be letters, digits and underscores, starting with a letter")
+                }
+                guard entity.propertyIndex[fetched.name] == nil, entity.superentity?.fetchedProperty(named: fetched.name) == nil,
+                      entity.declaredFetchedProperties.filter({ $0.name == fetched.name }).count == 1 else {
+                    throw ModelError(entity: entity.name, property: fetched.name, problem: "duplicate property name")
+                }
+                guard let destination = byName[fetched.destinationEntityName] else {
+                    throw ModelError(entity: entity.name, property: fetched.name, problem: "the fetched property's entity '\(fetched.destinationEntityName)' does not exist")
+                }
+                fetched.entity = entity
+                fetched.destination = destination
+            }
+            entity.fetchedProperties = (entity.superentity?.fetchedProperties ?? []) + entity.declaredFetchedProperties
+            for (i, fetched) in entity.fetchedProperties.enumerated() where fetched.entity === entity { fetched.index = i }
+        }
         // Attributes: types and defaults.
         for entity in ordered {
             for case let attribute as AttributeDescription in entity.properties where attribute.entity === entity {

@@ -48,7 +48,10 @@ final class XcodeModelReader: NSObject, XMLParserDelegate {
         var uniqueness: [[String]] = []
         var fetchIndexes: [FetchIndexDescription] = []
         var userInfo: [String: String] = [:]
+        var fetchedProperties: [FetchedPropertyDescription] = []
     }
+    /// The fetched property being read: its attributes, its request's entity and predicate, its user info.
+    private var fetched: (attributes: [String: String], entity: String?, predicate: String?, userInfo: [String: String])?
     private var entity: PendingEntity?
     private var currentProperty: PropertyDescription?
     private var currentList: [String]?
@@ -69,7 +72,17 @@ final class XcodeModelReader: NSObject, XMLParserDelegate {
     func parser(_ parser: XMLParser, didStartElement element: String, namespaceURI: String?, qualifiedName: String?, attributes: [String: String] = [:]) {
         guard error == nil else { return }
         openElements.append(element)
-        if depthInFetchedProperty > 0 { depthInFetchedProperty += 1; return }
+        if depthInFetchedProperty > 0 {
+            depthInFetchedProperty += 1
+            // Its request (Xcode writes `<fetchRequest entity= predicateString=>`) and its user info.
+            if element == "fetchRequest" {
+                fetched?.entity = attributes["entity"]
+                fetched?.predicate = attributes["predicateString"]
+            } else if element == "entry", let key = attributes["key"] {
+                fetched?.userInfo[key] = attributes["value"] ?? ""
+            }
+            return
+        }
         switch element {
         case "model":
             sawModel = true
@@ -99,7 +112,8 @@ final class XcodeModelReader: NSObject, XMLParserDelegate {
                 parser.abortParsing()
             } catch {}
         case "fetchedProperty":
-            depthInFetchedProperty = 1 // fetched properties are recorded nowhere yet; skip their contents
+            depthInFetchedProperty = 1
+            fetched = (attributes, nil, nil, [:])
         case "compoundIndex", "uniquenessConstraint":
             currentList = []
         case "fetchIndex":
@@ -133,7 +147,11 @@ final class XcodeModelReader: NSObject, XMLParserDelegate {
     func parser(_ parser: XMLParser, didEndElement element: String, namespaceURI: String?, qualifiedName: String?) {
         guard error == nil else { return }
         openElements.removeLast()
-        if depthInFetchedProperty > 0 { depthInFetchedProperty -= 1; return }
+        if depthInFetchedProperty > 0 {
+            depthInFetchedProperty -= 1
+            if depthInFetchedProperty == 0 { endFetchedProperty(parser) }
+            return
+        }
         switch element {
         case "attribute", "relationship":
             currentProperty = nil
@@ -155,13 +173,35 @@ final class XcodeModelReader: NSObject, XMLParserDelegate {
                 name: a["name"]!, parent: a["parentEntity"], isAbstract: a["isAbstract"] == "YES",
                 properties: pending.properties, compoundIndexes: pending.compoundIndexes,
                 uniquenessConstraints: pending.uniqueness, fetchIndexes: pending.fetchIndexes, versionHashModifier: a["versionHashModifier"],
-                representedClassName: a["representedClassName"], userInfo: pending.userInfo)
+                representedClassName: a["representedClassName"], userInfo: pending.userInfo,
+                fetchedProperties: pending.fetchedProperties)
             description.renamingIdentifier = a["elementID"]
             entities.append(description)
             entity = nil
         default:
             break
         }
+    }
+
+    /// Records the fetched property just read (its destination entity is required, as Xcode's editor requires it).
+    private func endFetchedProperty(_ parser: XMLParser) {
+        guard let pending = fetched, let entityName = entity?.attributes["name"] else { fetched = nil; return }
+        fetched = nil
+        let name = pending.attributes["name"] ?? ""
+        guard !name.isEmpty else { return fail("a <fetchedProperty> has no name", entity: entityName, parser: parser) }
+        guard let destination = pending.entity, !destination.isEmpty else {
+            return fail("the fetched property has no <fetchRequest entity=…>: a fetched property needs a destination entity", entity: entityName, property: name, parser: parser)
+        }
+        var predicate: ObjectPredicate? = nil
+        if let text = pending.predicate, !text.isEmpty {
+            do {
+                predicate = try ObjectPredicate(parsing: text)
+            } catch {
+                return fail("the fetched property's predicate: \(error)", entity: entityName, property: name, parser: parser)
+            }
+        }
+        entity?.fetchedProperties.append(FetchedPropertyDescription(name: name, destinationEntityName: destination, predicate: predicate,
+                                                                    isOptional: pending.attributes["optional"] != "NO", userInfo: pending.userInfo))
     }
 
     func makeAttribute(_ a: [String: String], entity: String) throws -> AttributeDescription {

@@ -31,6 +31,14 @@ public enum SchemaGenerator {
 
     /// The DDL as one script, each statement ending with `;`.
     public static func script(for model: ManagedObjectModel) -> String {
-        statements(for: model).map { $0 + ";\n" }.joined()
+        var script = statements(for: model).map { $0 + ";\n" }.joined()
+        // Fetched properties have no column (Core Data computes them by a fetch): said, so that none is looked for.
+        for entity in model.entities {
+            for fetched in entity.declaredFetchedProperties {
+                let predicate = fetched.predicate.map { " where \($0.predicateFormat)" } ?? ""
+                script += "-- \(entity.name).\(fetched.name): fetched property, \(fetched.destinationEntityName) objects\(predicate); no column\n"
+            }
+        }
+        return script
     }
 }

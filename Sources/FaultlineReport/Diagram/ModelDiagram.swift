@@ -47,6 +47,10 @@ public struct ModelDiagram {
                 if let inverse = relationship.inverse { drawn.insert(ObjectIdentifier(inverse)) }
                 edges.append(Self.edge(relationship))
             }
+            // Fetched properties: weak and one-way, dashed with an open head.
+            for fetched in entity.declaredFetchedProperties where shown.contains(ObjectIdentifier(fetched.destination)) {
+                edges.append("\(Self.id(entity.name)) -> \(Self.id(fetched.destination.name)) [style=dashed, arrowhead=open, color=\"#5577aa\", fontcolor=\"#5577aa\", label=\"\(Self.quoted(fetched.name)) (fetched)\", tooltip=\"\(Self.quoted(entity.name)).\(Self.quoted(fetched.name)): fetched property, \(Self.quoted(fetched.destination.name)) objects\(fetched.predicate.map { " where " + Self.quoted($0.predicateFormat) } ?? "")\"];")
+            }
         }
         let fits = entities.count <= Limits.diagramLaidOutEntities && edges.count <= Limits.diagramLaidOutEdges
         self.layout = fits ? .graph : .table
@@ -130,6 +134,9 @@ public struct ModelDiagram {
             }
             for relationship in entity.relationships where relationship.entity === entity {
                 rows.append("<tr><td align=\"left\">\(h(relationship.name)) → \(h(relationship.destination.name))\(relationship.isToMany ? " (to-many)" : "")</td></tr>")
+            }
+            for fetched in entity.declaredFetchedProperties {
+                rows.append("<tr><td align=\"left\"><font color=\"#5577aa\">\(h(fetched.name)) ⇢ \(h(fetched.destinationEntityName)) (fetched)</font></td></tr>")
             }
         }
         for index in entity.compoundIndexes where index.count > 1 {

@@ -1,0 +1,107 @@
+import Foundation
+
+/// Core Data's `NSFetchedPropertyDescription`: a weak, one-way "relationship" computed by a fetch — an array of the
+/// destination entity's objects that match a predicate, ordered by the request's sort descriptors. In the predicate,
+/// `$FETCH_SOURCE` is the object whose property is read and `$FETCHED_PROPERTY` this description (its `userInfo`
+/// reachable as `$FETCHED_PROPERTY.userInfo.key`). The value is evaluated when first read and kept until the object is
+/// refreshed; it has no column, no inverse, and takes no part in version hashes, as in Core Data.
+public final class FetchedPropertyDescription: @unchecked Sendable, CustomStringConvertible {
+    /// The property's name.
+    public let name: String
+    /// The entity whose objects the fetch returns.
+    public let destinationEntityName: String
+    /// The predicate (with `$FETCH_SOURCE` and `$FETCHED_PROPERTY` unbound), nil for every object of the entity.
+    public let predicate: ObjectPredicate?
+    /// The order of the value (nil or empty: the store's order).
+    public let sortDescriptors: [FetchSortDescriptor]
+    /// As Core Data's: a fetched property is always read as optional.
+    public var isOptional: Bool
+    /// The model's user info for the property.
+    public var userInfo: [String: String]
+    /// The entity that declares it (set when the model is built).
+    public internal(set) unowned(unsafe) var entity: EntityDescription!
+    /// The destination entity (set when the model is built).
+    public internal(set) unowned(unsafe) var destination: EntityDescription!
+    /// Its position among the entity's fetched properties (its cache slot in each object).
+    var index = 0
+
+    /// A fetched property named `name`: the objects of `destinationEntityName` matching `predicate`, in the order of
+    /// `sortDescriptors`.
+    public init(name: String, destinationEntityName: String, predicate: ObjectPredicate? = nil,
+                sortDescriptors: [FetchSortDescriptor] = [], isOptional: Bool = true, userInfo: [String: String] = [:]) {
+        self.name = name
+        self.destinationEntityName = destinationEntityName
+        self.predicate = predicate
+        self.sortDescriptors = sortDescriptors
+        self.isOptional = isOptional
+        self.userInfo = userInfo
+    }
+
+    /// The fetch request it runs, before `$FETCH_SOURCE` and `$FETCHED_PROPERTY` are substituted (Core Data's
+    /// `fetchRequest`).
+    public var fetchRequest: FetchRequest<ManagedObject> {
+        FetchRequest(entityName: destinationEntityName, predicate: predicate, sortDescriptors: sortDescriptors)
+    }
+
+    /// The text `print` and `String(describing:)` show.
+    public var description: String {
+        "\(name): fetched \(destinationEntityName)" + (predicate.map { " where \($0.predicateFormat)" } ?? "")
+    }
+
+    /// The predicate for `source`: `$FETCH_SOURCE.path` replaced by the source's value at `path` (`$FETCH_SOURCE`
+    /// alone by the object), `$FETCHED_PROPERTY.userInfo.key` by the user info's value.
+    func predicate(for source: ManagedObject) -> ObjectPredicate? {
+        predicate.map { FetchedPropertySubstitution(source: source, property: self).predicate($0) }
+    }
+}
+
+/// Substitutes a fetched property's variables, key paths through them included.
+struct FetchedPropertySubstitution {
+    let source: ManagedObject
+    let property: FetchedPropertyDescription
+    var bound: Set<String> = []
+
+    func predicate(_ p: ObjectPredicate) -> ObjectPredicate {
+        switch p {
+        case .constant: return p
+        case .comparison(var c):
+            c.left = expression(c.left)
+            c.right = expression(c.right)
+            return .comparison(c)
+        case .and(let items): return .and(items.map(predicate))
+        case .or(let items): return .or(items.map(predicate))
+        case .not(let inner): return .not(predicate(inner))
+        }
+    }
+
+    private func value(of variable: String, at components: [String]) -> ObjectExpression? {
+        switch variable {
+        case "FETCH_SOURCE" where !bound.contains(variable):
+            let value: Any? = components.isEmpty ? source : source.value(forKeyPath: components.joined(separator: "."))
+            return .constant(PredicateValue(value) ?? .null)
+        case "FETCHED_PROPERTY" where !bound.contains(variable):
+            guard components.count == 2, components[0] == "userInfo" else { return components.isEmpty ? .constant(.string(property.name)) : nil }
+            return .constant(property.userInfo[components[1]].map(PredicateValue.string) ?? .null)
+        default:
+            return nil
+        }
+    }
+
+    func expression(_ e: ObjectExpression) -> ObjectExpression {
+        switch e {
+        case .variable(let name):
+            return value(of: name, at: []) ?? e
+        case .keyPath(let base, let components):
+            if case .variable(let name)? = base, let resolved = value(of: name, at: components) { return resolved }
+            return .keyPath(base: base.map(expression), components: components)
+        case .aggregate(let items): return .aggregate(items.map(expression))
+        case .function(let name, let args): return .function(name, args.map(expression))
+        case .predicate(let inner): return .predicate(predicate(inner))
+        case .subquery(let collection, let variable, let inner):
+            var nested = self
+            nested.bound.insert(variable)
+            return .subquery(collection: expression(collection), variable: variable, predicate: nested.predicate(inner))
+        default: return e
+        }
+    }
+}

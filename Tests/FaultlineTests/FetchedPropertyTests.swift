@@ -1,0 +1,155 @@
+import Foundation
+import XCTest
+@testable import Faultline
+
+/// Core Data's fetched properties (the Apple guide's FP-01…FP-09): weak, one-way, an array evaluated lazily by a
+/// fetch with `$FETCH_SOURCE` and `$FETCHED_PROPERTY`, cached until the object is refreshed, no column — read from
+/// Swift, Xcode XML and JSON models.
+final class FetchedPropertyTests: XCTestCase {
+    private func model(fetched: Bool = true) throws -> ManagedObjectModel {
+        let recentHires = FetchedPropertyDescription(
+            name: "recentHires", destinationEntityName: "Employee",
+            predicate: try ObjectPredicate(parsing: "department == $FETCH_SOURCE AND hired >= 2020 AND status == $FETCHED_PROPERTY.userInfo.status"),
+            sortDescriptors: [FetchSortDescriptor(key: "name", ascending: true)], userInfo: ["status": "active"])
+        return try ManagedObjectModel(entities: [
+            EntityDescription(name: "Department", properties: [
+                AttributeDescription(name: "name", type: .string),
+                RelationshipDescription(name: "employees", destination: "Employee", inverse: "department", isToMany: true),
+            ], fetchedProperties: fetched ? [recentHires] : []),
+            EntityDescription(name: "Employee", properties: [
+                AttributeDescription(name: "name", type: .string),
+                AttributeDescription(name: "hired", type: .integer32, isOptional: false, defaultValue: Int32(0)),
+                AttributeDescription(name: "status", type: .string, isOptional: false, defaultValue: "active"),
+                RelationshipDescription(name: "department", destination: "Department", inverse: "employees"),
+            ]),
+        ])
+    }
+
+    /// The Apple guide's "Recent Hires" (FP-01, FP-04, FP-05): an array of the matching employees in the fetch's
+    /// order, fetched when first read and not again until the department is refreshed — not dynamic: a new hire
+    /// appears only after the refresh.
+    func testAFetchedPropertyIsEvaluatedLazilyAndCachedUntilRefresh() throws {
+        let dir = TemporaryDirectory()
+        let recorder = InMemoryProbeRecorder()
+        let coordinator = PersistentStoreCoordinator(managedObjectModel: try model(), probes: Probes(configuration: ProbeConfiguration(), recorders: [recorder]))
+        try coordinator.addPersistentStore(at: dir.file("Staff.sqlite"))
+        let context = ManagedObjectContext(.privateQueue, coordinator: coordinator)
+        try context.performAndWait {
+            let research = try context.insertNewObject(forEntityName: "Department")
+            let sales = try context.insertNewObject(forEntityName: "Department")
+            for (name, year, department) in [("Zoe", 2021, research), ("Adam", 2022, research), ("Old", 2001, research), ("Sam", 2023, sales), ("Gone", 2023, research)] {
+                let employee = try context.insertNewObject(forEntityName: "Employee")
+                if name == "Gone" { try employee.setValue("left", forKey: "status") }
+                try employee.setValue(name, forKey: "name")
+                try employee.setValue(Int32(year), forKey: "hired")
+                try employee.setValue(department, forKey: "department")
+            }
+            try context.save()
+            func fetches() -> Int { recorder.events.filter { if case .fetch = $0 { return true }; return false }.count }
+            recorder.removeAll()
+            let hires = try XCTUnwrap(research.value(forKey: "recentHires") as? [ManagedObject])
+            XCTAssertNil(context.lastFetchedPropertyError)
+            XCTAssertEqual(hires.map { $0.value(forKey: "name") as? String }, ["Adam", "Zoe"], "matching, in the request's order")
+            XCTAssertEqual(fetches(), 1)
+            _ = research.value(forKey: "recentHires")
+            XCTAssertEqual(try research.checkedValue(forKey: "recentHires") as? [ManagedObject], hires)
+            XCTAssertEqual(fetches(), 1, "cached")
+
+            let newcomer = try context.insertNewObject(forEntityName: "Employee")
+            try newcomer.setValue("Bea", forKey: "name")
+            try newcomer.setValue(Int32(2024), forKey: "hired")
+            try newcomer.setValue(research, forKey: "department")
+            try context.save()
+            XCTAssertEqual((research.value(forKey: "recentHires") as? [ManagedObject])?.count, 2, "not dynamic (FP-05)")
+            context.refresh(research, mergeChanges: false)
+            XCTAssertEqual((research.value(forKey: "recentHires") as? [ManagedObject])?.map { $0.value(forKey: "name") as? String }, ["Adam", "Bea", "Zoe"],
+                           "evaluated again after a refresh")
+            XCTAssertEqual(fetches(), 2)
+            XCTAssertEqual(research.value(forKeyPath: "recentHires.name") as? [String], ["Adam", "Bea", "Zoe"])
+        }
+    }
+
+    /// A fetched property has no column and takes no part in the version hashes (Core Data hashes attributes and
+    /// relationships only): a store made without it opens with it.
+    func testAFetchedPropertyHasNoColumnAndNoHash() throws {
+        let with = try model(), without = try model(fetched: false)
+        XCTAssertEqual(with.entity(named: "Department")?.versionHash, without.entity(named: "Department")?.versionHash)
+        XCTAssertEqual(with.entity(named: "Department")?.properties.map(\.name), ["name", "employees"])
+        XCTAssertEqual(with.entity(named: "Department")?.fetchedProperties.map(\.name), ["recentHires"])
+        XCTAssertEqual(with.entity(named: "Department")?.fetchedProperty(named: "recentHires")?.destination?.name, "Employee")
+    }
+
+    /// Xcode's XML (`<fetchedProperty><fetchRequest entity= predicateString=/></fetchedProperty>`) and Faultline's JSON
+    /// both give fetched properties; a missing destination entity is an error naming it (FP-08).
+    func testFetchedPropertiesFromXcodeAndJSONModels() throws {
+        let xml = """
+        <?xml version="1.0" encoding="UTF-8" standalone="yes"?>
+        <model type="com.apple.IDECoreDataModeler.DataModel" documentVersion="1.0">
+            <entity name="Manga" representedClassName="Manga" syncable="YES">
+                <attribute name="sourceId" optional="YES" attributeType="String"/>
+                <fetchedProperty name="unreadChapters" optional="YES">
+                    <fetchRequest name="fetchedPropertyFetchRequest" entity="Chapter" predicateString="$FETCH_SOURCE.sourceId == sourceId AND read == NO"/>
+                    <userInfo><entry key="note" value="kept"/></userInfo>
+                </fetchedProperty>
+            </entity>
+            <entity name="Chapter" representedClassName="Chapter" syncable="YES">
+                <attribute name="sourceId" optional="YES" attributeType="String"/>
+                <attribute name="read" optional="YES" attributeType="Boolean" usesScalarValueType="YES"/>
+            </entity>
+        </model>
+        """
+        let model = try ManagedObjectModel(xcodeContents: Data(xml.utf8))
+        let fetched = try XCTUnwrap(model.entity(named: "Manga")?.fetchedProperty(named: "unreadChapters"))
+        XCTAssertEqual(fetched.destination?.name, "Chapter")
+        XCTAssertEqual(fetched.predicate?.predicateFormat, "$FETCH_SOURCE.sourceId == sourceId AND read == NO")
+        XCTAssertEqual(fetched.userInfo, ["note": "kept"])
+
+        let dir = TemporaryDirectory()
+        let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
+        try coordinator.addPersistentStore(at: dir.file("Manga.sqlite"))
+        let context = ManagedObjectContext(.privateQueue, coordinator: coordinator)
+        try context.performAndWait {
+            let manga = try context.insertNewObject(forEntityName: "Manga")
+            try manga.setValue("s1", forKey: "sourceId")
+            for (source, read) in [("s1", false), ("s1", true), ("s2", false)] {
+                let chapter = try context.insertNewObject(forEntityName: "Chapter")
+                try chapter.setValue(source, forKey: "sourceId")
+                try chapter.setValue(read, forKey: "read")
+            }
+            try context.save()
+            XCTAssertEqual((manga.value(forKey: "unreadChapters") as? [ManagedObject])?.count, 1)
+        }
+
+        let json = """
+        {"entities": [
+          {"name": "Folder", "attributes": [{"name": "title", "type": "string"}],
+           "fetchedProperties": [{"name": "recent", "entity": "Note", "predicate": "folderTitle == $FETCH_SOURCE.title", "sort": ["-created"]}]},
+          {"name": "Note", "attributes": [{"name": "folderTitle", "type": "string"}, {"name": "created", "type": "date"}]}
+        ]}
+        """
+        let fromJSON = try ManagedObjectModel(jsonData: Data(json.utf8))
+        let recent = try XCTUnwrap(fromJSON.entity(named: "Folder")?.fetchedProperty(named: "recent"))
+        XCTAssertEqual(recent.sortDescriptors.map(\.ascending), [false])
+        XCTAssertThrowsError(try ManagedObjectModel(jsonData: Data(json.replacingOccurrences(of: "\"entity\": \"Note\"", with: "\"entity\": \"Nope\"").utf8))) {
+            XCTAssertTrue("\($0)".contains("the fetched property's entity 'Nope' does not exist"), "\($0)")
+        }
+        XCTAssertThrowsError(try ManagedObjectModel(xcodeContents: Data(xml.replacingOccurrences(of: " entity=\"Chapter\" predicateString", with: " predicateString").utf8))) {
+            XCTAssertTrue("\($0)".contains("needs a destination entity"), "\($0)")
+        }
+    }
+
+    /// The fixtures' Xcode models with fetched properties (Aidoku's `unreadChapters`, momcom's `yesBooleans`) load
+    /// them.
+    func testTheFixturesFetchedPropertiesLoad() throws {
+        guard let fixtures = fixturesDirectory() else { throw XCTSkip("../shared/fixtures is absent") }
+        for (file, entity, name, destination) in [("21_Aidoku__Aidoku__0.9.xml", "Manga", "unreadChapters", "Chapter"),
+                                                  ("36_atomicbird__momcom__momcTests_2.xml", "Entity", "yesBooleans", "Entity")] {
+            let url = fixtures.appendingPathComponent("xcdatamodels/\(file)")
+            guard FileManager.default.fileExists(atPath: url.path) else { throw XCTSkip("\(file) is absent") }
+            let model = try ManagedObjectModel(xcodeContents: Data(contentsOf: url), source: file)
+            let fetched = try XCTUnwrap(model.entity(named: entity)?.fetchedProperty(named: name), file)
+            XCTAssertEqual(fetched.destination?.name, destination, file)
+            XCTAssertNotNil(fetched.predicate, file)
+        }
+    }
+}
