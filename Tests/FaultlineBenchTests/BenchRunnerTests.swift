@@ -96,6 +96,10 @@ final class BenchRunnerTests: XCTestCase {
         XCTAssertEqual(try variant(results, "frc-cache", "no batch size, cache (second launch)").counters?.statements, 2)
         XCTAssertEqual(try variant(results, "frc-cache", "no batch size, cache (second launch)").counters?.fetchedObjects, 1_000, "no object's values read again")
         XCTAssertEqual(try variant(results, "frc-cache", "batch size 20, cache (second launch)").counters?.statements, 3)
+        // A fetched property: one fetch per department read, cached for the second read; two with a refresh between.
+        let fetched = try run(["fetched-property"], rows: 8_000, folder: "fetched")
+        XCTAssertEqual(try variant(fetched, "fetched-property", "fetched property, read twice").counters?.fetches, 1 + 20)
+        XCTAssertEqual(try variant(fetched, "fetched-property", "fetched property, refreshed between reads").counters?.fetches, 1 + 40)
     }
 
     /// The seed's index example: a temporary B-tree with the single-column index, none with the compound one.

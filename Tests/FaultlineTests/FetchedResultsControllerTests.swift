@@ -370,6 +370,26 @@ final class FetchedResultsControllerTests: XCTestCase {
         }
     }
 
+    /// Server code reads the rounds as an asynchronous sequence, by object ID; the sequence ends with the controller.
+    func testChangeSetsAsAnAsyncSequence() async throws {
+        let dir = TemporaryDirectory()
+        let (_, context) = try stack(dir)
+        var controller: FetchedResultsController<ManagedObject>? = try context.performAndWait { try self.controller(context).0 }
+        let stream = try XCTUnwrap(controller).changeSets()
+        let inserted = try context.performAndWait { () -> ManagedObjectID in
+            let item = try insert("e1", "E", 50, into: context)
+            context.processPendingChanges()
+            return item.objectID
+        }
+        context.performAndWait { controller = nil }
+        var rounds: [FetchedResultsChangeSet] = []
+        for await round in stream { rounds.append(round) }
+        XCTAssertEqual(rounds.count, 1)
+        XCTAssertEqual(rounds.first?.sections, [.init(name: "E", index: 3, type: .insert)])
+        XCTAssertEqual(rounds.first?.objects.map(\.objectID), [inserted])
+        XCTAssertEqual(rounds.first?.objects.first?.newIndexPath, IndexPath(row: 0, section: 3))
+    }
+
     /// After the context resets, the controller fetches again and reports what differs by object ID (Core Data's
     /// documentation is silent; the old objects are invalid, so the rows are compared).
     func testAResetFetchesAgain() throws {

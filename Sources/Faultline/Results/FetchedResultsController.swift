@@ -23,6 +23,7 @@ public final class FetchedResultsController<ResultType: ManagedObject>: AnyFetch
     public weak var delegate: (any FetchedResultsControllerDelegate)?
     /// Called after the delegate with each round of changes by object ID (on the context's queue).
     public var onChange: ((FetchedResultsChangeSet) -> Void)?
+    private var streams: [AsyncStream<FetchedResultsChangeSet>.Continuation] = []
 
     var rows: ControllerRows?
     var sectionList: [FetchedSection] = []
@@ -39,7 +40,16 @@ public final class FetchedResultsController<ResultType: ManagedObject>: AnyFetch
         self.cacheName = cacheName
     }
 
+    /// Every round of changes from now on, by object ID, as an asynchronous sequence (server code): it ends when the
+    /// controller goes away. Rounds are kept until read (none is dropped).
+    public func changeSets() -> AsyncStream<FetchedResultsChangeSet> {
+        let (stream, continuation) = AsyncStream<FetchedResultsChangeSet>.makeStream(bufferingPolicy: .unbounded)
+        streams.append(continuation)
+        return stream
+    }
+
     deinit {
+        for stream in streams { stream.finish() }
         guard let observation else { return }
         let context = managedObjectContext
         context.performAndWait { context.removeObserver(observation) }
@@ -384,7 +394,9 @@ public final class FetchedResultsController<ResultType: ManagedObject>: AnyFetch
             delegate?.controller(self, didChange: changed, at: change.indexPath, for: change.type, newIndexPath: change.newIndexPath)
         }
         delegate?.controllerDidChangeContent(self)
-        onChange?(FetchedResultsChangeSet(sections: sectionChanges, objects: objectChanges))
+        let changeSet = FetchedResultsChangeSet(sections: sectionChanges, objects: objectChanges)
+        onChange?(changeSet)
+        for stream in streams { stream.yield(changeSet) }
     }
 }
 

@@ -137,4 +137,140 @@ extension ScenarioCatalogue {
                                "the first screen with a batch size takes \(BenchFormat.ratio(ratio)) the time without; fetch results: \(a.fetchedObjects) without (every object, then every object's values for its section), \(b.fetchedObjects) with (the rows' keys, the sections' counts, one batch), in \(a.statements) and \(b.statements) statements")
             })
     }
+
+    /// objc.io (FRC-02): a controller evaluates every object change of a merge against its predicate and sort and
+    /// reports it: a large background import merged in one save is a storm of changes; in ten saves, ten smaller
+    /// rounds; reloading once after the merge (no controller tracking it) skips the per-change work.
+    static var resultsControllerChangeStorm: BenchScenario {
+        let names = ["one save, tracked", "ten saves, tracked", "one save, reload after"]
+        return BenchScenario(
+            id: "frc-change-storm", title: "A background import merged under a fetched results controller: per-change work, or one reload",
+            claim: "A fetched results controller processes a merged import change by change, at a cost that grows with the import; reloading the list once after a large merge costs less.",
+            theme: .concurrency,
+            sources: [.objcio("Hello Core Data", "Fetched Results Controller", "FRC-02")],
+            ratios: [RatioSpec(names[2], over: names[0]), RatioSpec(names[1], over: names[0])],
+            alternatesOrder: true,
+            variants: { setup in
+                let rows = setup.scale.part(8, minimum: 1_000)
+                let imported = min(5_000, setup.scale.part(40, minimum: 200))
+                let (model, store) = try listStore(setup, rows: rows)
+                func variant(_ name: String, saves: Int, tracked: Bool) -> BenchVariant {
+                    let url = setup.folder.appendingPathComponent("frc-storm-\(saves)-\(tracked).sqlite")
+                    return BenchVariant(name, operations: imported) { probes in
+                        let coordinator = try ScenarioStore.open(url, from: store, model: model, probes: probes)
+                        let view = ManagedObjectContext(.privateQueue, coordinator: coordinator)
+                        var controller: FetchedResultsController<ManagedObject>? = nil
+                        if tracked {
+                            controller = FetchedResultsController(fetchRequest: listRequest(batch: 20), managedObjectContext: view,
+                                                                  sectionNameKeyPath: "group", cacheName: nil)
+                            try view.performAndWait { try controller?.performFetch() }
+                        }
+                        // The import, outside the clock: its saves' notifications are merged on the clock.
+                        let background = ManagedObjectContext(.privateQueue, coordinator: coordinator)
+                        var notes: [SaveNotification] = []
+                        _ = background.addDidSaveObserver { notes.append($0) }
+                        try background.performAndWait {
+                            let entity = model.entity(named: "Item")!
+                            for i in 0..<imported {
+                                let item = ManagedObject(entity: entity, insertInto: background)
+                                try item.setValue("M", forKey: "group")
+                                try item.setValue(Int64(rows + i), forKey: "rank")
+                                try item.setValue("imported \(i)", forKey: "title")
+                                if (i + 1) % (imported / saves) == 0 || i == imported - 1 { try background.save() }
+                            }
+                        }
+                        return {
+                            try view.performAndWait {
+                                for note in notes { view.mergeChanges(fromContextDidSave: note) }
+                                if !tracked {
+                                    let reloaded = FetchedResultsController(fetchRequest: listRequest(batch: 20), managedObjectContext: view,
+                                                                            sectionNameKeyPath: "group", cacheName: nil)
+                                    try reloaded.performFetch()
+                                    controller = reloaded
+                                }
+                                Bench.sink(Int64(controller?.sections?.count ?? 0))
+                            }
+                        }
+                    }
+                }
+                return [variant(names[0], saves: 1, tracked: true), variant(names[1], saves: 10, tracked: true), variant(names[2], saves: 1, tracked: false)]
+            },
+            judge: { m in
+                guard let reload = m.ratio(names[2], names[0]), let split = m.ratio(names[1], names[0]), let imported = m[names[0]]?.operations else {
+                    return Verdict(held: nil, "not measured")
+                }
+                return Verdict(held: reload < 1,
+                               "\(imported) imported objects merged under a tracking controller: reloading once instead takes \(BenchFormat.ratio(reload)) the time; ten smaller saves \(BenchFormat.ratio(split))")
+            })
+    }
+
+    /// Apple's guide (FP-05): a fetched property is evaluated lazily and then cached — reading it again costs nothing
+    /// until the object is refreshed, when the fetch runs again.
+    static var fetchedPropertyCache: BenchScenario {
+        let names = ["relationship", "fetched property, read twice", "fetched property, refreshed between reads"]
+        return BenchScenario(
+            id: "fetched-property", title: "N departments' members: a to-many relationship, or a fetched property read twice",
+            claim: "A fetched property is evaluated lazily by a fetch and then cached: reading it again costs nothing until its object is refreshed.",
+            theme: .schema,
+            sources: [.apple("Creating Managed Object Relationships", "Fetched Properties", "FP-04", "FP-05")],
+            ratios: [RatioSpec(names[1], over: names[0]), RatioSpec(names[2], over: names[1])],
+            alternatesOrder: true,
+            variants: { setup in
+                let departments = min(500, setup.scale.part(400, minimum: 20))
+                let members = 10
+                let model = try ManagedObjectModel(entities: [
+                    EntityDescription(name: "Department", properties: [
+                        AttributeDescription(name: "name", type: .string),
+                        RelationshipDescription(name: "employees", destination: "Employee", inverse: "department", isToMany: true),
+                    ], fetchedProperties: [FetchedPropertyDescription(name: "staff", destinationEntityName: "Employee",
+                                                                      predicate: try ObjectPredicate(parsing: "department == $FETCH_SOURCE"))]),
+                    EntityDescription(name: "Employee", properties: [
+                        AttributeDescription(name: "name", type: .string),
+                        RelationshipDescription(name: "department", destination: "Department", inverse: "employees"),
+                    ]),
+                ])
+                let store = try ScenarioStore.make(setup.folder, "fetched-property", model: model) { context in
+                    for d in 0..<departments {
+                        let department = try context.insertNewObject(forEntityName: "Department")
+                        try department.setValue("D\(d)", forKey: "name")
+                        for e in 0..<members {
+                            let employee = try context.insertNewObject(forEntityName: "Employee")
+                            try employee.setValue("E\(d)-\(e)", forKey: "name")
+                            try employee.setValue(department, forKey: "department")
+                        }
+                    }
+                }
+                func variant(_ name: String, key: String, refresh: Bool) -> BenchVariant {
+                    let url = setup.folder.appendingPathComponent("fetched-property-\(key)-\(refresh).sqlite")
+                    return BenchVariant(name, operations: departments) { probes in
+                        let coordinator = try ScenarioStore.open(url, from: store, model: model, probes: probes)
+                        let context = ManagedObjectContext(.privateQueue, coordinator: coordinator)
+                        return {
+                            try context.performAndWait {
+                                var count = 0
+                                for department in try context.fetch(FetchRequest<ManagedObject>(entityName: "Department")) {
+                                    count += (department.value(forKey: key) as? [ManagedObject])?.count ?? 0
+                                    if refresh { context.refresh(department, mergeChanges: false) }
+                                    count += (department.value(forKey: key) as? [ManagedObject])?.count ?? 0
+                                }
+                                Bench.sink(Int64(count))
+                            }
+                        }
+                    }
+                }
+                return [variant(names[0], key: "employees", refresh: false), variant(names[1], key: "staff", refresh: false),
+                        variant(names[2], key: "staff", refresh: true)]
+            },
+            judge: { m in
+                guard let twice = m.counters(names[1]), let refreshed = m.counters(names[2]), let relationship = m.counters(names[0]),
+                      let departments = m[names[1]]?.operations, let ratio = m.ratio(names[1], names[0]) else {
+                    return Verdict(held: nil, "not measured")
+                }
+                // One fetch for the departments, then one per department read (cached for the second read), two per
+                // department when it is refreshed between reads.
+                return Verdict(held: twice.fetches == 1 + departments && refreshed.fetches == 1 + 2 * departments,
+                               "\(departments) departments read twice: the fetched property ran \(twice.fetches - 1) fetches (\(refreshed.fetches - 1) with a refresh between the reads); the relationship \(relationship.statements) statements; the fetched property took \(BenchFormat.ratio(ratio)) the relationship's time")
+            })
+    }
 }
+

@@ -4,7 +4,7 @@ public enum ScenarioCatalogue {
     public static var all: [BenchScenario] {
         [tiers, contextTier, fetchObjects, fetchPhases, insertThenSave, accessors, resultTypes, faultCosts, insert, saveGranularity, permanentIDs, historyCost, update, prefetchMayors, fetchFaults, prefetchEmployees, departmentNames, denormalizedCount, traversal, idLookups, findOrFetch, singleton, smallSet, propertyValuesOff,
          batchSize, resultsControllerBatchSize, paging, earliestValue, sortInSQLite, localizedSort, nonFiringMethods, indexSmall, indexLarge, compoundIndex, capitalsIndex, moodListIndex, indexCosts, normalizedSearch, predicateOrder, predicateBuilder, subquery, noIndex, fetchTemplate, aggregate, pointLookup, rangeQuery, walReaders, changesets, coordinators, mainQueueBudget, blobs, subentities, wideOrSplit, optionalOrDefault, inverseRelationships, transformableEncoding, lazyTransformable, locationColumns, integerWidth, toManyShapes, orderedRelationships, toManyAppends, prebuiltStore, probeCost, batchUpdate, batchDelete, deleteRules, mergePolicies, validationCost, mergeCost, saveDurability, fileSize, walGrowth,
-         migration, migrationChain, importReset, importQueue, findOrCreate, importUndo, fetchMemory, refreshToFault, refreshHeld, rowCacheSharing, retainsRegistered, staleness, storeOpen, resultsControllerCache]
+         migration, migrationChain, importReset, importQueue, findOrCreate, importUndo, fetchMemory, refreshToFault, refreshHeld, rowCacheSharing, retainsRegistered, staleness, storeOpen, resultsControllerCache, resultsControllerChangeStorm, fetchedPropertyCache]
     }
 
     /// The scenarios whose claims are about memory: the README's Memory table.
