@@ -264,6 +264,13 @@ final class FetchedResultsControllerTests: XCTestCase {
             XCTAssertEqual(context.registeredObjects.count, 20)
             XCTAssertEqual(controller.fetchedResults?.batchSize, 20)
             XCTAssertEqual(controller.fetchedResults?.objectID(at: 99).primaryKey, controller.object(at: IndexPath(row: 31, section: 5)).objectID.primaryKey)
+            // A nil group and an empty one are one section, "", as when the objects are read.
+            let blank = try insert("blank", "", 1, into: context), none = try insert("none", "X", 2, into: context)
+            try none.setValue(nil, forKey: "group")
+            try context.save()
+            _ = blank
+            let (regrouped, _) = try self.controller(context, batch: 20)
+            XCTAssertEqual(regrouped.sections?.first.map { "\($0.name)\($0.numberOfObjects)" }, "2")
         }
     }
 

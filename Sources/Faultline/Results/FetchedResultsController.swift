@@ -133,9 +133,13 @@ public final class FetchedResultsController<ResultType: ManagedObject>: AnyFetch
         request.propertiesToGroupBy = [keyPath]
         request.includesSubentities = fetchRequest.includesSubentities
         request.includesPendingChanges = false
-        return try managedObjectContext.fetchDictionaries(request).map { row in
-            ((row[keyPath] as? String) ?? "", (row["count"] as? Int64).map(Int.init) ?? (row["count"] as? Int) ?? 0)
+        var runs: [(name: String, count: Int)] = []
+        for row in try managedObjectContext.fetchDictionaries(request) {
+            let name = (row[keyPath] as? String) ?? "", count = (row["count"] as? Int64).map(Int.init) ?? (row["count"] as? Int) ?? 0
+            // Nil and "" are one section (""), as when the objects are read: the store groups them apart, side by side.
+            if let last = runs.last, last.name == name { runs[runs.count - 1].count += count } else { runs.append((name, count)) }
         }
+        return runs
     }
 
     private static func attribute(at keyPath: String, from entity: EntityDescription) -> AttributeDescription? {
