@@ -38,13 +38,7 @@ extension ManagedObjectContext {
 
     /// The keys of the rows `request` selects, in its order (objects deleted in this context left out).
     private func batchedRows(_ request: FetchSpec, entity: EntityDescription) throws -> BatchedRows {
-        let filter: FetchFilter
-        do {
-            filter = try coordinator.fetchFilter(for: entity, predicate: request.predicate, sortDescriptors: request.sortDescriptors,
-                                                 shape: predicateShape)
-        } catch let error as ObjectPredicateError {
-            throw FetchError.predicate(error)
-        }
+        let filter = try compiledFilter(request.predicate, request.sortDescriptors, entity: entity)
         let found: [(EntityDescription, Int64)]
         do {
             found = try reader.fetchKeys(entity: entity, includesSubentities: request.includesSubentities, filter: filter,

@@ -44,6 +44,15 @@ extension ManagedObjectContext {
         return (entity, entity.fetchedEntities(includingSubentities: request.includesSubentities))
     }
 
+    /// The SQL of a request's predicate and order for `entity`; a predicate the store cannot run is a fetch error.
+    func compiledFilter(_ predicate: ObjectPredicate?, _ sortDescriptors: [FetchSortDescriptor], entity: EntityDescription) throws -> FetchFilter {
+        do {
+            return try coordinator.fetchFilter(for: entity, predicate: predicate, sortDescriptors: sortDescriptors, shape: predicateShape)
+        } catch let error as ObjectPredicateError {
+            throw FetchError.predicate(error)
+        }
+    }
+
     /// The entity a request names (the last one fetched, when it is the same).
     func fetchedEntity(named name: String) throws -> EntityDescription {
         if let last = lastFetchedEntity, last.name == name { return last }
@@ -54,13 +63,7 @@ extension ManagedObjectContext {
 
     /// The non-generic body of `fetch`, so that the per-row work is compiled once, for `ManagedObject`.
     private func fetchObjects(entity: EntityDescription, entities: [EntityDescription], request: FetchSpec) throws -> [ManagedObject] {
-        let filter: FetchFilter
-        do {
-            filter = try coordinator.fetchFilter(for: entity, predicate: request.predicate, sortDescriptors: request.sortDescriptors,
-                                                 shape: predicateShape)
-        } catch let error as ObjectPredicateError {
-            throw FetchError.predicate(error)
-        }
+        let filter = try compiledFilter(request.predicate, request.sortDescriptors, entity: entity)
         var keys: [Int64]? = nil
         if let ids = request.objectIDs {
             keys = ids.compactMap { id in
@@ -310,13 +313,7 @@ extension ManagedObjectContext {
             || (request.includesPendingChanges && parentChainHasChanges) {
             return try fetchUntraced(plain).map(\.objectID)
         }
-        let filter: FetchFilter
-        do {
-            filter = try coordinator.fetchFilter(for: entity, predicate: request.predicate, sortDescriptors: request.sortDescriptors,
-                                                 shape: predicateShape)
-        } catch let error as ObjectPredicateError {
-            throw FetchError.predicate(error)
-        }
+        let filter = try compiledFilter(request.predicate, request.sortDescriptors, entity: entity)
         let store = coordinator.storeIdentifier
         do {
             return try reader.fetchKeys(entity: entity, includesSubentities: request.includesSubentities, filter: filter,
@@ -344,12 +341,7 @@ extension ManagedObjectContext {
         let hasPending = request.includesPendingChanges && (!pendingCandidates(for: entities, request: plain).isEmpty
             || deletedSet.values.contains { object in entities.contains { $0 === object.entity } })
         guard !hasPending, request.objectIDs == nil, !(request.includesPendingChanges && parentChainHasChanges) else { return try fetchUntraced(plain).count }
-        let filter: FetchFilter
-        do {
-            filter = try coordinator.fetchFilter(for: entity, predicate: request.predicate, sortDescriptors: [], shape: predicateShape)
-        } catch let error as ObjectPredicateError {
-            throw FetchError.predicate(error)
-        }
+        let filter = try compiledFilter(request.predicate, [], entity: entity)
         do {
             var count = try reader.countRows(entity: entity, includesSubentities: request.includesSubentities, filter: filter)
             if request.fetchOffset > 0 { count = max(0, count - request.fetchOffset) }

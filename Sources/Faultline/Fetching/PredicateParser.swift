@@ -52,6 +52,8 @@ extension ObjectPredicate {
 
 struct PredicateSubstitution {
     let values: [String: PredicateValue]
+    /// Resolves a variable, or a key path from one (`$FETCH_SOURCE.name`), itself: nil leaves it to `values`.
+    var resolve: ((_ variable: String, _ components: [String]) -> ObjectExpression?)? = nil
     var bound: Set<String> = []
 
     func predicate(_ p: ObjectPredicate) -> ObjectPredicate {
@@ -70,8 +72,10 @@ struct PredicateSubstitution {
     func expression(_ e: ObjectExpression) -> ObjectExpression {
         switch e {
         case .variable(let name) where !bound.contains(name):
+            if let resolved = resolve?(name, []) { return resolved }
             return values[name].map(ObjectExpression.constant) ?? e
         case .keyPath(let base, let components):
+            if case .variable(let name)? = base, !bound.contains(name), let resolved = resolve?(name, components) { return resolved }
             return .keyPath(base: base.map(expression), components: components)
         case .aggregate(let items): return .aggregate(items.map(expression))
         case .function(let name, let args): return .function(name, args.map(expression))

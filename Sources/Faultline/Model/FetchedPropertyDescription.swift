@@ -51,57 +51,21 @@ public final class FetchedPropertyDescription: @unchecked Sendable, CustomString
     /// The predicate for `source`: `$FETCH_SOURCE.path` replaced by the source's value at `path` (`$FETCH_SOURCE`
     /// alone by the object), `$FETCHED_PROPERTY.userInfo.key` by the user info's value.
     func predicate(for source: ManagedObject) -> ObjectPredicate? {
-        predicate.map { FetchedPropertySubstitution(source: source, property: self).predicate($0) }
-    }
-}
-
-/// Substitutes a fetched property's variables, key paths through them included.
-struct FetchedPropertySubstitution {
-    let source: ManagedObject
-    let property: FetchedPropertyDescription
-    var bound: Set<String> = []
-
-    func predicate(_ p: ObjectPredicate) -> ObjectPredicate {
-        switch p {
-        case .constant: return p
-        case .comparison(var c):
-            c.left = expression(c.left)
-            c.right = expression(c.right)
-            return .comparison(c)
-        case .and(let items): return .and(items.map(predicate))
-        case .or(let items): return .or(items.map(predicate))
-        case .not(let inner): return .not(predicate(inner))
-        }
-    }
-
-    private func value(of variable: String, at components: [String]) -> ObjectExpression? {
-        switch variable {
-        case "FETCH_SOURCE" where !bound.contains(variable):
-            let value: Any? = components.isEmpty ? source : source.value(forKeyPath: components.joined(separator: "."))
-            return .constant(PredicateValue(value) ?? .null)
-        case "FETCHED_PROPERTY" where !bound.contains(variable):
-            guard components.count == 2, components[0] == "userInfo" else { return components.isEmpty ? .constant(.string(property.name)) : nil }
-            return .constant(property.userInfo[components[1]].map(PredicateValue.string) ?? .null)
-        default:
-            return nil
-        }
-    }
-
-    func expression(_ e: ObjectExpression) -> ObjectExpression {
-        switch e {
-        case .variable(let name):
-            return value(of: name, at: []) ?? e
-        case .keyPath(let base, let components):
-            if case .variable(let name)? = base, let resolved = value(of: name, at: components) { return resolved }
-            return .keyPath(base: base.map(expression), components: components)
-        case .aggregate(let items): return .aggregate(items.map(expression))
-        case .function(let name, let args): return .function(name, args.map(expression))
-        case .predicate(let inner): return .predicate(predicate(inner))
-        case .subquery(let collection, let variable, let inner):
-            var nested = self
-            nested.bound.insert(variable)
-            return .subquery(collection: expression(collection), variable: variable, predicate: nested.predicate(inner))
-        default: return e
-        }
+        guard let predicate else { return nil }
+        let userInfo = userInfo, name = name
+        let substitution = PredicateSubstitution(values: [:], resolve: { variable, components in
+            switch variable {
+            case "FETCH_SOURCE":
+                let value: Any? = components.isEmpty ? source : source.value(forKeyPath: components.joined(separator: "."))
+                return .constant(PredicateValue(value) ?? .null)
+            case "FETCHED_PROPERTY":
+                if components.isEmpty { return .constant(.string(name)) }
+                guard components.count == 2, components[0] == "userInfo" else { return nil }
+                return .constant(userInfo[components[1]].map(PredicateValue.string) ?? .null)
+            default:
+                return nil
+            }
+        })
+        return substitution.predicate(predicate)
     }
 }

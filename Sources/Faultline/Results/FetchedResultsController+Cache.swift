@@ -51,8 +51,7 @@ extension FetchedResultsController {
     func fingerprint() throws -> [Double] {
         let context = managedObjectContext
         let (entity, _) = try context.fetchedEntities(fetchRequest.spec)
-        let filter = try context.coordinator.fetchFilter(for: entity, predicate: fetchRequest.predicate, sortDescriptors: [],
-                                                         shape: context.predicateShape)
+        let filter = try context.compiledFilter(fetchRequest.predicate, [], entity: entity)
         return try context.reader.fingerprintRows(entity: entity, includesSubentities: fetchRequest.includesSubentities, filter: filter)
     }
 
