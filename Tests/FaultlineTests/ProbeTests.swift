@@ -746,7 +746,7 @@ final class TraceSchemaTests: XCTestCase {
         "batch": ["type", "t", "kind", "entity", "rows", "statements", "duration", "error", "callSite", "context"],
         "merge": ["type", "t", "inserted", "updated", "deleted", "refreshed", "registered", "duration", "context"],
         "invalidate": ["type", "t", "objects", "reason", "duration", "context"],
-        "resultsController": ["type", "t", "kind", "entity", "sectionNameKeyPath?", "cacheName?", "objects", "sections", "batchSize", "cache", "cacheReason?",
+        "resultsController": ["type", "t", "kind", "entity", "sectionNameKeyPath?", "cacheName?", "objects", "sections", "batchSize", "cache", "cacheReason?", "sectionsFrom",
                               "inserted", "deleted", "moved", "updated", "sectionsInserted", "sectionsDeleted", "duration", "context"],
     ]
 

@@ -381,6 +381,9 @@ public struct ResultsControllerEvent: Sendable, Equatable {
     public var cache: String
     /// Why the cache missed.
     public var cacheReason: String?
+    /// For a fetch, where the sections came from: `none` (no key path), `cache`, `store` (one GROUP BY) or `objects`
+    /// (every object's section value read).
+    public var sectionsFrom = "none"
     /// For a round of changes: objects inserted, deleted, moved and updated; sections inserted and deleted.
     public var inserted = 0, deleted = 0, moved = 0, updated = 0, sectionsInserted = 0, sectionsDeleted = 0
     /// Seconds it took (the fetch, the sections, the cache; or the change processing and the delegate's calls).

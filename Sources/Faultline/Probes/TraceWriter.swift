@@ -260,6 +260,7 @@ public final class TraceWriter: ProbeRecorder, @unchecked Sendable {
             json.int("batchSize", e.batchSize)
             json.string("cache", e.cache)
             json.optionalString("cacheReason", e.cacheReason)
+            json.string("sectionsFrom", e.sectionsFrom)
             json.int("inserted", e.inserted)
             json.int("deleted", e.deleted)
             json.int("moved", e.moved)

@@ -8,11 +8,12 @@ extension FetchedResultsController {
                                context: managedObjectContext.serialNumber)
     }
 
-    func recordFetch(objects: Int, outcome: CacheOutcome, since start: UInt64) {
+    func recordFetch(objects: Int, outcome: CacheOutcome, sectionsFrom: String, since start: UInt64) {
         guard managedObjectContext.probesEnabled else { return }
         var event = event("fetch", since: start)
         event.cache = outcome.name
         event.cacheReason = outcome.reason
+        event.sectionsFrom = sectionsFrom
         managedObjectContext.coordinator.probes.record(.resultsController(event))
     }
 

@@ -80,10 +80,11 @@ public final class FetchedResultsController<ResultType: ManagedObject>: AnyFetch
         }
         var outcome = CacheOutcome.none
         var runs: [(name: String, count: Int)]? = nil
+        var sectionsFrom = sectionNameKeyPath == nil ? "none" : "cache"
         if cacheName != nil && sectionNameKeyPath != nil {
             (runs, outcome) = cachedSections(count: list.count)
         }
-        if runs == nil { runs = try computeSections(list) }
+        if runs == nil { (runs, sectionsFrom) = try computeSections(list) }
         var seen: Set<String> = []
         var position = 0
         for run in runs! {
@@ -94,7 +95,7 @@ public final class FetchedResultsController<ResultType: ManagedObject>: AnyFetch
         }
         install(list, runs: runs!)
         if outcome.rebuilds, let error = writeCache() { outcome = .miss("\(outcome.reason ?? "rebuilt"); not written: \(error.localizedDescription)") }
-        recordFetch(objects: list.count, outcome: outcome, since: start)
+        recordFetch(objects: list.count, outcome: outcome, sectionsFrom: sectionsFrom, since: start)
         if observation == nil {
             observation = managedObjectContext.addObjectsDidChangeObserver { [weak self] note in self?.contextDidChange(note) }
         }
@@ -102,9 +103,9 @@ public final class FetchedResultsController<ResultType: ManagedObject>: AnyFetch
 
     /// The sections of `list` as runs of one name: from a `GROUP BY` when the list is batched and the store can
     /// answer, else from every object's section value.
-    private func computeSections(_ list: ControllerRows) throws -> [(name: String, count: Int)] {
-        guard let keyPath = sectionNameKeyPath else { return [("", list.count)] }
-        if list.batchSize > 0, let grouped = try groupedSections(keyPath) { return grouped }
+    private func computeSections(_ list: ControllerRows) throws -> ([(name: String, count: Int)], from: String) {
+        guard let keyPath = sectionNameKeyPath else { return ([("", list.count)], "none") }
+        if list.batchSize > 0, let grouped = try groupedSections(keyPath) { return (grouped, "store") }
         var objects: [ManagedObject] = []
         objects.reserveCapacity(list.count)
         for i in 0..<list.count { if case .object(let object) = list.entries[i] { objects.append(object) } }
@@ -117,7 +118,7 @@ public final class FetchedResultsController<ResultType: ManagedObject>: AnyFetch
             let name = sectionName(of: list.object(at: i))
             if let last = runs.last, last.name == name { runs[runs.count - 1].count += 1 } else { runs.append((name, 1)) }
         }
-        return runs
+        return (runs, "objects")
     }
 
     /// The sections counted by the store (`SELECT key, COUNT(*) … GROUP BY key ORDER BY key`), when the first sort

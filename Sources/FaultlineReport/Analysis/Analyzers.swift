@@ -92,7 +92,7 @@ public struct Analyzers {
         fileprivate var storms = Groups(), batches = Groups(), statements = Groups(), fetches = Groups(), avoidable = Groups()
         fileprivate var prefetches = Groups(), large = Groups(), saves = Groups()
         fileprivate var inequalities = Groups(), missing = Groups(), largeSaves = Groups()
-        fileprivate var controllers = Groups(), changeStorms = Groups(), sectionCaches = Groups()
+        fileprivate var controllers = Groups(), changeStorms = Groups(), sectionCaches = Groups(), sectionReads = Groups()
         /// Indexes the trace saw created (`CREATE INDEX`), by name: (table, columns, its statement's event index).
         fileprivate var indexes: [(name: String, table: String, columns: [String], event: TraceEvent, index: Int)] = []
         /// Each context's gauges over the trace (the report's chart, the growing-context analyzer).
@@ -194,6 +194,9 @@ public struct Analyzers {
                 if event.name == "miss" && event.error != "no cache" {
                     sectionCaches.add(event.object ?? "", event, at: index)
                 }
+                if event.purpose == "objects" && event.batchSize > 0 && event.results >= thresholds.largeFetch {
+                    sectionReads.add("\(event.entity ?? "")|\(event.keyPath ?? "")", event, at: index)
+                }
             case .resultsController where event.statements >= thresholds.changeStorm:
                 changeStorms.add("\(event.entity ?? "")|\(event.keyPath ?? "")", event, at: index)
             case .prefetchUse where event.loaded > 0 && event.used == 0:
@@ -217,6 +220,7 @@ public struct Analyzers {
                 + a.optionalInequalities(inequalities.items) + a.missingRows(missing.items) + a.largeSaves(largeSaves.items)
                 + a.redundantIndexes(indexes)
                 + a.controllersWithoutBatchSize(controllers.items) + a.changeStorms(changeStorms.items) + a.rebuiltSectionCaches(sectionCaches.items)
+                + a.sectionsReadFromObjects(sectionReads.items)
             // A fetch repeated (or run in a loop) whose objects were registered already is one problem, not two: the
             // repeated fetch's fix covers the lookup.
             let repeated = Set(found.filter { $0.kind == .repeatedFetch || $0.kind == .fetchInLoop }.map { "\($0.callSite ?? "")|\($0.entity ?? "")" })
@@ -630,6 +634,15 @@ public struct Analyzers {
             return g.finding(.sectionCacheRebuilt,
                              evidence: "\(g.sample.entity ?? "?"): the section cache '\(g.sample.object ?? "")' was rebuilt \(g.count == 1 ? "once" : "\(g.count) times") (\(reasons)): its sections were computed again, and written",
                              fix: "give each request its own cacheName and keep it unchanged (a predicate built from the date changes every launch), call deleteCache(withName:) before changing a request; if the rows change at every launch the cache costs a write and saves nothing: drop the cacheName", cost: g.cost, events: [])
+        }
+    }
+
+    /// Batched controllers whose sections were computed from every object (the store could not count them).
+    fileprivate func sectionsReadFromObjects(_ groups: [Group]) -> [Finding] {
+        groups.map { g in
+            g.finding(.sectionsFromObjects,
+                      evidence: "\(g.sample.entity ?? "?"): a fetched results controller with a batch size read all \(g.largest) objects to compute its sections by \(g.sample.keyPath ?? "?"): every batch fetched before the first screen",
+                      fix: "sort first by the section key path and make it a string attribute (the store then counts the sections in one GROUP BY), or give the controller a cacheName so that later launches read the sections from the cache", cost: g.cost, events: [])
         }
     }
 

@@ -24,6 +24,7 @@ public struct Finding: Sendable, Equatable {
         case controllerWithoutBatchSize = "fetched results controller without a batch size"
         case changeStorm = "change storm in a fetched results controller"
         case sectionCacheRebuilt = "section cache rebuilt"
+        case sectionsFromObjects = "sections read from every object"
     }
 
     public var kind: Kind

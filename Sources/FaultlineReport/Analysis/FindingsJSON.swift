@@ -27,6 +27,7 @@ extension Finding.Kind {
         case .controllerWithoutBatchSize: return "controller-without-batch-size"
         case .changeStorm: return "change-storm"
         case .sectionCacheRebuilt: return "section-cache-rebuilt"
+        case .sectionsFromObjects: return "sections-from-objects"
         }
     }
 
@@ -45,7 +46,7 @@ extension Finding {
         switch kind {
         case .nPlusOne, .relationshipFaultStorm, .fullScan, .growingContext, .textScan, .missingRow: return "high"
         case .tempBTree, .repeatedFetch, .fetchInLoop, .largeFetchWithoutBatchSize, .batchSizeTooSmall, .foldingSearch, .manySmallSaves, .countThroughFaults,
-             .optionalNotEqual, .largeSave, .controllerWithoutBatchSize, .changeStorm: return "medium"
+             .optionalNotEqual, .largeSave, .controllerWithoutBatchSize, .changeStorm, .sectionsFromObjects: return "medium"
         case .avoidableFetch, .unusedPrefetch, .redundantIndex, .unusedIndex, .sectionCacheRebuilt: return "low"
         }
     }

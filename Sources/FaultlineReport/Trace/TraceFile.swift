@@ -374,7 +374,8 @@ public struct TraceFile: Sendable {
             e.name = f.string("reason")
         case .resultsController:
             // The controller's fields in the event's own: the cache name in `object`, the cache's answer in `name`
-            // and why it missed in `error`, a round's object changes in `statements`.
+            // and why it missed in `error`, where the sections came from in `purpose`, a round's object changes in
+            // `statements`.
             e.faultKind = f.string("kind")
             e.entity = f.string("entity")
             e.keyPath = f.string("sectionNameKeyPath")
@@ -383,6 +384,7 @@ public struct TraceFile: Sendable {
             e.batchSize = try f.count("batchSize")
             e.name = f.string("cache")
             e.error = f.string("cacheReason")
+            e.purpose = f.string("sectionsFrom")
             e.statements = try f.count("inserted") + f.count("deleted") + f.count("moved") + f.count("updated")
         case .prefetchUse:
             e.keyPath = f.string("keyPath")
