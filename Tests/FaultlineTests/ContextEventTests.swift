@@ -254,7 +254,8 @@ final class ContextEventTests: XCTestCase {
                 context.processPendingChanges()
                 XCTAssertEqual(item.isDeleted, atEndOfEvent, "end of event: cascaded only when propagatesDeletesAtEndOfEvent")
                 try context.save()
-                XCTAssertTrue(item.isDeleted || item.managedObjectContext == nil, "the save applies the rules either way")
+                XCTAssertNil(item.managedObjectContext, "the save applies the rules either way: the cascaded item's deletion is saved")
+                XCTAssertFalse(context.hasChanges)
             }
             let check = ManagedObjectContext(.privateQueue, coordinator: coordinator)
             try check.performAndWait {

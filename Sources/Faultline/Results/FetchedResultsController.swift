@@ -113,12 +113,9 @@ public final class FetchedResultsController<ResultType: ManagedObject>: AnyFetch
             // Every object's section name is read: one statement per 500 faults rather than one each.
             try managedObjectContext.fulfillFaults(for: objects)
         }
-        var runs: [(name: String, count: Int)] = []
-        for i in 0..<list.count {
-            let name = sectionName(of: list.object(at: i))
-            if let last = runs.last, last.name == name { runs[runs.count - 1].count += 1 } else { runs.append((name, 1)) }
-        }
-        return (runs, "objects")
+        var runs = SectionRuns()
+        for i in 0..<list.count { runs.append(sectionName(of: list.object(at: i))) }
+        return (runs.runs, "objects")
     }
 
     /// The sections counted by the store (`SELECT key, COUNT(*) … GROUP BY key ORDER BY key`), when the first sort
@@ -134,13 +131,12 @@ public final class FetchedResultsController<ResultType: ManagedObject>: AnyFetch
         request.propertiesToGroupBy = [keyPath]
         request.includesSubentities = fetchRequest.includesSubentities
         request.includesPendingChanges = false
-        var runs: [(name: String, count: Int)] = []
+        var runs = SectionRuns()
         for row in try managedObjectContext.fetchDictionaries(request) {
-            let name = (row[keyPath] as? String) ?? "", count = (row["count"] as? Int64).map(Int.init) ?? (row["count"] as? Int) ?? 0
             // Nil and "" are one section (""), as when the objects are read: the store groups them apart, side by side.
-            if let last = runs.last, last.name == name { runs[runs.count - 1].count += count } else { runs.append((name, count)) }
+            runs.append((row[keyPath] as? String) ?? "", count: (row["count"] as? Int64).map(Int.init) ?? (row["count"] as? Int) ?? 0)
         }
-        return runs
+        return runs.runs
     }
 
     private static func attribute(at keyPath: String, from entity: EntityDescription) -> AttributeDescription? {
@@ -232,13 +228,14 @@ public final class FetchedResultsController<ResultType: ManagedObject>: AnyFetch
         return sectionIndexTitle(forSectionName: name)
     }
 
-    /// Makes `list` the fetched objects, in sections of the runs' names and lengths.
+    /// Makes `list` the fetched objects, in sections of the runs' names and lengths (one section, `""`, without a
+    /// section key path, even when empty).
     private func install(_ list: ControllerRows, runs: [(name: String, count: Int)]) {
         rows = list
         positions = nil
         var sections: [FetchedSection] = []
         var start = 0
-        for run in runs where run.count > 0 || sectionNameKeyPath == nil {
+        for run in sectionNameKeyPath == nil ? [("", list.count)] : runs where run.count > 0 || sectionNameKeyPath == nil {
             sections.append(FetchedSection(name: run.name, indexTitle: indexTitle(for: run.name), start: start, numberOfObjects: run.count, rows: list))
             start += run.count
         }
@@ -249,10 +246,9 @@ public final class FetchedResultsController<ResultType: ManagedObject>: AnyFetch
         FetchedResultsDiff<Key>.Layout(keys: keys, sections: sectionList.map { ($0.name, $0.start) })
     }
 
-    /// Whether `object` is of the request's entity (or a sub-entity, when the request includes them).
-    private func isFetchable(_ object: ManagedObject) -> Bool {
-        guard let entity = try? managedObjectContext.fetchedEntity(named: fetchRequest.entityName) else { return false }
-        return object.entity === entity || (fetchRequest.includesSubentities && object.entity.isKind(of: entity))
+    /// Whether `object` is of `entity`, the request's (or a sub-entity, when the request includes them).
+    private func isFetchable(_ object: ManagedObject, _ entity: EntityDescription) -> Bool {
+        object.entity === entity || (fetchRequest.includesSubentities && object.entity.isKind(of: entity))
     }
 
     private func matches(_ object: ManagedObject) -> Bool {
@@ -261,19 +257,11 @@ public final class FetchedResultsController<ResultType: ManagedObject>: AnyFetch
         return (try? predicate.matches(object)) ?? false
     }
 
-    private func runs(of names: [String]) -> [(name: String, count: Int)] {
-        guard sectionNameKeyPath != nil else { return [("", names.count)] }
-        var runs: [(name: String, count: Int)] = []
-        for name in names {
-            if let last = runs.last, last.name == name { runs[runs.count - 1].count += 1 } else { runs.append((name, 1)) }
-        }
-        return runs
-    }
-
     private func contextDidChange(_ note: ObjectsDidChange) {
         guard let list = rows else { return }
         let start = ProbeClock.now()
         if note.invalidatedAll { return refetchAfterReset(list) }
+        guard let entity = try? managedObjectContext.fetchedEntity(named: fetchRequest.entityName) else { return }
         var known: [ControllerRows.Identity: ManagedObject] = [:]
         var removed: Set<ControllerRows.Identity> = []
         for object in note.deleted {
@@ -283,10 +271,10 @@ public final class FetchedResultsController<ResultType: ManagedObject>: AnyFetch
         }
         var changed: [ManagedObject] = []
         var changedIDs: Set<ControllerRows.Identity> = []
-        for object in note.updated + note.refreshed where isFetchable(object) && changedIDs.insert(ControllerRows.Identity(object)).inserted {
+        for object in note.updated + note.refreshed where isFetchable(object, entity) && changedIDs.insert(ControllerRows.Identity(object)).inserted {
             changed.append(object)
         }
-        let inserted = note.inserted.filter { isFetchable($0) && !changedIDs.contains(ControllerRows.Identity($0)) }
+        let inserted = note.inserted.filter { isFetchable($0, entity) && !changedIDs.contains(ControllerRows.Identity($0)) }
         guard !removed.isEmpty || !changed.isEmpty || !inserted.isEmpty else { return }
         // A merge's objects arrive as faults: their values are read in one statement per 500, not one each.
         try? managedObjectContext.fulfillFaults(for: changed + inserted)
@@ -322,14 +310,18 @@ public final class FetchedResultsController<ResultType: ManagedObject>: AnyFetch
             return computed
         }
         var entries: [ControllerRows.Entry] = []
-        var names: [String] = []
         entries.reserveCapacity(survivors.count + placed.count)
-        names.reserveCapacity(survivors.count + placed.count)
+        var runs = SectionRuns()
         var next = 0
+        // Survivors come in their old order: their old section is found by walking the old sections along.
+        let oldSections = oldLayout.sections
+        var section = 0
         func takeSurvivors(upTo end: Int) {
             while next < end {
-                entries.append(oldEntries[survivors[next]])
-                names.append(oldLayout.sectionName(of: survivors[next]))
+                let position = survivors[next]
+                while section + 1 < oldSections.count && oldSections[section + 1].start <= position { section += 1 }
+                entries.append(oldEntries[position])
+                runs.append(oldSections[section].name)
                 next += 1
             }
         }
@@ -342,11 +334,11 @@ public final class FetchedResultsController<ResultType: ManagedObject>: AnyFetch
             }
             takeSurvivors(upTo: low)
             entries.append(list.entry(for: item.object))
-            names.append(sectionName(of: item.object))
+            runs.append(sectionName(of: item.object))
         }
         takeSurvivors(upTo: survivors.count)
         list.replace(entries)
-        install(list, runs: runs(of: names))
+        install(list, runs: runs.runs)
         let diff = FetchedResultsDiff(from: oldLayout, to: layout(list.identities), changed: changedIDs)
         report(diff) { change in
             if let object = known[change.key] { return object }
@@ -419,5 +411,15 @@ public enum FetchedResultsError: Error, CustomStringConvertible, Equatable {
         case .sectionsOutOfOrder(let index, let name, let keyPath):
             return "the fetched object at index \(index) has an out of order section name '\(name)': objects must be sorted by section name (sort first by '\(keyPath)')"
         }
+    }
+}
+
+/// Sections as runs of one name, built row by row (or by counts): a name equal to the last run's extends it.
+struct SectionRuns {
+    private(set) var runs: [(name: String, count: Int)] = []
+
+    mutating func append(_ name: String, count: Int = 1) {
+        guard count > 0 else { return }
+        if let last = runs.last, last.name == name { runs[runs.count - 1].count += count } else { runs.append((name, count)) }
     }
 }

@@ -21,8 +21,6 @@ struct FetchedResultsDiff<Key: Hashable> {
             }
             return IndexPath(indexes: [low, position - sections[low].start])
         }
-
-        func sectionName(of position: Int) -> String { sections[indexPath(of: position)[0]].name }
     }
 
     var sectionChanges: [(name: String, index: Int, type: FetchedResultsChangeType)] = []
