@@ -152,4 +152,80 @@ final class FetchedPropertyTests: XCTestCase {
             XCTAssertNotNil(fetched.predicate, file)
         }
     }
+
+    /// A compiled model's fetched properties (the fixture store's cached model: `Author.feedbacks`, sorted by rating,
+    /// and `favFeedbacks`, whose predicate reads `$FETCHED_PROPERTY.userInfo.search`) are read from the archive —
+    /// request entity, predicate, sort — and evaluate against the store as Core Data would: the objects matching the
+    /// predicate for the source, in the request's order.
+    func testACompiledModelsFetchedPropertiesAreReadFromTheArchive() throws {
+        guard let fixtures = fixturesDirectory() else { throw XCTSkip("../shared/fixtures is absent: no compiled model with fetched properties") }
+        let dir = TemporaryDirectory()
+        let store = try copyStore(fixtures.appendingPathComponent("coredata-stores/coredataplus-samplemodel2/SampleModel2_V2.sqlite"), into: dir)
+        let model = try XCTUnwrap(try ManagedObjectModel.cachedInStore(at: store))
+        XCTAssertTrue(model.warnings.isEmpty, "\(model.warnings)")
+        let author = try XCTUnwrap(model.entity(named: "Author"))
+        let feedbacks = try XCTUnwrap(author.fetchedProperty(named: "feedbacks"))
+        XCTAssertEqual(feedbacks.destination?.name, "Feedback")
+        XCTAssertEqual(feedbacks.predicate?.predicateFormat, "authorAlias == $FETCH_SOURCE.alias")
+        XCTAssertEqual(feedbacks.sortDescriptors, [FetchSortDescriptor(key: "rating", ascending: true)])
+        let favourites = try XCTUnwrap(author.fetchedProperty(named: "favFeedbacks"))
+        XCTAssertEqual(favourites.userInfo, ["search": "great"])
+        XCTAssertEqual(favourites.predicate?.predicateFormat, "authorAlias == $FETCH_SOURCE.alias AND comment CONTAINS[c] $FETCHED_PROPERTY.userInfo.search")
+        XCTAssertNil(author.attribute(named: "feedbacks"), "no column")
+
+        // What the store holds, by SQL, against what the fetched properties answer.
+        let connection = try SQLiteConnection(path: store.path, create: false)
+        func column(_ sql: String) throws -> [Double] {
+            let rows = try connection.prepare(sql)
+            var values: [Double] = []
+            while try rows.step() { values.append(rows.double(at: 0)) }
+            return values
+        }
+        let ratings = try column("SELECT ZRATING FROM ZFEEDBACK WHERE ZAUTHORALIAS = (SELECT ZALIAS FROM ZWRITER WHERE Z_ENT = 6) ORDER BY ZRATING")
+        let great = try column("SELECT ZRATING FROM ZFEEDBACK WHERE ZAUTHORALIAS = (SELECT ZALIAS FROM ZWRITER WHERE Z_ENT = 6) AND lower(ZCOMMENT) LIKE '%great%' ORDER BY ZRATING")
+        XCTAssertFalse(ratings.isEmpty)
+        XCTAssertFalse(great.isEmpty)
+        let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
+        try coordinator.addPersistentStore(at: store)
+        let context = ManagedObjectContext(.privateQueue, coordinator: coordinator)
+        try context.performAndWait {
+            let authors = try context.fetch(FetchRequest<ManagedObject>(entityName: "Author"))
+            XCTAssertEqual(authors.count, 1)
+            let answered = try XCTUnwrap(authors[0].value(forKey: "feedbacks") as? [ManagedObject])
+            XCTAssertNil(context.lastFetchedPropertyError)
+            // A Float attribute: compared in Float.
+            func rating(_ object: ManagedObject) -> Float { (object.value(forKey: "rating") as? Float) ?? (object.value(forKey: "rating") as? Double).map(Float.init) ?? .nan }
+            XCTAssertEqual(answered.map(rating), ratings.map(Float.init))
+            let favoured = try XCTUnwrap(authors[0].value(forKey: "favFeedbacks") as? [ManagedObject])
+            XCTAssertNil(context.lastFetchedPropertyError)
+            XCTAssertEqual(favoured.map(rating).sorted(), great.map(Float.init))
+        }
+    }
+
+    /// A fetched property Faultline cannot read exactly (a sort by a selector it does not have, a custom operator) is
+    /// left out with a warning naming the entity, the property and why — never guessed — and the model still loads.
+    func testACompiledFetchedPropertyFaultlineCannotReadIsLeftOutInWords() throws {
+        guard let fixtures = fixturesDirectory() else { throw XCTSkip("../shared/fixtures is absent: no compiled model with fetched properties") }
+        let dir = TemporaryDirectory()
+        let store = try copyStore(fixtures.appendingPathComponent("coredata-stores/coredataplus-samplemodel2/SampleModel2_V2.sqlite"), into: dir)
+        let connection = try SQLiteConnection(path: store.path, create: false)
+        let row = try connection.prepare("SELECT Z_CONTENT FROM Z_MODELCACHE")
+        XCTAssertTrue(try row.step())
+        var archive = try RawDeflate.inflate(row.data(at: 0))
+        func patch(_ old: [UInt8], _ new: [UInt8]) throws {
+            let range = try XCTUnwrap(archive.range(of: Data(old)), "\(old)")
+            XCTAssertNil(archive[range.upperBound...].range(of: Data(old)), "one occurrence")
+            archive.replaceSubrange(range, with: new)
+        }
+        try patch(Array("compare:".utf8), Array("reverse:".utf8))   // feedbacks' sort selector
+        try patch([0x10, 99], [0x10, 11])                           // favFeedbacks' CONTAINS becomes a custom selector
+        let model = try ManagedObjectModel(compiledModel: archive, source: "patched")
+        let author = try XCTUnwrap(model.entity(named: "Author"))
+        XCTAssertTrue(author.fetchedProperties.isEmpty)
+        XCTAssertNotNil(author.attribute(named: "alias"))
+        let warnings = model.warnings.map { "\($0)" }
+        XCTAssertEqual(warnings.count, 2, "\(warnings)")
+        XCTAssertTrue(warnings.contains { $0.contains("Author") && $0.contains("feedbacks") && $0.contains("reverse:") }, "\(warnings)")
+        XCTAssertTrue(warnings.contains { $0.contains("favFeedbacks") && $0.contains("operator") }, "\(warnings)")
+    }
 }

@@ -7,7 +7,7 @@ extension ManagedObjectModel {
     public convenience init(compiledModel data: Data, source: String) throws {
         let entities: [EntityDescription]
         let identifiers: [String]
-        let skipped: [(entity: String, property: String)]
+        let skipped: [(entity: String, property: String, problem: String)]
         do {
             let reader = CompiledModelReader(archive: try KeyedArchive(data))
             entities = try reader.entities()
@@ -18,9 +18,9 @@ extension ManagedObjectModel {
         }
         try self.init(entities: entities, source: source)
         if !identifiers.isEmpty { versionIdentifiers = identifiers }
-        for (entity, property) in skipped {
+        for (entity, property, problem) in skipped {
             warnings.append(ModelError(source: source, entity: entity, property: property,
-                                       problem: "a fetched property of a compiled model is not read yet (it has no column; load the Xcode model to use it)"))
+                                       problem: "the fetched property is left out: \(problem)"))
         }
     }
 
@@ -56,8 +56,8 @@ extension ManagedObjectModel {
 /// compiled model into Faultline's descriptions.
 private final class CompiledModelReader {
     let archive: KeyedArchive
-    /// Fetched properties the archive has and this reader does not read (entity, property).
-    var skippedFetchedProperties: [(entity: String, property: String)] = []
+    /// Fetched properties the archive has and this reader cannot read exactly (entity, property, why).
+    var skippedFetchedProperties: [(entity: String, property: String, problem: String)] = []
 
     init(archive: KeyedArchive) { self.archive = archive }
 
@@ -100,6 +100,7 @@ private final class CompiledModelReader {
         let entityName = try name(object, key: "NSEntityName")
         let parent = try archive.resolve(object["NSSuperentity"]).map { try name($0, key: "NSEntityName") }
         var properties: [PropertyDescription] = []
+        var fetchedProperties: [FetchedPropertyDescription] = []
         // A sub-entity's list repeats its parent's properties (as copies naming the sub-entity).
         var inherited: Set<String> = []
         if let parentObject = try archive.resolve(object["NSSuperentity"]) { inherited = try propertyNames(of: parentObject) }
@@ -113,13 +114,18 @@ private final class CompiledModelReader {
                     properties.append(try attribute(property, entity: entityName))
                 case "NSRelationshipDescription": properties.append(try relationship(property, entity: entityName))
                 case "NSFetchedPropertyDescription":
-                    // No column; how the archive keeps the request is not known from a real file yet: said, not guessed.
-                    skippedFetchedProperties.append((entityName, try name(property, key: "NSPropertyName")))
+                    let propertyName = try name(property, key: "NSPropertyName")
+                    do {
+                        fetchedProperties.append(try fetchedProperty(property, name: propertyName))
+                    } catch let error as CoreDataFormatError {
+                        skippedFetchedProperties.append((entityName, propertyName, error.problem))
+                    }
                 default: continue // derived-expression properties have no column
                 }
             }
         }
         properties.sort { $0.name < $1.name }
+        fetchedProperties.sort { $0.name < $1.name }
         var fetchIndexes: [FetchIndexDescription] = []
         var compound: [[String]] = []
         if let indexes = try archive.field("NSFetchIndexDescriptions", of: object) {
@@ -136,9 +142,42 @@ private final class CompiledModelReader {
             properties: properties, compoundIndexes: compound, uniquenessConstraints: constraints, fetchIndexes: fetchIndexes,
             versionHashModifier: try archive.string(object["NSVersionHashModifier"]),
             representedClassName: try archive.string(object["NSClassNameForEntity"]),
-            userInfo: try userInfo(object))
+            userInfo: try userInfo(object), fetchedProperties: fetchedProperties)
         if let renaming = try archive.string(object["NSRenamingIdentifier"]), renaming != entityName { entity.renamingIdentifier = renaming }
         return entity
+    }
+
+    /// An `NSFetchedPropertyDescription`: its request's entity, predicate (printed and parsed), sort and limit.
+    private func fetchedProperty(_ object: PropertyListValue, name propertyName: String) throws -> FetchedPropertyDescription {
+        let request = try archive.field("NSFetchRequest", of: object)
+        var destination = try archive.string(object["_NSFetchRequestEntityName"])
+        if destination == nil, let request, let described = try archive.field("NSEntity", of: request) {
+            destination = try name(described, key: "NSEntityName")
+        }
+        guard let destination, !destination.isEmpty else { throw CoreDataFormatError("its fetch request names no entity") }
+        var predicate: ObjectPredicate? = nil
+        var sorts: [FetchSortDescriptor] = []
+        var limit = 0
+        if let request {
+            let printer = ArchivedPredicate(archive: archive)
+            if let archived = try archive.field("NSPredicate", of: request) {
+                let text = try printer.format(archived)
+                do {
+                    predicate = try ObjectPredicate(parsing: text)
+                } catch {
+                    throw CoreDataFormatError("its predicate \(text) does not parse: \(error)")
+                }
+            }
+            if let list = try archive.field("NSSortDescriptors", of: request) {
+                sorts = try archive.elements(of: list).map { try printer.sortDescriptor($0) }
+            }
+            limit = Int(clamping: max(0, request["NSFetchLimit"]?.integer ?? 0))
+        }
+        let property = FetchedPropertyDescription(name: propertyName, destinationEntityName: destination, predicate: predicate,
+                                                  sortDescriptors: sorts, isOptional: object["NSIsOptional"]?.boolean ?? true,
+                                                  userInfo: try userInfo(object))
+        property.fetchLimit = limit
+        return property
     }
 
     /// The names of every property an entity lists (its own and inherited ones).

@@ -16,6 +16,8 @@ public final class FetchedPropertyDescription: @unchecked Sendable, CustomString
     public let sortDescriptors: [FetchSortDescriptor]
     /// As Core Data's: a fetched property is always read as optional.
     public var isOptional: Bool
+    /// At most this many objects (0: no limit), the request's `fetchLimit`.
+    public var fetchLimit = 0
     /// The model's user info for the property.
     public var userInfo: [String: String]
     /// The entity that declares it (set when the model is built).
@@ -40,7 +42,9 @@ public final class FetchedPropertyDescription: @unchecked Sendable, CustomString
     /// The fetch request it runs, before `$FETCH_SOURCE` and `$FETCHED_PROPERTY` are substituted (Core Data's
     /// `fetchRequest`).
     public var fetchRequest: FetchRequest<ManagedObject> {
-        FetchRequest(entityName: destinationEntityName, predicate: predicate, sortDescriptors: sortDescriptors)
+        let request = FetchRequest<ManagedObject>(entityName: destinationEntityName, predicate: predicate, sortDescriptors: sortDescriptors)
+        request.fetchLimit = fetchLimit
+        return request
     }
 
     /// The text `print` and `String(describing:)` show.
