@@ -75,6 +75,38 @@ final class FetchedResultsControllerTests: XCTestCase {
         try XCTUnwrap(controller.fetchedObjects?.first { $0.value(forKey: "name") as? String == name })
     }
 
+    /// A fetch limit bounds `performFetch()`; changes after it are tracked without it — an insert grows the list
+    /// past the limit, a delete does not pull in the next row — as Core Data's controller does (its documentation is
+    /// silent; this keeps every object the list showed or was told about; docs/contexts.md).
+    func testAFetchLimitBoundsTheFetchAndNotTheChangesAfterIt() throws {
+        for batch in [0, 2] { try fetchLimitIsNotReapplied(batch: batch) }
+    }
+
+    private func fetchLimitIsNotReapplied(batch: Int) throws {
+        let dir = TemporaryDirectory()
+        let (_, context) = try stack(dir)
+        try context.performAndWait {
+            let request = FetchRequest<ManagedObject>(entityName: "Item", sortDescriptors: [FetchSortDescriptor(key: "rank", ascending: true)])
+            request.fetchLimit = 3
+            request.fetchBatchSize = batch
+            let controller = FetchedResultsController(fetchRequest: request, managedObjectContext: context, sectionNameKeyPath: nil, cacheName: nil)
+            let log = ChangeLog()
+            controller.delegate = log
+            try controller.performFetch()
+            func names() -> [String] { (controller.fetchedObjects ?? []).map { $0.value(forKey: "name") as? String ?? "?" } }
+            XCTAssertEqual(names(), ["a1", "a2", "b1"], "batch \(batch)")
+            try insert("a0", "A", -5, into: context)
+            context.processPendingChanges()
+            XCTAssertEqual(log.lines, ["will", "insert a0 nil→[0,0]", "did"], "batch \(batch)")
+            XCTAssertEqual(names(), ["a0", "a1", "a2", "b1"], "batch \(batch)")
+            log.lines = []
+            context.delete(try item("a1", in: controller))
+            context.processPendingChanges()
+            XCTAssertEqual(log.lines, ["will", "delete a1 [0,1]→nil", "did"], "batch \(batch)")
+            XCTAssertEqual(names(), ["a0", "a2", "b1"], "c1 is not pulled in (batch \(batch))")
+        }
+    }
+
     /// Core Data: `performFetch` fails without a sort descriptor; with a section key path the objects must be sorted
     /// by section ("out of order section name").
     func testAControllerNeedsSortDescriptorsInSectionOrder() throws {
