@@ -5,7 +5,7 @@ SWIFT ?= swift
 SUDO := $(shell [ "$$(id -u)" = "0" ] || echo sudo)
 APT_PACKAGES := libsqlite3-dev libgraphviz-dev zlib1g-dev pkg-config
 
-.PHONY: deps build release test test-faults test-counts test-asan test-tsan test-browser fuzz bench readme-tables baseline example docs clean
+.PHONY: deps build release test test-faults test-counts test-asan test-tsan test-browser fuzz bench bench-chrome readme-tables baseline example docs clean
 
 deps:
 	@if ! command -v pkg-config >/dev/null 2>&1 || ! pkg-config --exists sqlite3 libgvc zlib; then \
@@ -53,14 +53,19 @@ test-browser: deps
 fuzz: deps
 	FUZZ_SECONDS=$(FUZZ_SECONDS) Fuzz/run.sh
 
-# The main job: every benchmark scenario at the medium scale (about two minutes on 2 cores), written to
-# Reports/latest (results.json, trace.jsonl, index.html) with a summary on standard output; then the trace's
-# report (report.html, with findings) and its Chrome/Perfetto export.
+# The main job: every benchmark scenario at the medium scale (about six minutes on 2 cores), written to
+# Reports/latest (results.json, trace.jsonl.gz, index.html) with a summary on standard output; then the trace's
+# report (report.html, with findings) and the folder's size (size.txt, for the README). `make bench-chrome` adds the
+# trace's Chrome/Perfetto export, compressed (Perfetto's UI opens .json.gz).
 FUZZ_SECONDS ?= 600
 BENCH_SCALE ?= medium
 bench: release
 	$$($(SWIFT) build -c release --show-bin-path)/faultline bench --scale $(BENCH_SCALE) --out Reports/latest
-	$$($(SWIFT) build -c release --show-bin-path)/faultline report Reports/latest/trace.jsonl -o Reports/latest/report.html --chrome Reports/latest/trace-chrome.json
+	$$($(SWIFT) build -c release --show-bin-path)/faultline report Reports/latest/trace.jsonl.gz -o Reports/latest/report.html
+	du -sk Reports/latest | cut -f1 > Reports/latest/size.txt
+
+bench-chrome: release
+	$$($(SWIFT) build -c release --show-bin-path)/faultline report Reports/latest/trace.jsonl.gz -o Reports/latest/report.html --chrome Reports/latest/trace-chrome.json.gz
 
 # The README's Speed, Memory and Claims tables, generated from the last `make bench` (Reports/latest/results.json) between
 # their markers.
@@ -70,6 +75,8 @@ readme-tables: release
 		awk -v table=$$table '$$0 == "<!-- " table "-table:begin -->" { print; while ((getline line < ("Reports/latest/" table ".md")) > 0) print line; skip = 1; next } \
 		     $$0 == "<!-- " table "-table:end -->" { skip = 0 } !skip { print }' README.md > README.md.new && mv README.md.new README.md || exit 1; \
 	done
+	size=$$(cat Reports/latest/size.txt) && \
+	sed -i "s|<!-- run-size:begin -->.*<!-- run-size:end -->|<!-- run-size:begin -->The last run's folder (\`du -sk Reports/latest\`): $$(( (size + 512) / 1024 )) MB.<!-- run-size:end -->|" README.md
 
 # Refreshes the committed baseline (a small run's results.json) that regression checks compare with.
 baseline: release

@@ -9,7 +9,7 @@ struct BenchCommand: ParsableCommand {
         discussion: """
         Each scenario generates its data (untimed), runs every variant once with probes on (the trace, counters and \
         query plans come from that run), then times K runs of each variant with probes off, interleaved. Writes \
-        DIR/results.json (docs/results-format.md), DIR/trace.jsonl and DIR/index.html, and prints a summary.
+        DIR/results.json (docs/results-format.md), DIR/trace.jsonl.gz (gzip) and DIR/index.html, and prints a summary.
         """)
 
     @Argument(help: "Scenarios to run (all when none; see --list).")
@@ -21,7 +21,7 @@ struct BenchCommand: ParsableCommand {
     @Option(help: "Timed runs per variant (a scenario may ask for more: probe-cost times at least 15).")
     var repetitions: Int = 5
 
-    @Option(help: "Folder for results.json, trace.jsonl and index.html.")
+    @Option(help: "Folder for results.json, trace.jsonl.gz and index.html.")
     var out: String = "Reports/latest"
 
     @Option(help: "A model (.xcdatamodeld, .xcdatamodel, contents, .momd, .mom or JSON) to benchmark with synthetic data instead of the built-in scenarios.")

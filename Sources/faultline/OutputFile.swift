@@ -1,3 +1,4 @@
+import Faultline
 import Foundation
 
 /// Files a command writes: checked before any work, so that a bad path fails fast and writes nothing, and written
@@ -57,6 +58,8 @@ final class StreamingOutputFile {
     private let partial: String
     private let handle: FileHandle
     private var committed = false
+    /// A path ending in `.gz` is written compressed (gzip, zlib's fastest level).
+    private let deflater: GzipDeflater?
 
     init(_ path: String) throws {
         try OutputFile.check(path)
@@ -67,15 +70,34 @@ final class StreamingOutputFile {
             throw OutputFile.Failure(description: "cannot write '\(path)'")
         }
         self.handle = handle
+        deflater = Gzip.isCompressedName(path) ? try GzipDeflater(level: 1) : nil
     }
 
     func write(_ bytes: [UInt8]) throws {
+        guard let deflater else { return try writeToFile(bytes) }
+        var failure: Error?
+        bytes.withUnsafeBytes { raw in
+            deflater.write(raw, flush: .none) { piece in
+                if failure == nil { do { try writeToFile(Array(piece)) } catch { failure = error } }
+            }
+        }
+        if let failure { throw failure }
+    }
+
+    private func writeToFile(_ bytes: [UInt8]) throws {
         do { try handle.write(contentsOf: bytes) } catch {
             throw OutputFile.Failure(description: "cannot write '\(path)': \(String(cString: strerror(errno)))")
         }
     }
 
     func commit() throws {
+        if let deflater {
+            var failure: Error?
+            deflater.write(UnsafeRawBufferPointer(start: nil, count: 0), flush: .finish) { piece in
+                if failure == nil { do { try writeToFile(Array(piece)) } catch { failure = error } }
+            }
+            if let failure { throw failure }
+        }
         try handle.close()
         guard rename(partial, path) == 0 else { throw OutputFile.Failure(description: "cannot write '\(path)': \(String(cString: strerror(errno)))") }
         committed = true

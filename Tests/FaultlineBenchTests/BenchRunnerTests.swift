@@ -117,7 +117,7 @@ final class BenchRunnerTests: XCTestCase {
         XCTAssertEqual(try variant(results, "index-large", "no index").counters?.fullScanStatements, 20)
     }
 
-    /// results.json, trace.jsonl (a signpost per traced engine variant) and index.html are written and read back.
+    /// results.json, trace.jsonl.gz (a signpost per traced engine variant) and index.html are written and read back.
     func testOutputFilesReadBack() throws {
         let results = try run(["result-types", "batch-update"], rows: 1_000)
         let folder = dir.appendingPathComponent("out")
@@ -130,7 +130,10 @@ final class BenchRunnerTests: XCTestCase {
         XCTAssertEqual(loaded.run.rows, 1_000)
         XCTAssertEqual(loaded.scenarios[0].variants.count, results.scenarios[0].variants.count)
         XCTAssertEqual(try variant(loaded, "result-types", "count").counters?.fetches, 1)
-        let trace = try String(contentsOf: folder.appendingPathComponent(BenchRunner.traceFile), encoding: .utf8)
+        // Compressed (gzip), and read by every reader of inputs.
+        let compressed = try Data(contentsOf: folder.appendingPathComponent(BenchRunner.traceFile))
+        XCTAssertEqual(Array(compressed.prefix(2)), [0x1f, 0x8b])
+        let trace = String(decoding: try InputFile.read(folder.appendingPathComponent(BenchRunner.traceFile).path), as: UTF8.self)
         for name in ["objects", "faults", "object IDs", "dictionaries (2 keys)", "count"] {
             XCTAssertTrue(trace.contains(#""type":"signpost","t":"#) && trace.contains(#""name":"result-types/\#(name)""#), name)
         }

@@ -1,3 +1,4 @@
+import Faultline
 import Foundation
 import XCTest
 
@@ -247,7 +248,7 @@ final class CLITests: CLITestCase {
         #if DEBUG
         XCTAssertTrue(result.stderr.contains("WARNING: this is a DEBUG build"), result.stderr)
         #endif
-        for file in ["results.json", "trace.jsonl", "index.html"] {
+        for file in ["results.json", "trace.jsonl.gz", "index.html"] {
             XCTAssertTrue(FileManager.default.fileExists(atPath: dir.appendingPathComponent("out/\(file)").path), file)
         }
         let json = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(contentsOf: dir.appendingPathComponent("out/results.json"))) as? [String: Any])
@@ -367,7 +368,7 @@ final class CLITests: CLITestCase {
         XCTAssertEqual(more.status, 1, more.stdout + more.stderr)
         XCTAssertTrue(more.stdout.contains("prefetch-mayors / prefetch") && more.stdout.contains("5 statements in 400 operations, 2 in 200 in the baseline"), more.stdout)
         // Traces: the N+1 variant's trace against the prefetching one's gains a finding and statements.
-        let traces = try String(contentsOf: dir.appendingPathComponent("base/trace.jsonl"), encoding: .utf8).split(separator: "\n", omittingEmptySubsequences: false)
+        let traces = String(decoding: try InputFile.read(dir.appendingPathComponent("base/trace.jsonl.gz").path), as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
         let header = String(traces[0])
         func segment(_ name: String) -> String {
             var inside = false
@@ -393,7 +394,7 @@ final class CLITests: CLITestCase {
     func testReportFindsTheNPlusOneOfABenchTrace() throws {
         let bench = try run(["bench", "--scale", "10000", "--repetitions", "1", "--out", "run", "prefetch-mayors"])
         XCTAssertEqual(bench.status, 0, bench.stderr)
-        let report = try run(["report", "run/trace.jsonl", "-o", "report.html", "--chrome", "chrome.json"])
+        let report = try run(["report", "run/trace.jsonl.gz", "-o", "report.html", "--chrome", "chrome.json.gz"])
         XCTAssertEqual(report.status, 0, report.stderr)
         XCTAssertTrue(report.stdout.contains("N+1 faults (prefetch-mayors/N+1"), report.stdout)
         XCTAssertFalse(report.stdout.contains("N+1 faults (prefetch-mayors/prefetch"), report.stdout)
@@ -402,14 +403,17 @@ final class CLITests: CLITestCase {
         // The caller here is Faultline's own benchmark code: said so, never given as the program's call site.
         XCTAssertTrue(report.stdout.contains("at Faultline's own code, FaultlineBench/"), report.stdout)
         XCTAssertFalse(report.stdout.contains(" at FaultlineBench/"), report.stdout)
-        let json = try run(["report", "run/trace.jsonl", "--json"])
+        let json = try run(["report", "run/trace.jsonl.gz", "--json"])
         let findings = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [[String: Any]])
         XCTAssertFalse(findings.isEmpty)
         XCTAssertTrue(findings.allSatisfy { $0["callSite"] is NSNull }, json.stdout)
         XCTAssertTrue(findings.contains { ($0["faultlineSite"] as? String)?.hasPrefix("FaultlineBench/") == true }, json.stdout)
         let page = try String(contentsOf: dir.appendingPathComponent("report.html"), encoding: .utf8)
         XCTAssertTrue(page.contains("Findings") && page.contains("Statements by fingerprint") && page.contains("<svg"))
-        let chrome = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(contentsOf: dir.appendingPathComponent("chrome.json"))) as? [String: Any])
+        // Named .gz: written compressed (Perfetto's UI opens it so).
+        let compressedChrome = try Data(contentsOf: dir.appendingPathComponent("chrome.json.gz"))
+        XCTAssertEqual(Array(compressedChrome.prefix(2)), [0x1f, 0x8b])
+        let chrome = try XCTUnwrap(JSONSerialization.jsonObject(with: try InputFile.read(dir.appendingPathComponent("chrome.json.gz").path)) as? [String: Any])
         XCTAssertGreaterThan((chrome["traceEvents"] as? [Any])?.count ?? 0, 100)
         let notTrace = try write("notes.txt", "hello\n")
         let bad = try run(["report", notTrace, "-o", "bad.html"])
@@ -423,7 +427,7 @@ final class CLITests: CLITestCase {
     func testReportOnAFleetAggregatesAcrossProcessesAndNamesABadFile() throws {
         let bench = try run(["bench", "--scale", "10000", "--repetitions", "1", "--out", "run", "prefetch-mayors"])
         XCTAssertEqual(bench.status, 0, bench.stderr)
-        let trace = try String(contentsOf: dir.appendingPathComponent("run/trace.jsonl"), encoding: .utf8)
+        let trace = String(decoding: try InputFile.read(dir.appendingPathComponent("run/trace.jsonl.gz").path), as: UTF8.self)
         let lines = trace.split(separator: "\n", omittingEmptySubsequences: false)
         // The same run as seen from a second process on another host: its header says so.
         let header = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(lines[0].utf8)) as? [String: Any])

@@ -48,7 +48,7 @@ final class ReportBrowserTests: CLITestCase {
 
         let bench = try run(["bench", "--scale", "10000", "--repetitions", "1", "--out", "run", "prefetch-mayors"])
         XCTAssertEqual(bench.status, 0, bench.stderr)
-        let report = try run(["report", "run/trace.jsonl", "-o", "report.html", "--json"])
+        let report = try run(["report", "run/trace.jsonl.gz", "-o", "report.html", "--json"])
         XCTAssertEqual(report.status, 0, report.stderr)
         let findings = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(report.stdout.utf8)) as? [[String: Any]])
         XCTAssertFalse(findings.isEmpty)
@@ -99,7 +99,7 @@ final class ReportBrowserTests: CLITestCase {
             """ }.joined())
         let bench = try run(["bench", "--scale", "10000", "--repetitions", "1", "--out", "run", "prefetch-mayors"])
         XCTAssertEqual(bench.status, 0, bench.stderr)
-        let report = try run(["report", log, "run/trace.jsonl", "-o", "report.html"])
+        let report = try run(["report", log, "run/trace.jsonl.gz", "-o", "report.html"])
         XCTAssertEqual(report.status, 0, report.stderr)
         XCTAssertTrue(report.stdout.contains(entity), report.stdout)
         let (texts, problems, dom) = try measureCharts("report.html")

@@ -15,7 +15,8 @@ public enum InputFile {
         public let description: String
     }
 
-    /// The file's bytes, read into one buffer of the file's size (a file that grows meanwhile is read to its end).
+    /// The file's bytes, read into one buffer of the file's size (a file that grows meanwhile is read to its end). A
+    /// gzip file is decompressed, to at most `Limits.decompressedInputBytes`.
     public static func read(_ path: String) throws -> Data {
         let descriptor = try openRegularFile(path)
         defer { close(descriptor) }
@@ -36,7 +37,32 @@ public enum InputFile {
             filled += count
         }
         data.count = filled
-        return data
+        guard data.withUnsafeBytes(Gzip.isCompressed) else { return data }
+        var plain = Data()
+        let inflater = try GzipInflater()
+        do {
+            try data.withUnsafeBytes { compressed in
+                try inflater.inflate(compressed) { piece in
+                    guard plain.count + piece.count <= Limits.decompressedInputBytes else {
+                        throw Failure(description: "decompresses to more than \(Limits.decompressedInputBytes) bytes (Limits.decompressedInputBytes): decompress it first")
+                    }
+                    plain.append(contentsOf: piece)
+                }
+            }
+        } catch let failure as GzipInflater.Failure {
+            throw Failure(description: "gzip: \(failure)")
+        }
+        if inflater.isInsideMember { throw Failure(description: "gzip: the compressed data ends before its end (the file was cut short)") }
+        return plain
+    }
+
+    /// What `readChunks` found.
+    public struct ChunksRead: Sendable {
+        /// The file was gzip, and its pieces were the decompressed bytes.
+        public var wasCompressed = false
+        /// A gzip file that ends inside a member: the bytes read are those of its complete blocks (a writer that
+        /// was stopped before it finished; a file cut short).
+        public var endsInsideMember = false
     }
 
     private static func systemRead(_ descriptor: Int32, _ buffer: UnsafeMutableRawPointer, _ count: Int) -> Int {
@@ -47,21 +73,44 @@ public enum InputFile {
         #endif
     }
 
-    /// The file's bytes in pieces of at most `size`, in order, for reading a file larger than memory should hold.
-    public static func readChunks(_ path: String, size: Int = 1 << 22, _ body: (UnsafeRawBufferPointer) throws -> Void) throws {
+    /// The file's bytes in pieces of at most `size`, in order, for reading a file larger than memory should hold. A
+    /// gzip file's pieces are its decompressed bytes (of any size), so memory stays bounded either way.
+    @discardableResult
+    public static func readChunks(_ path: String, size: Int = 1 << 22, _ body: (UnsafeRawBufferPointer) throws -> Void) throws -> ChunksRead {
         let descriptor = try openRegularFile(path)
         defer { close(descriptor) }
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: size, alignment: 1)
         defer { buffer.deallocate() }
+        var result = ChunksRead()
+        var inflater: GzipInflater?
+        var first = true
         while true {
             let count = systemRead(descriptor, buffer.baseAddress!, size)
             if count < 0 {
                 if errno == EINTR { continue }
                 throw Failure(description: "cannot read: \(String(cString: strerror(errno)))")
             }
-            if count == 0 { return }
-            try body(UnsafeRawBufferPointer(rebasing: buffer[0..<count]))
+            if count == 0 { break }
+            let chunk = UnsafeRawBufferPointer(rebasing: buffer[0..<count])
+            if first {
+                first = false
+                if Gzip.isCompressed(chunk) {
+                    inflater = try GzipInflater()
+                    result.wasCompressed = true
+                }
+            }
+            if let inflater {
+                do {
+                    try inflater.inflate(chunk, body)
+                } catch let failure as GzipInflater.Failure {
+                    throw Failure(description: "gzip: \(failure)")
+                }
+            } else {
+                try body(chunk)
+            }
         }
+        result.endsInsideMember = inflater?.isInsideMember ?? false
+        return result
     }
 
     /// Checks that `path` is a regular file that can be opened for reading, without reading it.

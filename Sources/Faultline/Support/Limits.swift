@@ -76,6 +76,9 @@ public enum Limits {
 
     /// The most bytes a compressed model (`Z_MODELCACHE`) may inflate to: real models take tens of kilobytes.
     public static let inflatedBytes = 64 << 20
+    /// The most a gzip input read whole (a model, a Core Data log, results) may decompress to; traces and data files
+    /// are read in pieces and have no such limit.
+    public static let decompressedInputBytes = 1 << 30
 
     /// How deeply a property list or keyed archive may nest (arrays in dictionaries in arrays …).
     public static let propertyListDepth = 100

@@ -6,7 +6,7 @@ import Foundation
 /// trace, the counters and the query plans come from this run, which is also the warm-up), then times
 /// `repetitions` runs of each variant with probes off, interleaving the variants so that peers share the
 /// machine's mood (in reverse order every other repetition, when the scenario asks). Writes `results.json`,
-/// `trace.jsonl` and `index.html` to the output folder.
+/// `trace.jsonl.gz` and `index.html` to the output folder.
 public final class BenchRunner {
     public struct Options {
         public var scale: BenchScale
@@ -51,7 +51,7 @@ public final class BenchRunner {
     public init(options: Options) { self.options = options }
 
     /// The file names the runner writes in its output folder.
-    public static let resultsFile = "results.json", traceFile = "trace.jsonl", pageFile = "index.html"
+    public static let resultsFile = "results.json", traceFile = "trace.jsonl.gz", pageFile = "index.html"
 
     /// The scenarios a run with these options would run (the catalogue, or the model's generic ones).
     public func scenarios() throws -> [BenchScenario] {

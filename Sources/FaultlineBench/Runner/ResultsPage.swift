@@ -8,7 +8,7 @@ public enum ResultsPage {
         var body = ""
         let run = results.run
         body += "<h1>Faultline bench</h1>\n<p>\(escape(run.scale)) scale (\(run.rows) rows), \(run.repetitions) repetitions, \(escape(run.build)) build, SQLite \(escape(run.sqlite)), \(escape(run.machine.host)) (\(run.machine.processors) processors), revision \(escape(run.revision ?? "unknown")), \(escape(run.started)) – \(escape(run.finished)).</p>\n"
-        body += "<p>The run's trace: <a href=\"trace.jsonl\">trace.jsonl</a>; its report with findings: <a href=\"report.html\">report.html</a> (<code>faultline report trace.jsonl</code>, which <code>make bench</code> runs).</p>\n"
+        body += "<p>The run's trace: <a href=\"trace.jsonl.gz\">trace.jsonl.gz</a>; its report with findings: <a href=\"report.html\">report.html</a> (<code>faultline report trace.jsonl.gz</code>, which <code>make bench</code> runs).</p>\n"
         if let model = run.model {
             body += "<p>Model: <code>\(escape(model))</code> (synthetic data).</p>\n"
             if let svg = diagrams["model"] { body += "<details open><summary>Model diagram</summary>\(inlineSVG(svg))</details>\n" }

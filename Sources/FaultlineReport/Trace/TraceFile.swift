@@ -57,8 +57,9 @@ public struct TraceFile: Sendable {
     public static func read(path: String, model: ManagedObjectModel? = nil, _ body: (TraceEvent) throws -> Void) throws -> Info {
         var reader = LineReader(path: path)
         var isLog: Bool?
+        let chunks: InputFile.ChunksRead
         do {
-            try InputFile.readChunks(path) { chunk in
+            chunks = try InputFile.readChunks(path) { chunk in
                 if isLog == nil {
                     guard let first = chunk.first(where: { !($0 == 0x20 || $0 == 0x09 || $0 == 0x0a || $0 == 0x0d || $0 == 0xef || $0 == 0xbb || $0 == 0xbf) }) else { return }
                     isLog = first != UInt8(ascii: "{")
@@ -70,7 +71,11 @@ public struct TraceFile: Sendable {
             throw ReportError("\(path): \(failure)")
         }
         if isLog != false { return try readLog(path: path, model: model, body) }
-        return try reader.finish(body)
+        var info = try reader.finish(body)
+        if chunks.endsInsideMember {
+            info.warnings.append("the compressed trace ends inside a gzip member (its writer did not finish: a crash?); read to its last complete block")
+        }
+        return info
     }
 
     private static func readLog(path: String, model: ManagedObjectModel?, _ body: (TraceEvent) throws -> Void) throws -> Info {
