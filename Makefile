@@ -5,7 +5,7 @@ SWIFT ?= swift
 SUDO := $(shell [ "$$(id -u)" = "0" ] || echo sudo)
 APT_PACKAGES := libsqlite3-dev libgraphviz-dev zlib1g-dev pkg-config
 
-.PHONY: deps build release test test-faults test-counts test-asan test-tsan test-browser fuzz bench bench-chrome readme-tables baseline example docs clean
+.PHONY: deps build release test test-faults test-counts test-asan test-tsan test-concurrency test-browser fuzz bench bench-chrome readme-tables baseline example docs clean
 
 deps:
 	@if ! command -v pkg-config >/dev/null 2>&1 || ! pkg-config --exists sqlite3 libgvc zlib; then \
@@ -38,6 +38,12 @@ test-asan: deps
 
 test-tsan: deps
 	$(SWIFT) test --disable-swift-testing --sanitize=thread --scratch-path .build-tsan
+
+# The soak (many contexts on many threads; docs/contexts.md, "Under load") and the classes that run contexts, readers and
+# writers on several threads, under ThreadSanitizer: what CI runs on every change.
+CONCURRENCY_TESTS = SoakTests|AsyncContextTests|NestedContextTests|ReaderPoolTests|SpinLockTests|ProbeTests|EcosystemTests|MergePolicyTests|ObjectLifetimeTests|FetchedResultsControllerTests|ContextEventTests|CompressedTraceTests
+test-concurrency: deps
+	$(SWIFT) test --disable-swift-testing --sanitize=thread --scratch-path .build-tsan --filter '$(CONCURRENCY_TESTS)'
 
 # The report page in headless Chromium (its script, its DOM): installs Debian's chromium when missing. `make test`
 # runs the same test, skipped with a message where Chromium is absent (FAULTLINE_CHROMIUM=PATH names the browser;
