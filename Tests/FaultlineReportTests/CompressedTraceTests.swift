@@ -93,3 +93,34 @@ final class CompressedTraceTests: XCTestCase {
         XCTAssertEqual(connectPaths(try TraceFile(path: paddedPath)).count, 2_000)
     }
 }
+
+/// The trace parser's number fast path gives exactly the double `strtod` gives, for every form it takes.
+final class TraceNumberTests: XCTestCase {
+    private func parsed(_ text: String) -> Double? {
+        let line = #"{"n":"# + text + "}"
+        return line.utf8CString.withUnsafeBytes { bytes -> Double? in
+            guard let pairs = TraceLineParser.object(UnsafeRawBufferPointer(rebasing: bytes.dropLast())),
+                  case .number(_, let value) = pairs[0].1 else { return nil }
+            return value
+        }
+    }
+
+    func testEveryNumberReadsAsStrtodReadsIt() {
+        var random = SystemRandomNumberGenerator()
+        var texts = ["0", "-0", "0.000018", "0.000210", "0.000050000", "3.599999999", "123456789012345", "1234567890123456",
+                     "0.1", "-2.5", "1e5", "9007199254740993", "0.0000000000000000000001", "0.00000000000000000000001"]
+        for _ in 0..<20_000 {
+            let digits = String(UInt64.random(in: 0..<1_000_000_000_000_000, using: &random))
+            let point = Int.random(in: 0...min(22, digits.count), using: &random)
+            let text = point == 0 ? digits : String(digits.dropLast(point)).ifEmpty("0") + "." + digits.suffix(point)
+            texts.append(Bool.random(using: &random) ? "-" + text : text)
+        }
+        for text in texts {
+            XCTAssertEqual(parsed(text)?.bitPattern, Double(text)?.bitPattern, text)
+        }
+    }
+}
+
+private extension String {
+    func ifEmpty(_ replacement: String) -> String { isEmpty ? replacement : self }
+}

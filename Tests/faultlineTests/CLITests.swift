@@ -404,6 +404,8 @@ final class CLITests: CLITestCase {
         XCTAssertTrue(report.stdout.contains("at Faultline's own code, FaultlineBench/"), report.stdout)
         XCTAssertFalse(report.stdout.contains(" at FaultlineBench/"), report.stdout)
         let json = try run(["report", "run/trace.jsonl.gz", "--json"])
+        // Every run gives the same findings to the last bit (times are summed in trace order, never a set's).
+        XCTAssertEqual(try run(["report", "run/trace.jsonl.gz", "--json"]).stdout, json.stdout)
         let findings = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [[String: Any]])
         XCTAssertFalse(findings.isEmpty)
         XCTAssertTrue(findings.allSatisfy { $0["callSite"] is NSNull }, json.stdout)

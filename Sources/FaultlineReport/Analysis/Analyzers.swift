@@ -244,15 +244,19 @@ public struct Analyzers {
     /// finding explains, to the trace's total (`explainedTime`). A finding that names no events keeps its own cost
     /// only when it explains time of no event (a context's growth is measured in objects, not seconds).
     static func attributingTime(_ findings: [Finding], durations: [Double]) -> [Finding] {
-        let whole = findings.map { f in Set(f.events).reduce(0.0) { $0 + ($1 < durations.count ? durations[$1] : 0) } }
-        var ranked = findings.indices.sorted { a, b in
+        // Each event once, in trace order: the same sums, to the last bit, on every run (a set's order is not).
+        let events = findings.map { uniqueAscending($0.events) }
+        let whole = events.map { $0.reduce(0.0) { $0 + ($1 < durations.count ? durations[$1] : 0) } }
+        let order = findings.indices.sorted { a, b in
             whole[a] != whole[b] ? whole[a] > whole[b] : findings[a].count != findings[b].count ? findings[a].count > findings[b].count : a < b
-        }.map { findings[$0] }
+        }
+        let rankedEvents = order.map { events[$0] }
+        var ranked = order.map { findings[$0] }
         var claimed = Set<Int>()
         for i in ranked.indices {
             guard !ranked[i].events.isEmpty else { ranked[i].cost = 0; continue }
             var own = 0.0, shared = 0.0
-            for index in Set(ranked[i].events) where index < durations.count {
+            for index in rankedEvents[i] where index < durations.count {
                 if claimed.insert(index).inserted { own += durations[index] } else { shared += durations[index] }
             }
             ranked[i].cost = own
@@ -261,6 +265,17 @@ public struct Analyzers {
         return ranked.enumerated().sorted { a, b in
             a.element.cost != b.element.cost ? a.element.cost > b.element.cost : a.offset < b.offset
         }.map(\.element)
+    }
+
+    /// `events` without repeats, ascending (they usually come ascending already: then no sort).
+    static func uniqueAscending(_ events: [Int]) -> [Int] {
+        var ascending = true
+        for i in events.indices.dropFirst() where events[i] < events[i - 1] { ascending = false; break }
+        let sorted = ascending ? events : events.sorted()
+        var result: [Int] = []
+        result.reserveCapacity(sorted.count)
+        for event in sorted where event != result.last { result.append(event) }
+        return result
     }
 
     /// Where a log's finding happens in the app: a Core Data log names no code (said once per report, not per fix).

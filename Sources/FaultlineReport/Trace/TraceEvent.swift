@@ -93,9 +93,22 @@ public final class TraceEvent: @unchecked Sendable {
     /// The entity of a fault's object, from its URI (`x-coredata://…/Entity/p12`); for a fault a Core Data log shows
     /// only as its one-row SELECT, the entity of its table.
     public var objectEntity: String? {
-        guard let object else { return kind == .cacheMiss ? entity : nil }
-        let parts = object.split(separator: "/")
-        return parts.count >= 2 ? String(parts[parts.count - 2]) : nil
+        guard var object else { return kind == .cacheMiss ? entity : nil }
+        return object.withUTF8(Self.secondToLastPiece)
+    }
+
+    /// The second-to-last of the non-empty pieces between slashes (read from the end: no array of pieces).
+    private static func secondToLastPiece(_ bytes: UnsafeBufferPointer<UInt8>) -> String? {
+        var end = bytes.count, found = 0
+        while true {
+            while end > 0 && bytes[end - 1] == 0x2F { end -= 1 }
+            guard end > 0 else { return nil }
+            var start = end
+            while start > 0 && bytes[start - 1] != 0x2F { start -= 1 }
+            found += 1
+            if found == 2 { return String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<end]), as: UTF8.self) }
+            end = start
+        }
     }
 
     /// A fetch, save, fault or cache miss: the events whose times add up to the time a program spent in Core Data

@@ -174,7 +174,7 @@ public struct TraceFile: Sendable {
                 }
                 return
             }
-            let fields = Fields(pairs: pairs, path: path, line: lineNumber)
+            var fields = Fields(pairs: pairs, path: path, line: lineNumber)
             let type = fields.string("type") ?? ""
             if lineNumber == 1 {
                 guard type == "header", fields.string("format") == "faultline-trace" else {
@@ -197,7 +197,7 @@ public struct TraceFile: Sendable {
                 return
             }
             let event = TraceEvent(kind: kind, time: try fields.seconds("t"), line: lineNumber)
-            try TraceFile.fill(event, from: fields)
+            try TraceFile.fill(event, from: &fields)
             if kind == .signpost { segment = event.name ?? "" }
             event.segment = segment
             events += 1
@@ -223,18 +223,48 @@ public struct TraceFile: Sendable {
         let pairs: [(String, TraceJSON)]
         let path: String
         let line: Int
+        /// Where the next key is looked for first: the reader asks for a type's keys in about the order the writer
+        /// writes them, so most lookups compare one key.
+        private var next = 0
 
-        subscript(key: String) -> TraceJSON? {
-            for pair in pairs where pair.0 == key { return pair.1 }
-            return nil
+        init(pairs: [(String, TraceJSON)], path: String, line: Int) {
+            self.pairs = pairs
+            self.path = path
+            self.line = line
         }
 
-        func fail(_ key: String, _ expected: String) -> ReportError {
+        subscript(key: String) -> TraceJSON? {
+            mutating get {
+                // Lengths first: comparing two short strings' lengths is a load, comparing their bytes a call.
+                let length = key.utf8.count
+                let found: Int? = pairs.withUnsafeBufferPointer { pairs in
+                    let count = pairs.count
+                    var i = next, looked = 0
+                    while looked < count {
+                        if i == count { i = 0 }
+                        if pairs[i].0.utf8.count == length && pairs[i].0 == key { return i }
+                        i += 1
+                        looked += 1
+                    }
+                    return nil
+                }
+                guard let found else { return nil }
+                next = found + 1
+                return pairs[found].1
+            }
+        }
+
+        /// `duration`, else `totalTime` (a fetch's).
+        mutating func duration() throws -> Double {
+            self["duration"] != nil ? try seconds("duration") : try seconds("totalTime")
+        }
+
+        mutating func fail(_ key: String, _ expected: String) -> ReportError {
             let value = self[key].map(\.shown) ?? "nothing"
             return ReportError("\(path):\(line): \"\(key)\" must be \(expected), got \(value.prefix(40))")
         }
 
-        func seconds(_ key: String) throws -> Double {
+        mutating func seconds(_ key: String) throws -> Double {
             guard let value = self[key] else { return 0 }
             if case .null = value { return 0 }
             guard case .number(_, let number) = value, number.isFinite, (0...Self.maximumSeconds).contains(number) else {
@@ -244,35 +274,42 @@ public struct TraceFile: Sendable {
         }
 
         /// The integer a number field holds exactly (digits, or an integral value below 2^53), or nil.
-        func exactInteger(_ key: String) -> Int64? {
-            guard case .number(let text, let value)? = self[key] else { return nil }
-            if text.allSatisfy({ $0.isASCII && ($0.isNumber || $0 == "-") }) { return Int64(text) }
+        mutating func exactInteger(_ key: String) -> Int64? {
+            self[key].flatMap(Self.exactInteger)
+        }
+
+        /// The integer `value` holds exactly, or nil.
+        static func exactInteger(_ value: TraceJSON) -> Int64? {
+            guard case .number(let text, let value) = value else { return nil }
+            // Below 2^53 the double is the integer exactly; above, digits are read from the text.
+            if value.isFinite && abs(value) < 9_007_199_254_740_992 && value.rounded(.towardZero) == value { return Int64(value) }
+            if TraceJSON.isWholeNumberText(text) { return Int64(text) }
             guard value.isFinite, value.rounded(.towardZero) == value, abs(value) < 9_007_199_254_740_992 else { return nil }
             return Int64(value)
         }
 
-        func count(_ key: String) throws -> Int {
+        mutating func count(_ key: String) throws -> Int {
             try optionalCount(key) ?? 0
         }
 
         /// A fetch's or save's gauges, when the line has them.
-        func gauges() throws -> ContextGauges? {
+        mutating func gauges() throws -> ContextGauges? {
             guard let registered = try optionalCount("registeredObjects") else { return nil }
             return ContextGauges(registeredObjects: registered, materializedObjects: try count("materializedObjects"),
                                  rowCacheRows: try count("rowCacheRows"))
         }
 
-        func optionalCount(_ key: String) throws -> Int? {
+        mutating func optionalCount(_ key: String) throws -> Int? {
             guard let value = self[key] else { return nil }
             if case .null = value { return nil }
-            guard let n = exactInteger(key), (0...Self.maximumCount).contains(n) else {
+            guard let n = Self.exactInteger(value), (0...Self.maximumCount).contains(n) else {
                 throw fail(key, "a whole number from 0 to \(Self.maximumCount)")
             }
             return Int(n)
         }
 
         /// A save's counts by entity; a merge's single count is checked and kept out of them.
-        func counts(_ key: String) throws -> [String: Int] {
+        mutating func counts(_ key: String) throws -> [String: Int] {
             guard let value = self[key] else { return [:] }
             switch value {
             case .null: return [:]
@@ -281,7 +318,7 @@ public struct TraceFile: Sendable {
                 return [:]
             case .object(let map):
                 var result: [String: Int] = [:]
-                let nested = Fields(pairs: map, path: path, line: line)
+                var nested = Fields(pairs: map, path: path, line: line)
                 for (name, _) in map { result[name] = try nested.count(name) }
                 return result
             default:
@@ -289,70 +326,81 @@ public struct TraceFile: Sendable {
             }
         }
 
-        func string(_ key: String) -> String? {
+        mutating func string(_ key: String) -> String? {
             if case .string(let s)? = self[key] { return s }
             return nil
         }
 
-        func strings(_ key: String) -> [String] {
+        mutating func strings(_ key: String) -> [String] {
             guard case .array(let items)? = self[key] else { return [] }
             return items.compactMap { if case .string(let s) = $0 { return s } else { return nil } }
         }
 
-        func bool(_ key: String) -> Bool {
+        mutating func bool(_ key: String) -> Bool {
             if case .bool(let b)? = self[key] { return b }
             return false
         }
     }
 
-    /// Reads the fields `e`'s type has (docs/trace-format.md): looking up only those keeps a million-line trace
-    /// to seconds.
-    private static func fill(_ e: TraceEvent, from f: Fields) throws {
+    /// Reads the fields `e`'s type has (docs/trace-format.md): looking up only those, in about the order the writer
+    /// writes them, keeps a million-line trace to seconds.
+    private static func fill(_ e: TraceEvent, from f: inout Fields) throws {
         let kind = e.kind
-        e.duration = try f.seconds(f["duration"] != nil ? "duration" : "totalTime")
         switch kind {
         case .statement:
             e.sql = f.string("sql")
             e.purpose = f.string("purpose")
+            e.duration = try f.duration()
             e.rows = try f.count("rows")
             e.fullScanSteps = try f.count("fullScanSteps")
-            e.vmSteps = try f.count("vmSteps")
             e.sorts = try f.count("sorts")
+            e.vmSteps = try f.count("vmSteps")
+            return
+        case .fetch:
+            e.entity = f.string("entity")
+            e.predicate = f.string("predicate")
+            e.sort = f.strings("sort")
+            e.batchSize = try f.count("batchSize")
+            e.prefetch = f.strings("prefetch")
+            e.resultType = f.string("resultType")
+            e.statements = try f.count("statements")
+            e.rows = try f.count("rows")
+            e.results = try f.count("results")
+            e.registered = try f.count("registered")
+            e.sqlTime = try f.seconds("sqlTime")
+            e.stepTime = try f.seconds("stepTime")
+            e.rowCacheTime = try f.seconds("rowCacheTime")
+            e.duration = try f.duration()
+            e.callSite = f.string("callSite")
+            e.context = try f.count("context")
+            e.gauges = try f.gauges()
+            e.optionalNotEqual = f.strings("optionalNotEqual")
             return
         case .queryPlan:
+            e.duration = try f.duration()
             e.sql = f.string("sql")
             if case .array(let nodes)? = f["nodes"] {
                 e.planDetails = nodes.compactMap { node in
                     guard case .object(let pairs) = node else { return nil }
-                    return Fields(pairs: pairs, path: f.path, line: f.line).string("detail")
+                    var node = Fields(pairs: pairs, path: f.path, line: f.line)
+                    return node.string("detail")
                 }
             }
             return
         case .signpost, .connect:
+            e.duration = try f.duration()
             e.name = f.string("name") ?? (f["name"] == nil ? f.string("path") : nil)
             return
         default:
             break
         }
+        e.duration = try f.duration()
         e.entity = f.string("entity")
         e.callSite = f.string("callSite")
         e.context = try f.count("context")
         e.rows = try f.count("rows")
         e.statements = try f.count("statements")
         switch kind {
-        case .fetch:
-            e.predicate = f.string("predicate")
-            e.sort = f.strings("sort")
-            e.batchSize = try f.count("batchSize")
-            e.prefetch = f.strings("prefetch")
-            e.resultType = f.string("resultType")
-            e.results = try f.count("results")
-            e.registered = try f.count("registered")
-            e.sqlTime = try f.seconds("sqlTime")
-            e.stepTime = try f.seconds("stepTime")
-            e.rowCacheTime = try f.seconds("rowCacheTime")
-            e.gauges = try f.gauges()
-            e.optionalNotEqual = f.strings("optionalNotEqual")
         case .fault, .cacheMiss:
             e.faultKind = f.string("kind")
             e.object = f.string("object")
@@ -398,7 +446,7 @@ public struct TraceFile: Sendable {
         case .migration:
             // "step N: 'from' → 'to'", the step a migration event belongs to.
             e.name = "step \(try f.count("step")): '\(f.string("from") ?? "?")' → '\(f.string("to") ?? "?")'"
-        case .statement, .queryPlan, .signpost, .connect:
+        case .statement, .queryPlan, .signpost, .connect, .fetch:
             break
         }
     }

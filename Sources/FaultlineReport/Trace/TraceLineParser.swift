@@ -10,12 +10,17 @@ enum TraceJSON {
     case array([TraceJSON])
     case object([(String, TraceJSON)])
 
+    /// True when a number was written as digits (an optional minus and digits only): read as an integer exactly.
+    static func isWholeNumberText(_ text: Substring) -> Bool {
+        text.utf8.allSatisfy { ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x2D }
+    }
+
     /// The value as an error message shows it.
     var shown: String {
         switch self {
         case .string(let s): return s
         case .number(let text, let value):
-            return text.allSatisfy({ $0.isNumber || $0 == "-" }) ? String(text) : "\(value)"
+            return TraceJSON.isWholeNumberText(text) ? String(text) : "\(value)"
         case .bool(let b): return b ? "1" : "0"
         case .null: return "null"
         case .array(let items): return "(" + items.map(\.shown).joined(separator: ", ") + ")"
@@ -125,8 +130,39 @@ struct TraceLineParser {
             guard i > exponent else { throw Failure() }
         }
         let text = Substring(decoding: UnsafeRawBufferPointer(rebasing: bytes[start..<i]), as: UTF8.self)
+        if let value = Self.exactDecimal(UnsafeRawBufferPointer(rebasing: bytes[start..<i])) { return .number(text: text, value: value) }
         guard let value = Double(text) else { throw Failure() }
         return .number(text: text, value: value)
+    }
+
+    /// Powers of ten a double holds exactly.
+    private static let exactPowersOfTen: [Double] = (0...22).map { (0..<$0).reduce(1.0) { r, _ in r * 10 } }
+
+    /// A number written `[-]digits[.digits]` with at most 15 significant digits and 22 after the point, as the
+    /// trace writer writes times and counts: its digits and the power of ten are doubles exactly, so one division
+    /// rounds correctly (Clinger's fast path) and gives what `strtod` gives, without it. Nil for anything else.
+    private static func exactDecimal(_ text: UnsafeRawBufferPointer) -> Double? {
+        var k = 0, negative = false
+        if k < text.count && text[k] == 0x2D { negative = true; k += 1 }
+        var mantissa: Int64 = 0, digits = 0, fraction = 0, seenPoint = false
+        while k < text.count {
+            let b = text[k]
+            if b == 0x2E {
+                if seenPoint { return nil }
+                seenPoint = true
+            } else if b >= 0x30 && b <= 0x39 {
+                if mantissa > 0 || b != 0x30 { digits += 1 }
+                guard digits <= 15 else { return nil }
+                mantissa = mantissa * 10 + Int64(b - 0x30)
+                if seenPoint { fraction += 1 }
+            } else {
+                return nil
+            }
+            k += 1
+        }
+        guard fraction <= 22 else { return nil }
+        let value = Double(mantissa) / exactPowersOfTen[fraction]
+        return negative ? -value : value
     }
 
     private mutating func string() throws -> String {
