@@ -66,6 +66,7 @@ fuzz: deps
 FUZZ_SECONDS ?= 600
 BENCH_SCALE ?= medium
 bench: release
+	rm -f Reports/latest/trace.jsonl Reports/latest/trace-chrome.json Reports/latest/trace-chrome.json.gz
 	$$($(SWIFT) build -c release --show-bin-path)/faultline bench --scale $(BENCH_SCALE) --out Reports/latest
 	$$($(SWIFT) build -c release --show-bin-path)/faultline report Reports/latest/trace.jsonl.gz -o Reports/latest/report.html
 	du -sk Reports/latest | cut -f1 > Reports/latest/size.txt
