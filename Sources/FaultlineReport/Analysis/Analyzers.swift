@@ -100,7 +100,9 @@ public struct Analyzers {
         fileprivate var plans: [String: [String]] = [:]
         /// Each planned statement's SQL and its plan's rows.
         public var plannedStatements: [String: [String]] { plans }
-        private var fingerprints: [String: String] = [:], shapes: [String: String] = [:]
+        /// Statement groups' positions by SQL text (one lookup of the text per statement; the fingerprint is made once
+        /// per text), and predicate shapes by predicate.
+        private var statementPositions: [String: Int] = [:], shapes: [String: String] = [:]
         /// Statement groups waiting for the fetch that ran their first statement, and for the event (fetch or fault)
         /// that ran their latest.
         private var awaitingFetch: [Int] = [], awaitingOwner: [Int] = []
@@ -143,12 +145,14 @@ public struct Analyzers {
                 if let created = IndexDefinition(sql: event.sql ?? ""), !created.enforcesOrFilters { indexes.append((created.name, created.table, created.columns, event, index)) }
             case .statement where event.purpose == "fetch" || event.purpose == "fault":
                 let sql = event.sql ?? ""
-                let key = fingerprints[sql] ?? {
-                    let computed = StatementFingerprint.of(sql)
-                    fingerprints[sql] = computed
-                    return computed
-                }()
-                let (position, isNew) = statements.add(key, event, at: index)
+                let position: Int, isNew: Bool
+                if let known = statementPositions[sql] {
+                    statements.items[known].add(event, at: index)
+                    (position, isNew) = (known, false)
+                } else {
+                    (position, isNew) = statements.add(StatementFingerprint.of(sql), event, at: index)
+                    statementPositions[sql] = position
+                }
                 if isNew { awaitingFetch.append(position) }
                 if awaitingOwner.last != position { awaitingOwner.append(position) }
             case .cacheMiss, .fault, .fetch:

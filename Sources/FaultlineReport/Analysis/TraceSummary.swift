@@ -78,9 +78,12 @@ public struct TraceSummary: Sendable {
     }
 
     // What the summary adds up while events come (by fingerprint, entity, call site).
-    private var groups: [String: StatementGroup] = [:]
-    /// Fingerprints by SQL text: a trace repeats a few texts many times.
-    private var fingerprints: [String: String] = [:]
+    /// Statement groups, and each one's position by fingerprint and by SQL text: a trace repeats a few texts many
+    /// times, so a statement costs one lookup of its text (a fingerprint may hold non-ASCII text, whose hashing
+    /// normalizes it every time).
+    private var groupList: [StatementGroup] = []
+    private var groupsByFingerprint: [String: Int] = [:]
+    private var groupsBySQL: [String: Int] = [:]
     private var plans: [String: [String]] = [:]
     private var fetchSites: [String: Tally] = [:], savedEntities: [String: Tally] = [:], saveSites: [String: Tally] = [:]
     private var byEntity: [String: Tally] = [:], faultEntities: [String: Tally] = [:], missSites: [String: Tally] = [:], segmentTallies: [String: Tally] = [:]
@@ -97,11 +100,17 @@ public struct TraceSummary: Sendable {
     /// An empty summary, to `add` events to one at a time and `finish`.
     public init() {}
 
-    private mutating func fingerprint(_ sql: String) -> String {
-        if let known = fingerprints[sql] { return known }
-        let computed = StatementFingerprint.of(sql)
-        fingerprints[sql] = computed
-        return computed
+    /// The position in `groupList` of `sql`'s group, made when new.
+    private mutating func group(_ sql: String) -> Int {
+        if let known = groupsBySQL[sql] { return known }
+        let key = StatementFingerprint.of(sql)
+        let position = groupsByFingerprint[key] ?? {
+            groupList.append(StatementGroup(fingerprint: key))
+            groupsByFingerprint[key] = groupList.count - 1
+            return groupList.count - 1
+        }()
+        groupsBySQL[sql] = position
+        return position
     }
 
     private static func add(_ tally: inout [String: Tally], _ key: String, _ time: Double, rows: Int = 0) {
@@ -118,21 +127,21 @@ public struct TraceSummary: Sendable {
         switch event.kind {
         case .statement:
             statementCount += 1
-            let key = fingerprint(event.sql ?? "")
-            var group = groups.removeValue(forKey: key) ?? StatementGroup(fingerprint: key)
-            group.count += 1
-            group.total += event.duration
-            group.durations.append(event.duration)
-            group.rows += event.rows
-            group.fullScanSteps += event.fullScanSteps
-            group.sorts += event.sorts
-            groups[key] = group
-            if !["fetch", "fault", "relationshipFault", "save"].contains(event.purpose ?? "") {
+            let position = group(event.sql ?? "")
+            groupList[position].count += 1
+            groupList[position].total += event.duration
+            groupList[position].durations.append(event.duration)
+            groupList[position].rows += event.rows
+            groupList[position].fullScanSteps += event.fullScanSteps
+            groupList[position].sorts += event.sorts
+            switch event.purpose {
+            case "fetch"?, "fault"?, "relationshipFault"?, "save"?: break
+            default:
                 otherSQL.count += 1
                 otherSQL.time += event.duration
             }
         case .queryPlan:
-            let key = fingerprint(event.sql ?? "")
+            let key = StatementFingerprint.of(event.sql ?? "")
             if plans[key] == nil { plans[key] = event.planDetails }
         case .fetch:
             fetches.count += 1
@@ -177,8 +186,10 @@ public struct TraceSummary: Sendable {
 
     /// Sorts what was added into the summary's tables.
     public mutating func finish() {
-        for (fingerprint, plan) in plans { groups[fingerprint]?.plan = plan }
-        statements = groups.values.sorted { $0.total > $1.total }
+        for (fingerprint, plan) in plans {
+            if let position = groupsByFingerprint[fingerprint] { groupList[position].plan = plan }
+        }
+        statements = groupList.sorted { $0.total > $1.total }
         fetchesByEntity = byEntity.values.sorted { $0.time > $1.time }
         fetchesByCallSite = fetchSites.values.sorted { $0.time > $1.time }
         savesByEntity = savedEntities.values.sorted { $0.time > $1.time }
