@@ -66,6 +66,26 @@ final class DataImportExportTests: XCTestCase {
 
     /// Transformable values print as JSON: Foundation values inside collections as the data format writes them,
     /// an archive of another class as its class name and bytes.
+    /// A gzip-compressed data file loads as the plain one does (inputs are told by their first bytes, not their name).
+    func testACompressedDataFileLoads() throws {
+        let json = #"{"Dog": [{"@id": "fido", "name": "Fido", "age": 3}], "Walk": [{"@id": "w1", "date": "2017-03-01T08:00:00Z", "dog": "fido"}]}"#
+        var compressed = Data()
+        let deflater = try GzipDeflater()
+        Data(json.utf8).withUnsafeBytes { deflater.write($0, flush: .finish) { compressed.append(contentsOf: $0) } }
+        XCTAssertEqual(Array(compressed.prefix(2)), [0x1f, 0x8b])
+        let url = dir.appendingPathComponent("data.json.gz")
+        try compressed.write(to: url)
+        let summary = try DataImporter(context: try context()).load(contentsOf: url)
+        XCTAssertEqual(summary.inserted, ["Dog": 1, "Walk": 1])
+        // Cut short: an error naming the file, nothing written.
+        try compressed.prefix(compressed.count / 2).write(to: url)
+        let context = try context()
+        func dogs() throws -> Int { try context.performAndWait { try context.count(for: FetchRequest<ManagedObject>(entityName: "Dog")) } }
+        let before = try dogs()
+        XCTAssertThrowsError(try DataImporter(context: context).load(contentsOf: url)) { XCTAssertTrue("\($0)".contains("data.json.gz"), "\($0)") }
+        XCTAssertEqual(try dogs(), before)
+    }
+
     func testTransformableValuesExportAsJSON() throws {
         let model = try ManagedObjectModel(entities: [
             EntityDescription(name: "Note", properties: [AttributeDescription(name: "payload", type: .transformable)]),
