@@ -57,6 +57,23 @@ final class CompressedTraceTests: XCTestCase {
         XCTAssertEqual(connectPaths(trace), (0..<1_000).map { "/tmp/store-\($0).sqlite" })
     }
 
+    /// A compressed trace reaches the file while the program runs, without a flush: the writer flushes zlib's
+    /// stream every 100 ms (what a crash then loses is what a plain trace loses).
+    func testACompressedTraceReachesTheFileWithoutAFlush() throws {
+        let path = dir.appendingPathComponent("quiet.jsonl.gz").path
+        let writer = try TraceWriter(path: path)
+        writer.record(.signpost(SignpostEvent(name: "/tmp/store-0.sqlite")), at: DispatchTime.now().uptimeNanoseconds)
+        let deadline = Date().addingTimeInterval(10)
+        var paths: [String] = []
+        while Date() < deadline {
+            if let trace = try? TraceFile(path: path) { paths = connectPaths(trace) }
+            if paths.count == 1 { break }
+            Thread.sleep(forTimeInterval: 0.02)
+        }
+        XCTAssertEqual(paths, ["/tmp/store-0.sqlite"])
+        withExtendedLifetime(writer) {}
+    }
+
     /// A trace whose writer never finished (a crash): what reached the file is read, with a warning saying so —
     /// whether the file ends at the member's trailer or in the middle of a block.
     func testATraceCutShortIsReadToItsLastCompleteBlockWithAWarning() throws {
