@@ -14,8 +14,10 @@ public enum Gzip {
 
     /// zlib's window bits for a gzip wrapper.
     static let gzipWindowBits: Int32 = 15 + 16
-    /// Bytes zlib is given or fills at a time.
+    /// Bytes zlib fills at a time.
     static let chunkBytes = 1 << 16
+    /// The most input given to zlib in one call (its counts are 32-bit).
+    static let largestInput = 1 << 30
 }
 
 /// Compresses bytes into gzip members, handing the compressed bytes to a sink as they are made. The z_stream lives
@@ -55,6 +57,10 @@ public final class GzipDeflater {
 
     /// Compresses `input`, then closes it off as `flush` says; `sink` receives the compressed bytes, in order.
     public func write(_ input: UnsafeRawBufferPointer, flush: Flush, _ sink: (UnsafeRawBufferPointer) -> Void) {
+        if input.count > Gzip.largestInput {
+            write(UnsafeRawBufferPointer(rebasing: input[..<Gzip.largestInput]), flush: .none, sink)
+            return write(UnsafeRawBufferPointer(rebasing: input[Gzip.largestInput...]), flush: flush, sink)
+        }
         if input.isEmpty && (flush == .none || !open) { return }
         open = true
         stream.pointee.next_in = UnsafeMutablePointer(mutating: input.baseAddress?.assumingMemoryBound(to: Bytef.self))
@@ -112,6 +118,10 @@ public final class GzipInflater {
 
     /// Inflates `input`, the next compressed bytes, handing what they decompress to to `body`.
     public func inflate(_ input: UnsafeRawBufferPointer, _ body: (UnsafeRawBufferPointer) throws -> Void) throws {
+        if input.count > Gzip.largestInput {
+            try inflate(UnsafeRawBufferPointer(rebasing: input[..<Gzip.largestInput]), body)
+            return try inflate(UnsafeRawBufferPointer(rebasing: input[Gzip.largestInput...]), body)
+        }
         guard let base = input.baseAddress, !input.isEmpty else { return }
         stream.pointee.next_in = UnsafeMutablePointer(mutating: base.assumingMemoryBound(to: Bytef.self))
         stream.pointee.avail_in = uInt(input.count)
