@@ -240,13 +240,22 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
             // The rows' values are decoded into shared blocks (one allocation for many rows).
             var writer = SlotRowWriter()
             let timing = statementProbe?.splitsFetchTime == true ? statementProbe : nil
+            // A single-entity table's entity and plan, held here once rather than copied out for each row.
+            let single = fetch.single, singlePlan = fetch.singlePlan
             for chunk in fetch.chunks {
                 let query = fetch.query(chunk, filter: filter, limit: limit, offset: offset)
                 let statement = try store.statement(query.sql)
                 defer { statement.reset() }
                 query.bind(statement)
                 while try statement.step() {
-                    let (rowEntity, plan, key, version) = try fetch.row(statement)
+                    let rowEntity: EntityDescription, plan: EntityPlan, key: Int64, version: Int64
+                    if let single, let singlePlan {
+                        (key, version) = try fetch.keyAndVersion(statement, plan: singlePlan)
+                        rowEntity = single
+                        plan = singlePlan
+                    } else {
+                        (rowEntity, plan, key, version) = try fetch.row(statement)
+                    }
                     try handler(rowEntity, key, version) {
                         let start = timing != nil ? ProbeClock.now() : 0
                         let row = rowCache.upsertAndRetain(ObjectKey(table: root, key: key), version: version, entityNumber: Int32(rowEntity.entityNumber), at: readAt) {
@@ -288,6 +297,15 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
 
         func query(_ chunk: [Int64]?, filter: FetchFilter?, limit: Int, offset: Int) -> SelectQuery {
             SelectQuery(select: tablePlan.selectSQL, conditions: conditions, bounds: bounds, keys: chunk, filter: filter, limit: limit, offset: offset)
+        }
+
+        /// The current row of a single-entity table, read with `plan` (`singlePlan`): its key and version, checked as
+        /// `row(_:)` checks them.
+        @inline(__always) func keyAndVersion(_ statement: Statement, plan: EntityPlan) throws -> (key: Int64, version: Int64) {
+            let key = try statement.storedKey(at: TablePlan.keyColumn, table: table, column: "Z_PK", row: StoredKeyRule.row(statement.int64(at: TablePlan.keyColumn)))
+            let version = try statement.storedVersion(at: TablePlan.versionColumn, table: table, row: StoredKeyRule.row(key))
+            try plan.checkForeignKeys(statement, table: table, key: key)
+            return (key, version)
         }
 
         /// The current row: its entity (`single`'s, else its `Z_ENT`'s) and plan, its key and version, each checked
