@@ -1,4 +1,4 @@
-import Faultline
+@testable import Faultline
 import Foundation
 import XCTest
 @testable import FaultlineReport
@@ -22,7 +22,7 @@ final class CompressedTraceTests: XCTestCase {
         let path = dir.appendingPathComponent(name).path
         let writer = try TraceWriter(path: path)
         for i in 0..<count {
-            writer.record(.signpost(SignpostEvent(name: "/tmp/store-\(i).sqlite")), at: DispatchTime.now().uptimeNanoseconds)
+            writer.record(.signpost(SignpostEvent(name: "/tmp/store-\(i).sqlite")), at: ProbeClock.now())
             if (i + 1) % perFlush == 0 { writer.flush() }
         }
         writer.flush()
@@ -62,7 +62,7 @@ final class CompressedTraceTests: XCTestCase {
     func testACompressedTraceReachesTheFileWithoutAFlush() throws {
         let path = dir.appendingPathComponent("quiet.jsonl.gz").path
         let writer = try TraceWriter(path: path)
-        writer.record(.signpost(SignpostEvent(name: "/tmp/store-0.sqlite")), at: DispatchTime.now().uptimeNanoseconds)
+        writer.record(.signpost(SignpostEvent(name: "/tmp/store-0.sqlite")), at: ProbeClock.now())
         let deadline = Date().addingTimeInterval(10)
         var paths: [String] = []
         while Date() < deadline {
