@@ -31,6 +31,11 @@ extension ScenarioCatalogue {
         return request
     }
 
+    /// A controller over the list, sectioned by group.
+    private static func listController(_ context: ManagedObjectContext, batch: Int, cacheName: String? = nil) -> FetchedResultsController<ManagedObject> {
+        FetchedResultsController(fetchRequest: listRequest(batch: batch), managedObjectContext: context, sectionNameKeyPath: "group", cacheName: cacheName)
+    }
+
     /// The first screen of a list: 20 rows' titles.
     private static func firstScreen(_ controller: FetchedResultsController<ManagedObject>) -> Int64 {
         var length = 0
@@ -69,8 +74,7 @@ extension ScenarioCatalogue {
                             try first.addPersistentStore(at: url)
                             let context = ManagedObjectContext(.privateQueue, coordinator: first)
                             try context.performAndWait {
-                                try FetchedResultsController(fetchRequest: listRequest(batch: batch), managedObjectContext: context,
-                                                             sectionNameKeyPath: "group", cacheName: cacheName).performFetch()
+                                try listController(context, batch: batch, cacheName: cacheName).performFetch()
                             }
                         }
                         let coordinator = PersistentStoreCoordinator(managedObjectModel: model, probes: probes)
@@ -78,8 +82,7 @@ extension ScenarioCatalogue {
                         let context = ManagedObjectContext(.privateQueue, coordinator: coordinator)
                         return {
                             try context.performAndWait {
-                                let controller = FetchedResultsController(fetchRequest: listRequest(batch: batch), managedObjectContext: context,
-                                                                          sectionNameKeyPath: "group", cacheName: cacheName)
+                                let controller = listController(context, batch: batch, cacheName: cacheName)
                                 try controller.performFetch()
                                 Bench.sink(firstScreen(controller) + Int64(controller.sections?.count ?? 0))
                             }
@@ -121,8 +124,7 @@ extension ScenarioCatalogue {
                         let context = ManagedObjectContext(.privateQueue, coordinator: coordinator)
                         return {
                             try context.performAndWait {
-                                let controller = FetchedResultsController(fetchRequest: listRequest(batch: batch), managedObjectContext: context,
-                                                                          sectionNameKeyPath: "group", cacheName: nil)
+                                let controller = listController(context, batch: batch)
                                 try controller.performFetch()
                                 Bench.sink(firstScreen(controller))
                             }
@@ -161,8 +163,7 @@ extension ScenarioCatalogue {
                         let view = ManagedObjectContext(.privateQueue, coordinator: coordinator)
                         var controller: FetchedResultsController<ManagedObject>? = nil
                         if tracked {
-                            controller = FetchedResultsController(fetchRequest: listRequest(batch: 20), managedObjectContext: view,
-                                                                  sectionNameKeyPath: "group", cacheName: nil)
+                            controller = listController(view, batch: 20)
                             try view.performAndWait { try controller?.performFetch() }
                         }
                         // The import, outside the clock: its saves' notifications are merged on the clock.
@@ -183,8 +184,7 @@ extension ScenarioCatalogue {
                             try view.performAndWait {
                                 for note in notes { view.mergeChanges(fromContextDidSave: note) }
                                 if !tracked {
-                                    let reloaded = FetchedResultsController(fetchRequest: listRequest(batch: 20), managedObjectContext: view,
-                                                                            sectionNameKeyPath: "group", cacheName: nil)
+                                    let reloaded = listController(view, batch: 20)
                                     try reloaded.performFetch()
                                     controller = reloaded
                                 }
