@@ -228,4 +228,36 @@ final class FetchedPropertyTests: XCTestCase {
         XCTAssertTrue(warnings.contains { $0.contains("Author") && $0.contains("feedbacks") && $0.contains("reverse:") }, "\(warnings)")
         XCTAssertTrue(warnings.contains { $0.contains("favFeedbacks") && $0.contains("operator") }, "\(warnings)")
     }
+
+    /// An archived predicate whose parts are shared — 40 compounds, each listing the next twice, so that each level
+    /// doubles the work (2^40 visits) while none nests too deep — is refused with `Limits.archivedObjectVisits`,
+    /// not printed for ever.
+    func testAnArchivedPredicateSharingItsPartsIsRefusedInBoundedWork() {
+        let levels = 40
+        // Objects: 0 "$null", 1 the compound class, 2 the array class, 3 the true predicate's class, 4 the true
+        // predicate, then each level's compound and its array.
+        var objects: [PropertyListValue] = [
+            .string("$null"),
+            .dictionary(["$classname": .string("NSCompoundPredicate")]),
+            .dictionary(["$classname": .string("NSArray")]),
+            .dictionary(["$classname": .string("NSTruePredicate")]),
+            .dictionary(["$class": .uid(3)]),
+        ]
+        for level in 0..<levels {
+            let compound = 5 + 2 * level
+            let next = level == levels - 1 ? 4 : compound + 2
+            objects.append(.dictionary(["$class": .uid(1), "NSCompoundPredicateType": .integer(1), "NSSubpredicates": .uid(compound + 1)]))
+            objects.append(.dictionary(["$class": .uid(2), "NS.objects": .array([.uid(next), .uid(next)])]))
+        }
+        let archive = KeyedArchive(objects: objects, top: ["root": .uid(5)])
+        XCTAssertThrowsError(try ArchivedPredicate(archive: archive).format(archive.objects[5])) { error in
+            XCTAssertTrue("\(error)".contains("Limits.archivedObjectVisits"), "\(error)")
+        }
+        // Three levels are printed whole.
+        let small = KeyedArchive(objects: Array(objects.prefix(5)) + [
+            .dictionary(["$class": .uid(1), "NSCompoundPredicateType": .integer(1), "NSSubpredicates": .uid(6)]),
+            .dictionary(["$class": .uid(2), "NS.objects": .array([.uid(4), .uid(4)])]),
+        ], top: ["root": .uid(5)])
+        XCTAssertEqual(try ArchivedPredicate(archive: small).format(small.objects[5]), "(TRUEPREDICATE) AND (TRUEPREDICATE)")
+    }
 }

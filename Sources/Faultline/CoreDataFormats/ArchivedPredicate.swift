@@ -4,6 +4,13 @@ import Foundation
 /// Faultline's predicate parser to read. Anything this cannot print exactly is an error, never a guess.
 struct ArchivedPredicate {
     let archive: KeyedArchive
+    /// Prints the operands; its visit budget bounds the whole predicate's.
+    private let expressions: ExpressionFormat
+
+    init(archive: KeyedArchive) {
+        self.archive = archive
+        expressions = ExpressionFormat(archive: archive)
+    }
 
     /// `NSComparisonPredicate`'s `NSPredicateOperatorType`, as the format writes each.
     private static let operators: [Int64: String] = [
@@ -13,6 +20,7 @@ struct ArchivedPredicate {
 
     func format(_ object: PropertyListValue, depth: Int = 0) throws -> String {
         guard depth < ExpressionFormat.depth else { throw CoreDataFormatError("an archived predicate nests more than \(ExpressionFormat.depth) deep") }
+        try expressions.visits.visit()
         switch try archive.className(of: object) {
         case "NSTruePredicate": return "TRUEPREDICATE"
         case "NSFalsePredicate": return "FALSEPREDICATE"
@@ -49,7 +57,6 @@ struct ArchivedPredicate {
             case 2: modifier = "ANY "
             default: throw CoreDataFormatError("an archived comparison has a modifier Faultline cannot print")
             }
-            let expressions = ExpressionFormat(archive: archive)
             return modifier + (try expressions.predicateOperand(left, depth: depth + 1)) + " " + name + (flags.isEmpty ? "" : "[\(flags)]")
                 + " " + (try expressions.predicateOperand(right, depth: depth + 1))
         default:
@@ -76,6 +83,7 @@ extension ExpressionFormat {
     /// from a variable, `{a, b}` for an aggregate, `CAST(seconds, "NSDate")` for a date.
     func predicateOperand(_ object: PropertyListValue, depth: Int) throws -> String {
         guard depth < Self.depth else { throw CoreDataFormatError("an archived expression nests more than \(Self.depth) deep") }
+        try visits.visit()
         switch object["NSExpressionType"]?.integer ?? -1 {
         case 0:
             guard let value = try archive.field("NSConstantValue", of: object) else { return "nil" }

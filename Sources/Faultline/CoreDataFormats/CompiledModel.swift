@@ -327,15 +327,32 @@ private final class CompiledModelReader {
     }
 }
 
+/// How many archived nodes one printing may visit (`Limits.archivedObjectVisits`), counting a shared node once per
+/// reference to it.
+final class VisitBudget {
+    private var remaining = Limits.archivedObjectVisits
+
+    func visit() throws {
+        remaining -= 1
+        guard remaining >= 0 else {
+            throw CoreDataFormatError("an archived expression or predicate visits more than \(Limits.archivedObjectVisits) nodes (Limits.archivedObjectVisits)")
+        }
+    }
+}
+
 /// An archived `NSExpression` in its predicate format, as Core Data prints it (`count:(pages)`, `now()`,
 /// `author.name`): a derived attribute's version hash is made of this text.
 struct ExpressionFormat {
     let archive: KeyedArchive
     /// Archived expressions nest; deeper than this is refused.
     static let depth = 64
+    /// Nodes visited so far, shared by every printer of one expression or predicate: an archive may reference one
+    /// node from many places, so depth alone does not bound the work (two references a level, 64 levels: 2^64).
+    var visits = VisitBudget()
 
     func format(_ object: PropertyListValue, depth: Int = 0) throws -> String {
         guard depth < Self.depth else { throw CoreDataFormatError("an archived expression nests more than \(Self.depth) deep") }
+        try visits.visit()
         switch object["NSExpressionType"]?.integer ?? -1 {
         case 0: // constant
             guard let value = try archive.field("NSConstantValue", of: object) else { return "nil" }

@@ -23,6 +23,12 @@ public struct KeyedArchive: Sendable {
         self.top = top
     }
 
+    /// An archive of these objects (tests build hostile ones this way).
+    init(objects: [PropertyListValue], top: [String: PropertyListValue]) {
+        self.objects = objects
+        self.top = top
+    }
+
     /// True when `data` looks like a keyed archive (a binary property list naming NSKeyedArchiver).
     public static func isKeyedArchive(_ data: Data) -> Bool {
         BinaryPropertyList.isBinaryPropertyList(data) && data.range(of: Data("NSKeyedArchiver".utf8)) != nil
