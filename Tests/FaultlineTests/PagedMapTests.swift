@@ -11,13 +11,45 @@ final class PagedMapTests: XCTestCase {
         map.modifyOrRemove(last) { value in value -= 1; return value == 0 }
         XCTAssertNil(map[last])
         XCTAssertEqual(map.count, 129)
-        // Absent keys are left alone; the emptied page (keys 128…255) is dropped with its last value.
+        // Absent keys are left alone; the emptied page (keys 128…191) is dropped with its last value.
         map.modifyOrRemove(ObjectKey(table: 2, key: 5)) { _ in XCTFail("absent"); return true }
         map.modifyOrRemove(ObjectKey(table: 1, key: 128)) { _ in true }
         XCTAssertEqual(map.count, 128)
         XCTAssertNil(map[ObjectKey(table: 1, key: 128)])
         map[ObjectKey(table: 1, key: 200)] = 7
         XCTAssertEqual(map[ObjectKey(table: 1, key: 200)], 7)
+    }
+
+    /// A value that counts how many of its kind are alive.
+    private final class Counted {
+        nonisolated(unsafe) static var alive = 0
+        let n: Int
+        init(_ n: Int) { self.n = n; Counted.alive += 1 }
+        deinit { Counted.alive -= 1 }
+    }
+
+    func testEmptiedPagesAreKeptUpToTheLimitHoldingNoValues() {
+        let map = PagedMap<Counted>()
+        let pages = PagedMap<Counted>.maxSpares + 300
+        // One value a page, on scattered keys (a range query's rows), then all removed: the pages are emptied.
+        let keys = (0..<pages).map { ObjectKey(table: 3, key: Int64($0 * PagedMap<Counted>.pageSize + $0 % 7)) }
+        for round in 0..<3 {
+            for (i, key) in keys.enumerated() { map[key] = Counted(i + round) }
+            XCTAssertEqual(Counted.alive, pages)
+            for (i, key) in keys.enumerated() { XCTAssertEqual(map[key]?.n, i + round) }
+            for key in keys { map[key] = nil }
+            XCTAssertEqual(Counted.alive, 0, "an emptied page kept for reuse holds no value")
+            XCTAssertTrue(map.isEmpty)
+            XCTAssertEqual(map.spareCount, PagedMap<Counted>.maxSpares, "at most maxSpares emptied pages are kept")
+        }
+        // A reused page starts empty.
+        XCTAssertNil(map[keys[0]])
+        map[ObjectKey(table: 3, key: 1)] = Counted(1)
+        XCTAssertNil(map[ObjectKey(table: 3, key: 0)])
+        XCTAssertEqual(map.count, 1)
+        map.removeAll()
+        XCTAssertEqual(map.spareCount, 0, "removeAll frees the spare pages too")
+        XCTAssertEqual(Counted.alive, 0)
     }
 
     func testTheInlinedReadsFlagMaskIsTheFlagsThatMakeAReadWork() {
@@ -29,7 +61,7 @@ final class PagedMapTests: XCTestCase {
         let map = PagedMap<Int>()
         var reference: [ObjectKey: Int] = [:]
         var generator = SystemRandomNumberGenerator()
-        // Keys and tables on both sides of the indexed directory's bounds (pages below 2¹⁶, tables below 1,024)
+        // Keys and tables on both sides of the indexed directory's bounds (keys below 2²³, tables below 1,024)
         // and of zero, which go through the hashed directory.
         let keys: [Int64] = [0, 1, -1, 127, 128, -128, -129, Int64.max, Int64.min, 1 << 40, (1 << 23) - 1, 1 << 23, (1 << 23) + 1]
             + (0..<2_000).map { _ in Int64.random(in: -5_000...50_000, using: &generator) }

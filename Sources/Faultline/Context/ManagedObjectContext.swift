@@ -359,7 +359,7 @@ public final class ManagedObjectContext: @unchecked Sendable {
         guard id.entity.model === model || model.entity(named: id.entity.name)?.versionHash == id.entity.versionHash else {
             throw StoreError.foreignObjectID(id.uriString)
         }
-        let entity = model.entity(named: id.entity.name)!
+        let entity = id.entity.model === model ? id.entity : model.entity(named: id.entity.name)!
         let object = faultingObject(entity: entity, key: id.key)
         guard let row = try reader.snapshotForFault(entity: entity, key: id.key, retain: !object.flags.contains(.holdsSnapshot)) else {
             throw StoreError.objectNotFound(id)

@@ -7,13 +7,16 @@
 /// numbers and primary keys are; any other key (a damaged store's negative or huge `Z_PK`) goes through a hashed
 /// directory. Empty pages are freed. Reference semantics: owned by one coordinator or context, never copied.
 final class PagedMap<Value> {
-    static var pageSize: Int { 128 }
-    private static var pageShift: Int64 { 7 }
+    static var pageSize: Int { 64 }
+    private static var pageShift: Int64 { 6 }
     /// Tables numbered below this have an indexed directory; others are hashed.
     static var indexedTables: Int32 { 1_024 }
     /// Pages below this (keys below 2²³) are indexed; a table's directory grows to its highest page, at most
-    /// 512 KB.
-    static var indexedPages: Int64 { 1 << 16 }
+    /// 1 MB.
+    static var indexedPages: Int64 { 1 << 17 }
+    /// Emptied pages kept for reuse, at most (a row cache's are 2 KB each, a registry's 0.5 KB): a range query's
+    /// rows are scattered, a page each, and its objects come and go together.
+    static var maxSpares: Int { 1_024 }
 
     private struct PageKey: Hashable {
         let table: Int32
@@ -32,9 +35,9 @@ final class PagedMap<Value> {
         }
     }
 
-    /// Which slots of a page hold a value (bit `i % 64` of word `i / 64`), and how many.
+    /// Which slots of a page hold a value (bit `i`), and how many.
     private struct Occupancy {
-        var bits: (UInt64, UInt64) = (0, 0)
+        var bits: UInt64 = 0
         var occupied = 0
     }
 
@@ -59,8 +62,7 @@ final class PagedMap<Value> {
         @inline(__always) var occupied: Int { occupancy.pointee.occupied }
 
         @inline(__always) static func has(_ occupancy: Occupancy, _ i: Int) -> Bool {
-            let bit = UInt64(1) << UInt64(i & 63)
-            return (i < 64 ? occupancy.bits.0 : occupancy.bits.1) & bit != 0
+            occupancy.bits & UInt64(1) << UInt64(i & 63) != 0
         }
 
         @inline(__always) func has(_ i: Int) -> Bool { Page.has(occupancy.pointee, i) }
@@ -68,11 +70,7 @@ final class PagedMap<Value> {
         @inline(__always) func mark(_ i: Int, _ on: Bool) {
             let occupancy = occupancy
             let bit = UInt64(1) << UInt64(i & 63)
-            if i < 64 {
-                occupancy.pointee.bits.0 = on ? occupancy.pointee.bits.0 | bit : occupancy.pointee.bits.0 & ~bit
-            } else {
-                occupancy.pointee.bits.1 = on ? occupancy.pointee.bits.1 | bit : occupancy.pointee.bits.1 & ~bit
-            }
+            occupancy.pointee.bits = on ? occupancy.pointee.bits | bit : occupancy.pointee.bits & ~bit
             occupancy.pointee.occupied += on ? 1 : -1
         }
     }
@@ -94,9 +92,9 @@ final class PagedMap<Value> {
     /// page clears this first. (Retaining it on each lookup was a retain and a release per registered or released
     /// object.)
     @exclusivity(unchecked) private var lastPage: Unmanaged<Page>?
-    /// The last page emptied, kept for the next page needed: a context whose objects come and go one at a time
-    /// (fetched, used, released) would otherwise allocate and free a page for each.
-    @exclusivity(unchecked) private var spare: Page?
+    /// Pages emptied, kept for the next pages needed (at most `maxSpares`): objects that come and go one at a time,
+    /// or a query's worth at a time on scattered keys, would otherwise allocate and free a page for each.
+    @exclusivity(unchecked) private var spares: [Page] = []
     /// Number of values stored.
     @exclusivity(unchecked) private(set) var count = 0
 
@@ -148,11 +146,16 @@ final class PagedMap<Value> {
     }
 
     private func takeSpare() -> Page {
-        if let page = spare {
-            spare = nil
-            return page
-        }
-        return Page.make()
+        spares.popLast() ?? Page.make()
+    }
+
+    /// Emptied pages kept for reuse.
+    var spareCount: Int { spares.count }
+
+    private func keepSpare(_ page: Page) {
+        guard spares.count < Self.maxSpares else { return }
+        if spares.capacity == 0 { spares.reserveCapacity(Self.maxSpares) }
+        spares.append(page)
     }
 
     /// Makes room in the directories for page `n` of table `t`.
@@ -253,7 +256,7 @@ final class PagedMap<Value> {
         }
     }
 
-    /// Takes the emptied page out of its directory; it becomes the spare (the one it replaces is freed).
+    /// Takes the emptied page out of its directory and keeps it as a spare (or frees it when there are enough).
     private func drop(_ table: Int32, _ number: Int64) {
         if lastTable == table && lastPageNumber == number {
             lastTable = -1
@@ -264,9 +267,9 @@ final class PagedMap<Value> {
             let slot = directories.unsafelyUnwrapped[Int(table)].pages.unsafelyUnwrapped + Int(number)
             guard let page = slot.pointee else { return }
             slot.pointee = nil
-            spare = page.takeRetainedValue()
-        } else {
-            spare = hashed.removeValue(forKey: PageKey(table: table, page: number))
+            keepSpare(page.takeRetainedValue())
+        } else if let page = hashed.removeValue(forKey: PageKey(table: table, page: number)) {
+            keepSpare(page)
         }
     }
 
@@ -329,8 +332,10 @@ final class PagedMap<Value> {
         withExtendedLifetime(removed) {}
     }
 
+    /// Removes every value, and frees the spare pages too.
     func removeAll() {
         releaseAllPages()
+        spares = []
         count = 0
     }
 
