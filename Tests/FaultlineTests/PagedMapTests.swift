@@ -28,28 +28,45 @@ final class PagedMapTests: XCTestCase {
         deinit { Counted.alive -= 1 }
     }
 
-    func testEmptiedPagesAreKeptUpToTheLimitHoldingNoValues() {
-        let map = PagedMap<Counted>()
-        let pages = PagedMap<Counted>.maxSpares + 300
+    func testEmptiedPagesAreKeptUpToTheLimitHoldingNoValuesAndCounted() {
+        let limit = 200
+        var map: PagedMap<Counted>? = PagedMap<Counted>(maxSpares: limit)
+        let pages = limit + 300
         // One value a page, on scattered keys (a range query's rows), then all removed: the pages are emptied.
         let keys = (0..<pages).map { ObjectKey(table: 3, key: Int64($0 * PagedMap<Counted>.pageSize + $0 % 7)) }
         for round in 0..<3 {
-            for (i, key) in keys.enumerated() { map[key] = Counted(i + round) }
+            for (i, key) in keys.enumerated() { map![key] = Counted(i + round) }
             XCTAssertEqual(Counted.alive, pages)
-            for (i, key) in keys.enumerated() { XCTAssertEqual(map[key]?.n, i + round) }
-            for key in keys { map[key] = nil }
+            for (i, key) in keys.enumerated() { XCTAssertEqual(map![key]?.n, i + round) }
+            // While the pages hold values, none is a spare.
+            XCTAssertEqual(map!.spareCount, 0)
+            for key in keys { map![key] = nil }
             XCTAssertEqual(Counted.alive, 0, "an emptied page kept for reuse holds no value")
-            XCTAssertTrue(map.isEmpty)
-            XCTAssertEqual(map.spareCount, PagedMap<Counted>.maxSpares, "at most maxSpares emptied pages are kept")
+            XCTAssertTrue(map!.isEmpty)
+            XCTAssertEqual(map!.spareCount, limit, "at most maxSpares emptied pages are kept")
+            // Counted at the allocator's sizes, and in the process's total (which other maps may add to).
+            let kept = map!.spareBytes
+            XCTAssertGreaterThanOrEqual(kept, limit * (PagedMap<Counted>.pageSize * MemoryLayout<Counted>.stride))
+            XCTAssertLessThan(kept, limit * (PagedMap<Counted>.pageSize * MemoryLayout<Counted>.stride + 128))
+            XCTAssertGreaterThanOrEqual(SparePages.bytes, kept)
         }
         // A reused page starts empty.
-        XCTAssertNil(map[keys[0]])
-        map[ObjectKey(table: 3, key: 1)] = Counted(1)
-        XCTAssertNil(map[ObjectKey(table: 3, key: 0)])
-        XCTAssertEqual(map.count, 1)
-        map.removeAll()
-        XCTAssertEqual(map.spareCount, 0, "removeAll frees the spare pages too")
+        XCTAssertNil(map![keys[0]])
+        map![ObjectKey(table: 3, key: 1)] = Counted(1)
+        XCTAssertNil(map![ObjectKey(table: 3, key: 0)])
+        XCTAssertEqual(map!.count, 1)
+        map!.removeAll()
+        XCTAssertEqual(map!.spareCount, 0, "removeAll frees the spare pages too")
+        XCTAssertEqual(map!.spareBytes, 0)
+        map = nil
         XCTAssertEqual(Counted.alive, 0)
+    }
+
+    func testAMapKeepsOneEmptiedPageByDefault() {
+        let map = PagedMap<Int>()
+        for key in 0..<10 { map[ObjectKey(table: 1, key: Int64(key * PagedMap<Int>.pageSize))] = key }
+        for key in 0..<10 { map[ObjectKey(table: 1, key: Int64(key * PagedMap<Int>.pageSize))] = nil }
+        XCTAssertEqual(map.spareCount, 1)
     }
 
     func testTheInlinedReadsFlagMaskIsTheFlagsThatMakeAReadWork() {

@@ -1,3 +1,5 @@
+import CProcessor
+
 /// A map from row keys to values, stored in pages of consecutive primary keys.
 ///
 /// Rows are fetched, cached and registered in primary-key order far more often than at random, so pages of
@@ -14,9 +16,8 @@ final class PagedMap<Value> {
     /// Pages below this (keys below 2²³) are indexed; a table's directory grows to its highest page, at most
     /// 1 MB.
     static var indexedPages: Int64 { 1 << 17 }
-    /// Emptied pages kept for reuse, at most (a row cache's are 2 KB each, a registry's 0.5 KB): a range query's
-    /// rows are scattered, a page each, and its objects come and go together.
-    static var maxSpares: Int { 1_024 }
+    /// Emptied pages kept for reuse by default, at most.
+    static var defaultMaxSpares: Int { 1 }
 
     private struct PageKey: Hashable {
         let table: Int32
@@ -61,6 +62,9 @@ final class PagedMap<Value> {
         @inline(__always) var occupancy: UnsafeMutablePointer<Occupancy> { withUnsafeMutablePointerToHeader { $0 } }
         @inline(__always) var occupied: Int { occupancy.pointee.occupied }
 
+        /// The page's size as the allocator counts it.
+        var usableBytes: Int { faultline_usable_size(Unmanaged.passUnretained(self).toOpaque()) }
+
         @inline(__always) static func has(_ occupancy: Occupancy, _ i: Int) -> Bool {
             occupancy.bits & UInt64(1) << UInt64(i & 63) != 0
         }
@@ -93,14 +97,23 @@ final class PagedMap<Value> {
     /// object.)
     @exclusivity(unchecked) private var lastPage: Unmanaged<Page>?
     /// Pages emptied, kept for the next pages needed (at most `maxSpares`): objects that come and go one at a time,
-    /// or a query's worth at a time on scattered keys, would otherwise allocate and free a page for each.
+    /// or a query's worth at a time on scattered keys, would otherwise allocate and free a page for each. Their
+    /// bytes are counted in `SparePages`.
     @exclusivity(unchecked) private var spares: [Page] = []
+    /// How many emptied pages this map keeps for reuse, at most.
+    let maxSpares: Int
     /// Number of values stored.
     @exclusivity(unchecked) private(set) var count = 0
 
-    init() {}
+    /// A map that keeps at most `maxSpares` emptied pages for reuse.
+    init(maxSpares: Int = PagedMap.defaultMaxSpares) {
+        self.maxSpares = max(0, maxSpares)
+    }
 
-    deinit { releaseAllPages() }
+    deinit {
+        releaseAllPages()
+        freeSpares()
+    }
 
     var isEmpty: Bool { count == 0 }
 
@@ -146,16 +159,30 @@ final class PagedMap<Value> {
     }
 
     private func takeSpare() -> Page {
-        spares.popLast() ?? Page.make()
+        guard let page = spares.popLast() else { return Page.make() }
+        let bytes = page.usableBytes
+        spareBytes -= bytes
+        SparePages.add(-bytes)
+        return page
     }
 
-    /// Emptied pages kept for reuse.
+    /// Emptied pages kept for reuse, and their bytes.
     var spareCount: Int { spares.count }
+    @exclusivity(unchecked) private(set) var spareBytes = 0
 
     private func keepSpare(_ page: Page) {
-        guard spares.count < Self.maxSpares else { return }
-        if spares.capacity == 0 { spares.reserveCapacity(Self.maxSpares) }
+        guard spares.count < maxSpares else { return }
+        if spares.capacity == 0 { spares.reserveCapacity(maxSpares) }
+        let bytes = page.usableBytes
+        spareBytes += bytes
+        SparePages.add(bytes)
         spares.append(page)
+    }
+
+    private func freeSpares() {
+        SparePages.add(-spareBytes)
+        spareBytes = 0
+        spares = []
     }
 
     /// Makes room in the directories for page `n` of table `t`.
@@ -335,7 +362,7 @@ final class PagedMap<Value> {
     /// Removes every value, and frees the spare pages too.
     func removeAll() {
         releaseAllPages()
-        spares = []
+        freeSpares()
         count = 0
     }
 

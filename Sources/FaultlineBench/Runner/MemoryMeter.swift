@@ -1,3 +1,4 @@
+import Faultline
 import Foundation
 
 /// What a run of a variant cost in memory (docs/results-format.md).
@@ -9,6 +10,10 @@ public struct MemoryMeasurement: Codable, Sendable, Equatable {
     /// Bytes the run allocated on its thread and did not free (usable sizes; blocks it freed that were allocated
     /// before count against it): what the run kept. Nil where nothing counts them.
     public var liveBytes: Int?
+    /// Bytes of emptied pages the engine kept for reuse at the end of the run beyond those it kept at its start
+    /// (`SparePages`, process-wide): free memory held for the next rows, counted out of `liveBytes` and shown
+    /// beside it. Nil where allocations are not counted, and in older results.
+    public var spareBytes: Int?
     /// The process's peak resident size during the run (its high-water mark, reset just before), when the system
     /// tells it.
     public var peakResidentBytes: Int?
@@ -38,13 +43,15 @@ public struct AllocationCounter: Sendable {
 public enum MemoryMeter {
     public static func measure(counter: AllocationCounter?, _ body: () throws -> Void) rethrows -> MemoryMeasurement {
         let resetPeak = resetResidentPeak()
+        let sparesBefore = SparePages.bytes
         counter?.start()
         defer { counter?.stop() }
         try body()
         counter?.stop()
         let totals = counter?.read()
-        return MemoryMeasurement(allocations: totals?.allocations, bytesAllocated: totals?.bytes, liveBytes: totals?.net,
-                                 peakResidentBytes: resetPeak ? residentPeak() : nil)
+        let spares = SparePages.bytes - sparesBefore
+        return MemoryMeasurement(allocations: totals?.allocations, bytesAllocated: totals?.bytes, liveBytes: totals.map { $0.net - spares },
+                                 spareBytes: totals == nil ? nil : spares, peakResidentBytes: resetPeak ? residentPeak() : nil)
     }
 
     /// Resets the process's resident high-water mark (Linux: "5" to /proc/self/clear_refs).

@@ -18,7 +18,7 @@ extension ScenarioCatalogue {
 
     /// "name kept 12.3 MB (45,000 allocations, 67.8 MB)" for each variant.
     private static func describe(_ m: ScenarioMeasurements, _ names: [String]) -> String {
-        names.compactMap { name in m[name]?.memory.map { "\(name) kept \(BenchFormat.bytes($0.liveBytes ?? 0)) of \(BenchFormat.bytes($0.bytesAllocated ?? 0)) allocated" } }
+        names.compactMap { name in m[name]?.memory.map { "\(name) kept \(BenchFormat.bytes($0.liveBytes ?? 0))\(BenchFormat.spares($0)) of \(BenchFormat.bytes($0.bytesAllocated ?? 0)) allocated" } }
             .joined(separator: "; ")
     }
 
