@@ -30,6 +30,7 @@ final class PagedMapTests: XCTestCase {
 
     func testEmptiedPagesAreKeptUpToTheLimitHoldingNoValuesAndCounted() {
         let limit = 200
+        let threadBefore = SparePages.bytesChangedOnThisThread
         var map: PagedMap<Counted>? = PagedMap<Counted>(maxSpares: limit)
         let pages = limit + 300
         // One value a page, on scattered keys (a range query's rows), then all removed: the pages are emptied.
@@ -49,6 +50,7 @@ final class PagedMapTests: XCTestCase {
             XCTAssertGreaterThanOrEqual(kept, limit * (PagedMap<Counted>.pageSize * MemoryLayout<Counted>.stride))
             XCTAssertLessThan(kept, limit * (PagedMap<Counted>.pageSize * MemoryLayout<Counted>.stride + 128))
             XCTAssertGreaterThanOrEqual(SparePages.bytes, kept)
+            XCTAssertEqual(SparePages.bytesChangedOnThisThread - threadBefore, kept)
         }
         // A reused page starts empty.
         XCTAssertNil(map![keys[0]])
@@ -58,8 +60,25 @@ final class PagedMapTests: XCTestCase {
         map!.removeAll()
         XCTAssertEqual(map!.spareCount, 0, "removeAll frees the spare pages too")
         XCTAssertEqual(map!.spareBytes, 0)
+        XCTAssertEqual(SparePages.bytesChangedOnThisThread, threadBefore)
         map = nil
         XCTAssertEqual(Counted.alive, 0)
+    }
+
+    func testEachThreadSeesTheSparePagesItKept() {
+        let before = SparePages.bytesChangedOnThisThread
+        let done = expectation(description: "the other thread's map")
+        DispatchQueue.global().async {
+            let map = PagedMap<Int>(maxSpares: 8)
+            let start = SparePages.bytesChangedOnThisThread
+            for key in 0..<8 { map[ObjectKey(table: 1, key: Int64(key * PagedMap<Int>.pageSize))] = key }
+            for key in 0..<8 { map[ObjectKey(table: 1, key: Int64(key * PagedMap<Int>.pageSize))] = nil }
+            XCTAssertEqual(SparePages.bytesChangedOnThisThread - start, map.spareBytes)
+            XCTAssertGreaterThan(map.spareBytes, 0)
+            done.fulfill()
+        }
+        wait(for: [done], timeout: 10)
+        XCTAssertEqual(SparePages.bytesChangedOnThisThread, before, "another thread's pages are not this thread's")
     }
 
     func testAMapKeepsOneEmptiedPageByDefault() {

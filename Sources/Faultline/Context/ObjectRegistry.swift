@@ -10,7 +10,7 @@ final class ObjectRegistry {
     /// The objects' map, held by this registry (released in `deinit`) and used unretained: reached through a
     /// `let`, each per-object call retained and released it.
     private let map = Unmanaged.passRetained(PagedMap<Unmanaged<ManagedObject>>(maxSpares: ObjectRegistry.sparePages))
-    /// Emptied pages kept for the next objects, at most (`SparePages`): 270 KB.
+    /// Emptied pages kept for the next objects, at most (`SparePages`): about 0.3 MB.
     static let sparePages = 512
     @inline(__always) private func objects<R>(_ body: (PagedMap<Unmanaged<ManagedObject>>) -> R) -> R {
         map._withUnsafeGuaranteedRef(body)

@@ -16,7 +16,7 @@ final class RowCache {
     /// The entries' map, held by this cache (released in `deinit`) and used unretained: reached through a `let`,
     /// each per-row call retained and released it.
     private let map = Unmanaged.passRetained(PagedMap<Entry>(maxSpares: RowCache.sparePages))
-    /// Emptied pages kept for the next rows, at most (`SparePages`): 2.6 MB.
+    /// Emptied pages kept for the next rows, at most (`SparePages`): about 2.7 MB.
     static let sparePages = 1_024
     @inline(__always) private func entries<R>(_ body: (PagedMap<Entry>) -> R) -> R { map._withUnsafeGuaranteedRef(body) }
     /// Lookups answered from the cache, and lookups that had to go to SQLite.

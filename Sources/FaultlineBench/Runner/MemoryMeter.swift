@@ -10,9 +10,9 @@ public struct MemoryMeasurement: Codable, Sendable, Equatable {
     /// Bytes the run allocated on its thread and did not free (usable sizes; blocks it freed that were allocated
     /// before count against it): what the run kept. Nil where nothing counts them.
     public var liveBytes: Int?
-    /// Bytes of emptied pages the engine kept for reuse at the end of the run beyond those it kept at its start
-    /// (`SparePages`, process-wide): free memory held for the next rows, counted out of `liveBytes` and shown
-    /// beside it. Nil where allocations are not counted, and in older results.
+    /// Bytes of emptied pages the engine kept for reuse at the end of the run beyond those it kept at its start,
+    /// on the run's thread as allocations are counted (`SparePages`): free memory held for the next rows, counted
+    /// out of `liveBytes` and shown beside it. Nil where allocations are not counted, and in older results.
     public var spareBytes: Int?
     /// The process's peak resident size during the run (its high-water mark, reset just before), when the system
     /// tells it.
@@ -43,13 +43,13 @@ public struct AllocationCounter: Sendable {
 public enum MemoryMeter {
     public static func measure(counter: AllocationCounter?, _ body: () throws -> Void) rethrows -> MemoryMeasurement {
         let resetPeak = resetResidentPeak()
-        let sparesBefore = SparePages.bytes
+        let sparesBefore = SparePages.bytesChangedOnThisThread
         counter?.start()
         defer { counter?.stop() }
         try body()
         counter?.stop()
         let totals = counter?.read()
-        let spares = SparePages.bytes - sparesBefore
+        let spares = SparePages.bytesChangedOnThisThread - sparesBefore
         return MemoryMeasurement(allocations: totals?.allocations, bytesAllocated: totals?.bytes, liveBytes: totals.map { $0.net - spares },
                                  spareBytes: totals == nil ? nil : spares, peakResidentBytes: resetPeak ? residentPeak() : nil)
     }
