@@ -7,7 +7,8 @@ import CProcessor
 /// a store into an array that is already in cache. A page is found by index in its table's directory (an array of
 /// pages, one entry per `pageSize` keys) when the table number and key are small and non-negative, as Core Data's entity
 /// numbers and primary keys are; any other key (a damaged store's negative or huge `Z_PK`) goes through a hashed
-/// directory. Empty pages are freed. Reference semantics: owned by one coordinator or context, never copied.
+/// directory. Emptied pages are freed, or kept for the next keys up to `maxSpares` (counted in `SparePages`).
+/// Reference semantics: owned by one coordinator or context, never copied.
 final class PagedMap<Value> {
     static var pageSize: Int { 64 }
     private static var pageShift: Int64 { 6 }
