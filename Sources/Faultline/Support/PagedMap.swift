@@ -173,7 +173,6 @@ final class PagedMap<Value> {
 
     private func keepSpare(_ page: Page) {
         guard spares.count < maxSpares else { return }
-        if spares.capacity == 0 { spares.reserveCapacity(maxSpares) }
         let bytes = page.usableBytes
         spareBytes += bytes
         SparePages.add(bytes)
