@@ -161,27 +161,28 @@ final class PagedMap<Value> {
 
     private func takeSpare() -> Page {
         guard let page = spares.popLast() else { return Page.make() }
-        let bytes = page.usableBytes
-        spareBytes -= bytes
-        SparePages.add(-bytes)
+        if !spares.isEmpty { SparePages.add(-pageBytes) }
         return page
     }
 
-    /// Emptied pages kept for reuse, and their bytes.
+    /// Emptied pages kept for reuse.
     var spareCount: Int { spares.count }
-    @exclusivity(unchecked) private(set) var spareBytes = 0
+    /// The bytes of the spare pages `SparePages` counts: all but the first (a map kept one spare page before pages
+    /// were pooled, and objects that come and go one at a time keep only that one: counting it would cost an atomic
+    /// add on each object's release).
+    var spareBytes: Int { max(0, spares.count - 1) * pageBytes }
+    /// A page's size as the allocator counts it (every page is the same size): measured on the first page kept.
+    @exclusivity(unchecked) private var pageBytes = 0
 
     private func keepSpare(_ page: Page) {
         guard spares.count < maxSpares else { return }
-        let bytes = page.usableBytes
-        spareBytes += bytes
-        SparePages.add(bytes)
+        if pageBytes == 0 { pageBytes = page.usableBytes }
+        if !spares.isEmpty { SparePages.add(pageBytes) }
         spares.append(page)
     }
 
     private func freeSpares() {
         SparePages.add(-spareBytes)
-        spareBytes = 0
         spares = []
     }
 

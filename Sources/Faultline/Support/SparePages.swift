@@ -10,7 +10,8 @@ import Synchronization
 /// page for nearly every row, and allocating and freeing them on every query cost more than the rows' objects. The
 /// pages hold no values; a context's `reset()` and the owner's end free them.
 public enum SparePages {
-    /// Bytes of emptied pages kept for reuse, across the process (the allocator's usable sizes).
+    /// Bytes of emptied pages kept for reuse, across the process (the allocator's usable sizes), beyond the one
+    /// page each map keeps (as every map did before pages were pooled).
     public static var bytes: Int { total.load(ordering: .relaxed) }
 
     /// The change in `bytes` made on the calling thread since it started (pages kept minus pages taken back or

@@ -141,7 +141,9 @@ public struct TraceSummary: Sendable {
                 otherSQL.time += event.duration
             }
         case .queryPlan:
-            let key = StatementFingerprint.of(event.sql ?? "")
+            // A plan follows its statement: the statement's group knows the fingerprint.
+            let sql = event.sql ?? ""
+            let key = groupsBySQL[sql].map { groupList[$0].fingerprint } ?? StatementFingerprint.of(sql)
             if plans[key] == nil { plans[key] = event.planDetails }
         case .fetch:
             fetches.count += 1
